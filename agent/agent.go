@@ -1,0 +1,87 @@
+// Package agent defines the one interface every agent backend implements
+// (model API, wrapped CLIs, scripted) and the todo tools and list merge they
+// share. Backends live in subpackages; the shell sees only this interface.
+package agent
+
+import (
+	"context"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// EventKind says what an Event carries.
+type EventKind int
+
+// The kinds of event a turn emits, in the order they happen.
+const (
+	// EventText is a piece of the agent's reply; pieces may split lines,
+	// the renderer joins them and prints whole lines.
+	EventText EventKind = iota
+	// EventToolCall is one tool call, as one short line in Text
+	// ("todo_write 3 items", "Bash ls -la").
+	EventToolCall
+	// EventTodos says the session's list changed on disk; Todos is the new
+	// list. Emitted only for real changes.
+	EventTodos
+	// EventPause says the agent paused to ask the person; Text is the reason.
+	EventPause
+	// EventNotice is a one-line remark about the turn (a malformed stream
+	// line skipped, the step cap reached) that is not the agent's text.
+	EventNotice
+)
+
+// Event is one thing that happened during a turn.
+type Event struct {
+	Kind  EventKind
+	Text  string
+	Todos []todostore.Todo
+}
+
+// Turn is what the shell asks of the agent: one prompt, from the person or
+// from the continuation policy.
+type Turn struct {
+	// Prompt is sent as the user message.
+	Prompt string
+	// Continuation is true when Prompt came from the continuation policy.
+	Continuation bool
+	// TodoContext is the list of open items rendered for the agent (empty
+	// when nothing is open); backends send it as system context.
+	TodoContext string
+}
+
+// Result is how a turn ended, for the continuation policy.
+type Result struct {
+	// FinalText is the agent's last reply text, used to see whether it
+	// ended by asking the person a question.
+	FinalText string
+	// Paused is true when the agent successfully paused; PauseReason is why.
+	Paused      bool
+	PauseReason string
+}
+
+// Agent is one backend. RunTurn blocks until the turn ends, calls emit from
+// the calling goroutine only, and returns ctx.Err() when cancelled. The list
+// lives in the store; backends write it with Store.Update so other
+// processes never lose updates.
+type Agent interface {
+	// Name is the backend's name as the person chose it ("openai", "claude").
+	Name() string
+	// TodoTool names the agent's own tool for updating the list, so the
+	// continuation prompt can tell it what to call.
+	TodoTool() string
+	RunTurn(ctx context.Context, turn Turn, emit func(Event)) (Result, error)
+}
+
+// Session is the todo list a backend works on: one session of one store.
+type Session struct {
+	Store *todostore.Store
+	ID    string
+}
+
+// Load reads the session's current state.
+func (s Session) Load() (*todostore.Session, error) { return s.Store.LoadOrNew(s.ID) }
+
+// Update changes the session under its lock; see todostore.Store.Update.
+func (s Session) Update(fn func(*todostore.Session) error) (*todostore.Session, error) {
+	return s.Store.Update(s.ID, fn)
+}

@@ -1,0 +1,94 @@
+package todostore
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// statusMarks are the one-character markers of the list format (DESIGN §4).
+var statusMarks = map[Status]string{
+	Pending:    "○",
+	InProgress: "▸",
+	Completed:  "✓",
+	Cancelled:  "✗",
+}
+
+// noteColumn is where the "(in progress, 1/2)" note starts when the text is
+// shorter; longer text just gets two spaces before it.
+const noteColumn = 40
+
+// FormatList renders a list exactly as the person and the agent see it: a
+// header with progress, then one line per todo with its position, and one
+// line per subtask. It is the only formatter: /todo show, the list shown
+// after each change, todo_read and the continuation prompt all use it. An
+// empty list renders as "Todo list is empty".
+func FormatList(todos []Todo) string {
+	if len(todos) == 0 {
+		return "Todo list is empty\n"
+	}
+	var b strings.Builder
+	c := CountTodos(todos)
+	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
+	width := len(fmt.Sprint(len(todos)))
+	for i, t := range todos {
+		mark := statusMarks[t.Status]
+		if mark == "" {
+			mark = "?"
+		}
+		line := fmt.Sprintf(" %*d. %s %s", width, i+1, mark, oneLine(t.Content))
+		if note := itemNote(t); note != "" {
+			if pad := noteColumn - utf8.RuneCountInString(line); pad > 2 {
+				line += strings.Repeat(" ", pad)
+			} else {
+				line += "  "
+			}
+			line += note
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+		indent := strings.Repeat(" ", width+3)
+		if t.Evidence != "" {
+			fmt.Fprintf(&b, "%s  evidence: %s\n", indent, oneLine(t.Evidence))
+		}
+		for j, s := range t.Subtasks {
+			box := "[ ]"
+			if s.Status == Completed {
+				box = "[x]"
+			}
+			fmt.Fprintf(&b, "%s%d.%d %s %s\n", indent, i+1, j+1, box, oneLine(s.Content))
+			if s.Evidence != "" {
+				fmt.Fprintf(&b, "%s      evidence: %s\n", indent, oneLine(s.Evidence))
+			}
+		}
+	}
+	return b.String()
+}
+
+// itemNote is the parenthesised note after an item: its status when that is
+// not obvious from the mark alone, and its subtask progress.
+func itemNote(t Todo) string {
+	var parts []string
+	switch t.Status {
+	case InProgress:
+		parts = append(parts, "in progress")
+	case Cancelled:
+		parts = append(parts, "cancelled")
+	}
+	if len(t.Subtasks) > 0 {
+		parts = append(parts, fmt.Sprintf("%d/%d", t.DoneSubtasks(), len(t.Subtasks)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// oneLine keeps a multi-line text on its row so positions stay readable;
+// newlines and tabs are shown as spaces, the stored text is unchanged.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+}

@@ -1,0 +1,306 @@
+// Package todostore holds the todo model, its rules (limits, derived status,
+// archiving) and the per-session JSON files it is kept in. It imports no other
+// package of todosh, so every other package can depend on it.
+package todostore
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Status is the state of a todo or subtask as written in the session file.
+type Status string
+
+// The statuses a todo may have; subtasks use only Pending and Completed.
+const (
+	Pending    Status = "pending"
+	InProgress Status = "in_progress"
+	Completed  Status = "completed"
+	Cancelled  Status = "cancelled"
+)
+
+// Limits enforced on every list that is written; each breach is an error
+// that names the limit, never a silent truncation.
+const (
+	MaxTodos        = 100
+	MaxSubtasks     = 50
+	MaxTextLen      = 1000 // characters (runes), per content, activeForm or evidence
+	MaxFileSize     = 1 << 20
+	MaxSessionIDLen = 100
+	MaxArchive      = 20 // archive entries kept per session; the oldest go first
+	FormatVersion   = 1
+)
+
+// Subtask is one checklist entry under a todo; it is either pending or
+// completed.
+type Subtask struct {
+	ID       string `json:"id"`
+	Content  string `json:"content"`
+	Status   Status `json:"status"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// Todo is one item of a session's list. When it has subtasks its Status is
+// derived from them by Normalize.
+type Todo struct {
+	ID         string    `json:"id"`
+	Content    string    `json:"content"`
+	Status     Status    `json:"status"`
+	ActiveForm string    `json:"activeForm,omitempty"`
+	Evidence   string    `json:"evidence,omitempty"`
+	Subtasks   []Subtask `json:"subtasks,omitempty"`
+	// Origin is "person" for items added with /todo add; the merge of an
+	// agent's rewritten list keeps such items instead of dropping them.
+	Origin string `json:"origin,omitempty"`
+}
+
+// AgentRef names the agent conversation a session is attached to, so that a
+// resumed todosh resumes the same Claude, Codex or Gemini session.
+type AgentRef struct {
+	Kind    string `json:"kind"`
+	Session string `json:"session"`
+}
+
+// ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,
+// kept so that nothing is ever lost silently.
+type ArchiveEntry struct {
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason"`
+	Todos  []Todo    `json:"todos"`
+}
+
+// Session is the whole content of one todo-<id>.json file.
+type Session struct {
+	Version     int            `json:"version"`
+	Session     string         `json:"session"`
+	CreatedAt   time.Time      `json:"createdAt"`
+	UpdatedAt   time.Time      `json:"updatedAt"`
+	Cwd         string         `json:"cwd,omitempty"`
+	Agent       *AgentRef      `json:"agent,omitempty"`
+	Paused      bool           `json:"paused"`
+	PauseReason string         `json:"pauseReason"`
+	Todos       []Todo         `json:"todos"`
+	Archive     []ArchiveEntry `json:"archive,omitempty"`
+}
+
+// IsOpen reports whether work remains on a todo: it is neither completed nor
+// cancelled.
+func (t Todo) IsOpen() bool { return t.Status != Completed && t.Status != Cancelled }
+
+// DoneSubtasks counts the completed subtasks of t.
+func (t Todo) DoneSubtasks() int {
+	n := 0
+	for _, s := range t.Subtasks {
+		if s.Status == Completed {
+			n++
+		}
+	}
+	return n
+}
+
+// Counts is how many todos of a list have each status.
+type Counts struct {
+	Total, Pending, InProgress, Completed, Cancelled int
+}
+
+// Open is the number of todos with work remaining.
+func (c Counts) Open() int { return c.Pending + c.InProgress }
+
+// Done is the number of todos finished either way (completed or cancelled).
+func (c Counts) Done() int { return c.Completed + c.Cancelled }
+
+// CountTodos tallies the statuses of a list.
+func CountTodos(todos []Todo) Counts {
+	var c Counts
+	for _, t := range todos {
+		c.Total++
+		switch t.Status {
+		case Pending:
+			c.Pending++
+		case InProgress:
+			c.InProgress++
+		case Completed:
+			c.Completed++
+		case Cancelled:
+			c.Cancelled++
+		}
+	}
+	return c
+}
+
+// AllDone reports whether a non-empty list has no open todo left.
+func AllDone(todos []Todo) bool {
+	c := CountTodos(todos)
+	return c.Total > 0 && c.Open() == 0
+}
+
+// ParseStatus accepts a status as written in the file, case-insensitively,
+// with "in-progress" and "done" as conveniences.
+func ParseStatus(s string) (Status, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "pending", "todo":
+		return Pending, nil
+	case "in_progress", "in-progress", "inprogress":
+		return InProgress, nil
+	case "completed", "done", "complete":
+		return Completed, nil
+	case "cancelled", "canceled":
+		return Cancelled, nil
+	}
+	return "", fmt.Errorf("unknown status %q (want pending, in_progress, completed or cancelled)", s)
+}
+
+// ErrLimit is wrapped by every error that reports a broken limit.
+var ErrLimit = errors.New("limit exceeded")
+
+// CheckText validates one piece of todo text: not blank, at most MaxTextLen
+// characters, valid UTF-8. what names the field in the error ("text").
+func CheckText(what, s string) error {
+	if strings.TrimSpace(s) == "" {
+		return fmt.Errorf("%s is empty", what)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s is not valid UTF-8", what)
+	}
+	if n := utf8.RuneCountInString(s); n > MaxTextLen {
+		return fmt.Errorf("%s is %d characters, over the limit of %d: %w", what, n, MaxTextLen, ErrLimit)
+	}
+	return nil
+}
+
+// checkOptionalText is CheckText for fields that may be empty.
+func checkOptionalText(what, s string) error {
+	if s == "" {
+		return nil
+	}
+	return CheckText(what, s)
+}
+
+// Normalize renumbers ids to positions ("1", "2.1") and recomputes the
+// derived status of every todo that has subtasks. It is applied before
+// every write, so ids in a file always equal the positions people type.
+func Normalize(todos []Todo) {
+	for i := range todos {
+		t := &todos[i]
+		t.ID = strconv.Itoa(i + 1)
+		for j := range t.Subtasks {
+			t.Subtasks[j].ID = t.ID + "." + strconv.Itoa(j+1)
+		}
+		t.Status = DerivedStatus(*t)
+	}
+}
+
+// DerivedStatus is the status a todo must have given its subtasks: none done
+// keeps pending (or in_progress if it was started), some done is in_progress,
+// all done is completed. A cancelled todo stays cancelled, and a todo
+// without subtasks keeps its own status.
+func DerivedStatus(t Todo) Status {
+	if len(t.Subtasks) == 0 || t.Status == Cancelled {
+		return t.Status
+	}
+	done := t.DoneSubtasks()
+	switch {
+	case done == len(t.Subtasks):
+		return Completed
+	case done > 0:
+		return InProgress
+	case t.Status == InProgress:
+		return InProgress
+	default:
+		return Pending
+	}
+}
+
+// Validate checks a list against every rule of the model: limits, known
+// statuses, non-empty text and subtask statuses. It does not change the list.
+func Validate(todos []Todo) error {
+	if len(todos) > MaxTodos {
+		return fmt.Errorf("%d todos, over the limit of %d: %w", len(todos), MaxTodos, ErrLimit)
+	}
+	for i, t := range todos {
+		pos := strconv.Itoa(i + 1)
+		if err := CheckText("todo "+pos+" text", t.Content); err != nil {
+			return err
+		}
+		if err := checkOptionalText("todo "+pos+" activeForm", t.ActiveForm); err != nil {
+			return err
+		}
+		if err := checkOptionalText("todo "+pos+" evidence", t.Evidence); err != nil {
+			return err
+		}
+		switch t.Status {
+		case Pending, InProgress, Completed, Cancelled:
+		default:
+			return fmt.Errorf("todo %s has unknown status %q (want pending, in_progress, completed or cancelled)", pos, t.Status)
+		}
+		if len(t.Subtasks) > MaxSubtasks {
+			return fmt.Errorf("todo %s has %d subtasks, over the limit of %d: %w", pos, len(t.Subtasks), MaxSubtasks, ErrLimit)
+		}
+		for j, s := range t.Subtasks {
+			spos := pos + "." + strconv.Itoa(j+1)
+			if err := CheckText("subtask "+spos+" text", s.Content); err != nil {
+				return err
+			}
+			if err := checkOptionalText("subtask "+spos+" evidence", s.Evidence); err != nil {
+				return err
+			}
+			if s.Status != Pending && s.Status != Completed {
+				return fmt.Errorf("subtask %s has status %q (subtasks are pending or completed)", spos, s.Status)
+			}
+		}
+	}
+	return nil
+}
+
+// CloneTodos returns a deep copy of a list, so a snapshot taken before a turn
+// is not changed by the turn.
+func CloneTodos(todos []Todo) []Todo {
+	if todos == nil {
+		return nil
+	}
+	out := make([]Todo, len(todos))
+	for i, t := range todos {
+		out[i] = t
+		if t.Subtasks != nil {
+			out[i].Subtasks = append([]Subtask(nil), t.Subtasks...)
+		}
+	}
+	return out
+}
+
+// ArchiveTodos moves the current list (if any) to the archive with a reason
+// such as "cleared" or "all done", and empties the list. The archive keeps the
+// newest MaxArchive entries.
+func (s *Session) ArchiveTodos(reason string, now time.Time) {
+	if len(s.Todos) == 0 {
+		return
+	}
+	s.AppendArchive(reason, s.Todos, now)
+	s.Todos = []Todo{}
+}
+
+// AppendArchive records todos in the archive without touching the current
+// list; it is used for items an agent dropped from its rewritten list.
+func (s *Session) AppendArchive(reason string, todos []Todo, now time.Time) {
+	if len(todos) == 0 {
+		return
+	}
+	s.Archive = append(s.Archive, ArchiveEntry{At: now.UTC(), Reason: reason, Todos: CloneTodos(todos)})
+	if n := len(s.Archive) - MaxArchive; n > 0 {
+		s.Archive = append([]ArchiveEntry(nil), s.Archive[n:]...)
+	}
+}
+
+// Progress is the prompt's progress marker: done and total of the list, or
+// false when the list is empty.
+func (s *Session) Progress() (done, total int, ok bool) {
+	c := CountTodos(s.Todos)
+	if c.Total == 0 {
+		return 0, 0, false
+	}
+	return c.Done(), c.Total, true
+}
