@@ -1,0 +1,451 @@
+// Package commands is todosh's slash-command layer: one command table that
+// drives dispatch, /help and Tab completion, the /todo subcommands, and the
+// parsing of positions and arguments. It writes to the store only through
+// todostore.Store.Update.
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// Env is what a command needs from the shell.
+type Env struct {
+	Store     *todostore.Store
+	SessionID string
+	// Cwd is recorded in the session file when a command writes it and the
+	// file has no cwd yet.
+	Cwd string
+	// Out receives what a command prints. Err is not used for command
+	// errors: those are returned.
+	Out, Err io.Writer
+	// Ask reads one line from the person (used by /todo list to choose a
+	// number to load). It is nil when not interactive (script mode): /todo
+	// list then only prints.
+	Ask func(prompt string) (string, error)
+	// Now is the clock for ages and archive times; nil means time.Now.
+	Now func() time.Time
+}
+
+func (e *Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// ErrQuit is returned, unwrapped, by /quit and /exit.
+var ErrQuit = errors.New("quit")
+
+// command is one row of the command table; subcommands are rows too.
+type command struct {
+	name    string // without the slash: "todo", or a subcommand: "add"
+	args    string // argument synopsis, "[POS] TEXT"; empty when it takes none
+	summary string // one line for /help
+	example string // one runnable line for /help
+	subs    []*command
+	def     string // subcommand run when none is given
+	run     func(x *call) error
+}
+
+// takesArgs is whether Tab should leave a space after the name.
+func (c *command) takesArgs() bool { return c.args != "" }
+
+func find(cmds []*command, name string) *command {
+	for _, c := range cmds {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func names(cmds []*command) []string {
+	out := make([]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = c.name
+	}
+	return out
+}
+
+// Registry is the command table and the little state commands share
+// within one shell: the rows of the last /todo list, so that /todo load N
+// loads the row the person saw even if other sessions changed since.
+type Registry struct {
+	cmds    []*command
+	sources []rowSource
+
+	mu      sync.Mutex
+	listing *listing
+}
+
+// NewRegistry returns the registry with every built-in command.
+func NewRegistry() *Registry {
+	r := &Registry{sources: []rowSource{storeRows}}
+	todo := &command{
+		name: "todo", args: "[SUBCOMMAND]", def: "show",
+		summary: "this session's todo list; bare /todo is /todo show, /help todo lists the subcommands",
+		example: `/todo add last "write tests"`,
+		subs: []*command{
+			{name: "show", summary: "print the list with positions and statuses", example: "/todo show", run: runShow},
+			{name: "add", args: "[POS] TEXT", summary: "add an item, or a subtask with N.M or N.last; without POS it is appended", example: `/todo add 1.last "edge cases"`, run: runAdd},
+			{name: "delete", args: "POS", summary: "remove an item (with its subtasks) or a subtask", example: "/todo delete 2.1", run: runDelete},
+			{name: "done", args: "POS", summary: "mark an item or subtask completed", example: "/todo done 2", run: runDone},
+			{name: "undo", args: "POS", summary: "mark an item or subtask pending again", example: "/todo undo 2", run: runUndo},
+			{name: "clear", summary: "move the list to this session's archive and start empty", example: "/todo clear", run: runClear},
+			{name: "list", args: "[PAGE]", summary: "saved lists, this session first, then newest first; choose one to load", example: "/todo list 2", run: r.runList},
+			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list is archived)", example: "/todo load 3", run: r.runLoad},
+		},
+	}
+	r.cmds = []*command{
+		todo,
+		{name: "help", args: "[COMMAND]", summary: "list the commands, or explain one", example: "/help todo", run: r.runHelp},
+		{name: "quit", summary: "leave todosh (Ctrl-D on an empty line does too)", example: "/quit", run: runQuit},
+		{name: "exit", summary: "leave todosh, like /quit", example: "/exit", run: runQuit},
+	}
+	return r
+}
+
+// IsCommand reports whether a line is a slash command rather than a prompt
+// for the agent: its first non-space character is "/".
+func IsCommand(line string) bool {
+	return strings.HasPrefix(strings.TrimLeft(line, spaceChars), "/")
+}
+
+// call is one running command: where it prints, its arguments, and the
+// name its errors carry ("/todo add").
+type call struct {
+	env  *Env
+	args *Args
+	cmd  *command
+	name string
+}
+
+// cmdError is a command's error as the person sees it: one line that names
+// the command. It unwraps, so callers can still find a
+// *todostore.CorruptError.
+type cmdError struct {
+	name string
+	err  error
+}
+
+func (e *cmdError) Error() string { return e.name + ": " + oneLine(plainLimit(e.err.Error())) }
+func (e *cmdError) Unwrap() error { return e.err }
+
+// plainLimit drops the ": limit exceeded" that todostore appends to limit
+// errors for errors.Is; the rest of the message already says it.
+func plainLimit(msg string) string {
+	return strings.TrimSuffix(msg, ": "+todostore.ErrLimit.Error())
+}
+
+// oneLine keeps an error on one line whatever a path or a file contained.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// Run runs one slash-command line. Errors are one line that names the
+// command; /quit and /exit return ErrQuit.
+func (r *Registry) Run(env *Env, line string) error {
+	a := NewArgs(line)
+	w, ok, err := a.Next()
+	if err != nil {
+		return &cmdError{name: firstField(line), err: err}
+	}
+	if !ok || !strings.HasPrefix(w.Value, "/") {
+		return errors.New("not a command: slash commands start with / (type /help for the list)")
+	}
+	cmd := find(r.cmds, w.Value[1:])
+	if cmd == nil {
+		return fmt.Errorf("unknown command %s (%s)", oneLine(w.Value), suggest("/", w.Value[1:], names(r.cmds), "type /help for the list"))
+	}
+	name := "/" + cmd.name
+	if len(cmd.subs) > 0 {
+		sw, ok, err := a.Next()
+		if err != nil {
+			return &cmdError{name: name, err: err}
+		}
+		subName := cmd.def
+		if ok {
+			subName = sw.Value
+		}
+		sub := find(cmd.subs, subName)
+		if sub == nil {
+			return fmt.Errorf("%s: unknown subcommand %q (%s)", name, subName,
+				suggest(name+" ", subName, names(cmd.subs), "/help "+cmd.name+" lists them"))
+		}
+		cmd, name = sub, name+" "+sub.name
+	}
+	x := &call{env: env, args: a, cmd: cmd, name: name}
+	if err := cmd.run(x); err != nil {
+		if errors.Is(err, ErrQuit) {
+			return err
+		}
+		return &cmdError{name: name, err: err}
+	}
+	return nil
+}
+
+// firstField is the command word as typed, for an error about a line
+// that could not even be split.
+func firstField(line string) string {
+	s := strings.TrimLeft(line, spaceChars)
+	if i := strings.IndexAny(s, spaceChars); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// suggest is the parenthesised hint of an unknown-name error: the closest
+// known name, or the fallback.
+func suggest(prefix, name string, known []string, fallback string) string {
+	if c := closest(name, known); c != "" {
+		return "did you mean " + prefix + c + "?"
+	}
+	return fallback
+}
+
+// closest returns the known name the person most likely meant: the only
+// one that starts with name, or else the nearest by edit distance (a
+// swap of two letters counts as one edit) if it is at most 2 edits away,
+// fewer edits than name has letters, and closer than any other. It
+// returns "" when nothing is close or the prefix is ambiguous.
+func closest(name string, known []string) string {
+	if name == "" {
+		return ""
+	}
+	var prefixed []string
+	for _, k := range known {
+		if strings.HasPrefix(k, name) {
+			prefixed = append(prefixed, k)
+		}
+	}
+	switch len(prefixed) {
+	case 0:
+	case 1:
+		return prefixed[0]
+	default:
+		return "" // ambiguous: "/todo d" could be delete or done
+	}
+	best, bestD, tie := "", 3, false
+	for _, k := range known {
+		d := editDistance(strings.ToLower(name), k)
+		switch {
+		case d < bestD:
+			best, bestD, tie = k, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if tie || bestD >= len(name) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance between a and b,
+// in bytes: insertions, deletions, substitutions and adjacent swaps.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64 // nothing that long is a typo of a command name
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// Complete returns the full lines Tab may turn line into: command names
+// after "/", subcommand names after "/todo ", and command names as /help's
+// argument. Leading spaces and the spacing typed so far are kept.
+func (r *Registry) Complete(line string) []string {
+	body := strings.TrimLeft(line, spaceChars)
+	if !strings.HasPrefix(body, "/") {
+		return nil
+	}
+	// Word boundaries by whitespace are enough here: no command or
+	// subcommand name contains quotes.
+	start := len(line) - len(body)
+	var words []string
+	var starts []int
+	for i := start; i <= len(line); {
+		j := i
+		for j < len(line) && !isSpace(line[j]) {
+			j++
+		}
+		words, starts = append(words, line[i:j]), append(starts, i)
+		if j == len(line) {
+			break
+		}
+		for j < len(line) && isSpace(line[j]) {
+			j++
+		}
+		i = j
+	}
+	head := func(k int) string { return line[:starts[k]] }
+	switch {
+	case len(words) == 1:
+		return completeNames(line[:start]+"/", words[0][1:], r.cmds, true)
+	case len(words) == 2 || len(words) == 3:
+		cmd := find(r.cmds, words[0][1:])
+		if cmd == nil {
+			return nil
+		}
+		if len(words) == 2 && len(cmd.subs) > 0 {
+			return completeNames(head(1), words[1], cmd.subs, true)
+		}
+		if cmd.name != "help" {
+			return nil
+		}
+		if len(words) == 2 {
+			return completeNames(head(1), strings.TrimPrefix(words[1], "/"), r.cmds, false)
+		}
+		if target := find(r.cmds, strings.TrimPrefix(words[1], "/")); target != nil {
+			return completeNames(head(2), words[2], target.subs, false)
+		}
+	}
+	return nil
+}
+
+// completeNames lists head+name for every command whose name starts with
+// partial, with a trailing space when arguments follow and spaced is set.
+func completeNames(head, partial string, cmds []*command, spaced bool) []string {
+	var out []string
+	for _, c := range cmds {
+		if !strings.HasPrefix(c.name, partial) {
+			continue
+		}
+		s := head + c.name
+		if spaced && (c.takesArgs() || len(c.subs) > 0) {
+			s += " "
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// noMoreArgs refuses anything typed after the arguments a command took.
+func (x *call) noMoreArgs() error {
+	rest := x.args.Rest()
+	switch {
+	case rest == "":
+		return nil
+	case x.cmd.args == "":
+		return fmt.Errorf("takes no arguments, got %q", rest)
+	}
+	return fmt.Errorf("unexpected %q (usage: %s %s, e.g. %s)", rest, x.name, x.cmd.args, x.cmd.example)
+}
+
+func runQuit(x *call) error {
+	if err := x.noMoreArgs(); err != nil {
+		return err
+	}
+	return ErrQuit
+}
+
+// runHelp prints every command with its summary and example, or one
+// command (/help todo, /help todo add) in more detail.
+func (r *Registry) runHelp(x *call) error {
+	var path []string
+	for {
+		w, ok, err := x.args.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		path = append(path, strings.TrimPrefix(w.Value, "/"))
+	}
+	var b strings.Builder
+	switch len(path) {
+	case 0:
+		b.WriteString("Commands (Tab completes them; a line that does not start with / is a prompt for the agent):\n")
+		writeEntries(&b, "/", r.cmds)
+		return x.print(b.String())
+	case 1, 2:
+	default:
+		return fmt.Errorf("takes at most a command and a subcommand, e.g. /help todo add")
+	}
+	cmd := find(r.cmds, path[0])
+	if cmd == nil {
+		return fmt.Errorf("unknown command %q (%s)", path[0], suggest("/", path[0], names(r.cmds), "/help lists them"))
+	}
+	if len(path) == 2 {
+		sub := find(cmd.subs, path[1])
+		if sub == nil {
+			return fmt.Errorf("unknown subcommand %q of /%s (%s)", path[1], cmd.name,
+				suggest("/"+cmd.name+" ", path[1], names(cmd.subs), "/help "+cmd.name+" lists them"))
+		}
+		writeEntries(&b, "/"+cmd.name+" ", []*command{sub})
+		if sub.args != "" && strings.Contains(sub.args, "POS") {
+			b.WriteString(positionHelp)
+		}
+		return x.print(b.String())
+	}
+	writeEntries(&b, "/", []*command{cmd})
+	if len(cmd.subs) > 0 {
+		b.WriteString("Subcommands:\n")
+		writeEntries(&b, "/"+cmd.name+" ", cmd.subs)
+		b.WriteString(positionHelp)
+	}
+	return x.print(b.String())
+}
+
+// positionHelp explains positions under the help of the commands that
+// take one.
+const positionHelp = `Positions: N is item N, last the last item (for add: after it), N.M subtask M of item N, N.last its last subtask.
+In /todo add a first word shaped like a position is one; quote text that starts with a number: /todo add last "2 apples".
+`
+
+// writeEntries renders commands as two lines each: synopsis and summary,
+// then an example, with the summaries aligned.
+func writeEntries(b *strings.Builder, prefix string, cmds []*command) {
+	synopsis := make([]string, len(cmds))
+	width := 0
+	for i, c := range cmds {
+		synopsis[i] = prefix + c.name
+		if c.args != "" {
+			synopsis[i] += " " + c.args
+		}
+		width = max(width, len(synopsis[i]))
+	}
+	for i, c := range cmds {
+		fmt.Fprintf(b, "  %-*s  %s\n", width, synopsis[i], c.summary)
+		fmt.Fprintf(b, "  %-*s  e.g. %s\n", width, "", c.example)
+	}
+}
+
+// print writes s in one Write, so readline redraws its prompt once.
+func (x *call) print(s string) error {
+	if x.env.Out == nil || s == "" {
+		return nil
+	}
+	_, err := io.WriteString(x.env.Out, s)
+	return err
+}

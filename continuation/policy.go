@@ -1,0 +1,234 @@
+// Package continuation is the lazy-model policy (DESIGN §5-§6): after every
+// agent turn it decides whether todosh sends a continuation prompt or stops,
+// and it writes that prompt. It is pure: no I/O, no clock, no goroutines; the
+// shell owns the countdown, the store and the agent.
+//
+// Rules, in order: an aborted or failed turn stops; a successful pause stops
+// (and keeps stopping until the person's next prompt); no open items stops;
+// progress resets the no-progress counter; a reply that ends by asking the
+// person a question stops; continuation switched off stops; MaxNoProgress
+// continuations in a row without progress stop; MaxPerPrompt continuations
+// per prompt from the person stop whatever else happens; otherwise continue.
+// Progress and a pause are recorded even by a turn that an earlier rule
+// stops (a cancelled turn that paused stays paused); that changes no reason,
+// because the stopping rules before them do not read the counter.
+//
+// Matching items across a turn. An agent may rewrite, reorder or reword its
+// whole list, so "item 2 became completed" needs a pairing of the list before
+// the turn with the list after it. Items pair by content first (case and
+// runs of white space ignored; the same position is preferred, then the first
+// unused occurrence, so duplicates pair in order and a moved item keeps its
+// history), and what is left pairs by position (an item reworded in place is
+// the same item). An item with no partner is new: a new item that is already
+// completed is not progress, because nothing became completed. Subtasks of a
+// paired item pair the same way. Independently, a fall in the number of open
+// items is progress (an open item removed or cancelled).
+//
+// Question heuristic. See EndsWithQuestion: the last non-blank line outside
+// fenced code blocks, without inline code spans and trailing markdown or
+// closing quotes, ends with '?'.
+//
+// Escalation. Each continuation remembers the list it was sent with. When
+// the next continuation finds the same list (compared as FormatList renders
+// it), the wording rises one level: first a plain reminder, then a firmer
+// one, then a final one that names the exact next position and says to call
+// todo_pause (model API) or to ask the person (wrapped CLIs) when blocked.
+// Any change to the list, or a prompt from the person, starts again at the
+// first wording.
+//
+// Prompts are built from structure: instructions contain counts, positions
+// ("item 2", "subtask 2.1") and tool names only; todo text appears only
+// inside the Block between BlockOpen and BlockClose, where no todo text can
+// close the block.
+package continuation
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// MaxNoProgress is how many continuations in a row may go without progress
+// before the policy stops and waits for the person (seed 004's 3 attempts).
+const MaxNoProgress = 3
+
+// MaxPerPrompt caps the continuations after one prompt from the person,
+// whatever else happens, so even a model that makes a little progress each
+// turn cannot loop forever (seed 001's circuit breaker).
+const MaxPerPrompt = 20
+
+// Turn is what happened in one agent turn, as the shell saw it.
+type Turn struct {
+	Aborted     bool   // the person pressed Ctrl-C
+	Err         error  // the turn failed (server down, CLI exited non-zero...)
+	Paused      bool   // the agent successfully called its pause tool
+	PauseReason string // why it paused, shown to the person
+	// Before and After are the list before and after the turn.
+	Before, After []todostore.Todo
+	FinalText     string // the agent's last reply text (question detection)
+}
+
+// StopReason says why the policy stopped; it is empty when it continues.
+type StopReason string
+
+// The reasons a Decision may stop with.
+const (
+	Aborted       StopReason = "aborted"
+	Failed        StopReason = "failed"
+	Paused        StopReason = "paused"
+	NoOpenItems   StopReason = "no open items" // all done, or the list is empty
+	AskedQuestion StopReason = "asked a question"
+	NoProgress    StopReason = "no progress"
+	PromptLimit   StopReason = "prompt limit"
+	Disabled      StopReason = "disabled"
+)
+
+// Decision is what to do after a turn.
+type Decision struct {
+	Continue bool
+	Prompt   string     // the continuation prompt, when Continue
+	Reason   StopReason // why it stopped, when !Continue
+	// Attempt is, when Continue, how many continuations in a row without
+	// progress this one makes (1..MaxNoProgress): "continuing 2/3".
+	Attempt int
+	// Wording is, when Continue, the escalation level of Prompt
+	// (WordingFirst..WordingFinal).
+	Wording int
+	// Progress is whether the turn made progress (see Progressed).
+	Progress bool
+	// Line is the one line shown to the person, such as
+	// "continuing 2/3 — 2 open items" or "stopped: paused — \"reason\"". It
+	// is empty only when the turn neither started nor ended with a list (a
+	// plain conversation), where there is nothing to say.
+	Line string
+}
+
+// Policy holds the counters between turns. Create it with New; the shell
+// calls PersonPrompt before each prompt from the person and Decide after
+// every turn.
+type Policy struct {
+	noProgress int // continuations in a row without progress
+	perPrompt  int // continuations since the person's last prompt
+	paused     bool
+	reason     string // the pause reason, shown again while paused
+	disabled   bool
+
+	lastList string // the list the previous continuation was sent with
+	hasLast  bool
+	level    int // wording level of the previous continuation
+}
+
+// New returns a policy with continuation on and no counts.
+func New() *Policy { return &Policy{} }
+
+// SetEnabled turns continuation on or off (--no-continue). When off, Decide
+// still reports why a turn stopped, and otherwise stops with Disabled.
+func (p *Policy) SetEnabled(on bool) { p.disabled = !on }
+
+// PersonPrompt records a prompt from the person: both counters and the
+// escalation start again, and a pause is lifted.
+func (p *Policy) PersonPrompt() {
+	on := !p.disabled
+	*p = Policy{}
+	p.SetEnabled(on)
+}
+
+// ListReplaced records that the person replaced the list (/todo load): the
+// no-progress counter and the escalation start again. A pause stays, and so
+// does the count per prompt, which only a prompt from the person resets.
+func (p *Policy) ListReplaced() {
+	p.noProgress, p.hasLast, p.level = 0, false, 0
+}
+
+// IsPaused reports whether the agent paused since the person's last prompt,
+// and why.
+func (p *Policy) IsPaused() (bool, string) { return p.paused, p.reason }
+
+// Decide applies the rules of the package doc to one finished turn and
+// updates the counters. todoTool is the agent's own todo tool
+// ("todo_write", "TodoWrite", "update_plan", "write_todos"), named in the
+// prompt.
+func (p *Policy) Decide(t Turn, todoTool string) Decision {
+	progress := Progressed(t.Before, t.After)
+	// Recorded before the rules; see the package doc.
+	if progress {
+		p.noProgress = 0
+	}
+	if t.Paused {
+		p.paused, p.reason = true, t.PauseReason
+	}
+	stop := func(r StopReason, line string) Decision {
+		return Decision{Reason: r, Line: line, Progress: progress}
+	}
+	open := openCount(t.After)
+	switch {
+	case t.Aborted:
+		return stop(Aborted, "stopped: turn cancelled")
+	case t.Err != nil:
+		return stop(Failed, "stopped: error: "+displayText(t.Err.Error()))
+	case p.paused:
+		return stop(Paused, pauseLine(p.reason))
+	case open == 0:
+		return stop(NoOpenItems, doneLine(t.Before, t.After))
+	case EndsWithQuestion(t.FinalText):
+		return stop(AskedQuestion, "stopped: the agent asked a question")
+	case p.disabled:
+		return stop(Disabled, "stopped: continuation is off — "+plural(open, "open item"))
+	case p.noProgress >= MaxNoProgress:
+		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", MaxNoProgress))
+	case p.perPrompt >= MaxPerPrompt:
+		return stop(PromptLimit, fmt.Sprintf("stopped: %d continuations for this prompt", MaxPerPrompt))
+	}
+
+	p.noProgress++
+	p.perPrompt++
+	list := todostore.FormatList(t.After)
+	if p.hasLast && list == p.lastList {
+		p.level = min(p.level+1, WordingFinal)
+	} else {
+		p.level = WordingFirst
+	}
+	p.lastList, p.hasLast = list, true
+	return Decision{
+		Continue: true,
+		Prompt:   continuationPrompt(promptInput{todos: t.After, todoTool: todoTool, level: p.level}),
+		Attempt:  p.noProgress,
+		Wording:  p.level,
+		Progress: progress,
+		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, MaxNoProgress, plural(open, "open item")),
+	}
+}
+
+// doneLine is the line for a turn that left no open item: "all done" when
+// items remain and all are finished, nothing for a conversation that never
+// had a list.
+func doneLine(before, after []todostore.Todo) string {
+	switch {
+	case len(after) > 0:
+		return "all done"
+	case len(before) > 0:
+		return "stopped: the list is empty"
+	}
+	return ""
+}
+
+// pauseLine quotes the pause reason, which is the agent's question to the
+// person: `stopped: paused — "need the API key"`.
+func pauseLine(reason string) string {
+	if r := displayText(reason); r != "" {
+		return "stopped: paused — \"" + r + "\""
+	}
+	return "stopped: paused"
+}
+
+// displayText makes text from the agent or an error fit the one-line
+// display: control characters (a terminal escape, a newline) and bidi
+// overrides become spaces and runs of space collapse. Nothing is cut: a pause reason is the agent's
+// question and is bounded by the pause tool.
+func displayText(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	}), " ")
+}

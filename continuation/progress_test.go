@@ -1,0 +1,94 @@
+package continuation
+
+import (
+	"testing"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// td is a todo with the given text and status; subtasks are given as
+// pairs of text and status.
+func td(content string, st todostore.Status, subs ...any) todostore.Todo {
+	t := todostore.Todo{Content: content, Status: st}
+	for i := 0; i+1 < len(subs); i += 2 {
+		t.Subtasks = append(t.Subtasks, todostore.Subtask{Content: subs[i].(string), Status: subs[i+1].(todostore.Status)})
+	}
+	return t
+}
+
+func items(ts ...todostore.Todo) []todostore.Todo { return ts }
+
+func TestProgressed(t *testing.T) {
+	a, b, c := td("write parser", P), td("write tests", P), td("update docs", P)
+	tests := []struct {
+		name          string
+		before, after []todostore.Todo
+		want          bool
+	}{
+		{"nothing changed", items(a, b), items(a, b), false},
+		{"empty lists", nil, nil, false},
+		{"item completed", items(a, b), items(td("write parser", C), b), true},
+		{"item cancelled", items(a, b), items(a, td("write tests", X)), true},
+		{"in progress completed", items(td("write parser", I)), items(td("write parser", C)), true},
+		{"item started is not progress", items(a, b), items(td("write parser", I), b), false},
+		{"subtask ticked", items(td("p", I, "x", C, "y", P)), items(td("p", I, "x", C, "y", C)), true},
+		{"subtask unticked", items(td("p", I, "x", C, "y", P)), items(td("p", I, "x", P, "y", P)), false},
+		{"subtask ticked after a reorder of subtasks", items(td("p", P, "x", P, "y", P)), items(td("p", I, "y", C, "x", P)), true},
+		{"subtask added is not progress", items(td("p", P, "x", P)), items(td("p", P, "x", P, "y", P)), false},
+		{"reorder only", items(a, b, c), items(c, a, b), false},
+		{"reorder and complete the moved item", items(a, b, c), items(td("update docs", C), a, b), true},
+		{"content match ignores case and spacing", items(a, b), items(b, td("Write  Parser", C)), true},
+		{"reworded in place and completed", items(a, b), items(td("write the parser", C), b), true},
+		{"reworded in place only", items(a, b), items(td("write the parser", P), b), false},
+		{"new completed item appended", items(a, b), items(a, b, td("ran the linter", C)), false},
+		{"new completed item inserted first", items(a, b), items(td("ran the linter", C), a, b), false},
+		{"a completed item moved to the front", items(a, td("done thing", C)), items(td("done thing", C), a), false},
+		{"open item removed", items(a, b), items(b), true},
+		{"completed item removed", items(td("old", C), a), items(a), false},
+		{"pending item added", items(a), items(a, b), false},
+		{"completed item reopened", items(td("old", C), a), items(td("old", P), a), false},
+		{"reopen one, complete another", items(td("old", C), a), items(td("old", P), td("write parser", C)), true},
+		{"duplicates pair in order", items(a, a), items(td("write parser", C), a), true},
+		{"duplicate moved, none completed", items(td("x", C), a, a), items(a, td("x", C), a), false},
+		{"reworded and moved is a new item", items(a, b, c), items(b, td("write the parser", C), c, td("new", P)), false},
+		{"list replaced wholesale with open items", items(a), items(td("other", P), td("more", P)), false},
+		{"whole list appears from nothing", nil, items(td("done", C), a), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Progressed(tt.before, tt.after); got != tt.want {
+				t.Fatalf("Progressed = %v, want %v\nbefore:\n%safter:\n%s", got, tt.want,
+					todostore.FormatList(tt.before), todostore.FormatList(tt.after))
+			}
+		})
+	}
+}
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		name          string
+		before, after []string
+		want          []int
+	}{
+		{"same", []string{"a", "b"}, []string{"a", "b"}, []int{0, 1}},
+		{"swap", []string{"a", "b"}, []string{"b", "a"}, []int{1, 0}},
+		{"insert first", []string{"a", "b"}, []string{"n", "a", "b"}, []int{-1, 0, 1}},
+		{"reword in place", []string{"a", "b"}, []string{"a2", "b"}, []int{0, 1}},
+		{"duplicates keep their positions", []string{"x", "a", "a"}, []string{"a", "x", "a"}, []int{1, 0, 2}},
+		{"all new, shorter", []string{"a", "b", "c"}, []string{"n"}, []int{0}},
+		{"empty after", []string{"a"}, nil, []int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := match(tt.before, tt.after)
+			if len(got) != len(tt.want) {
+				t.Fatalf("match = %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("match = %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package repl
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/todostore"
+)
+
+// Limits of what the renderer prints on one line. A reply line longer than
+// renderMaxLine is cut into several lines, so a stream without newlines
+// cannot grow the buffer without bound; tool calls and notices are one short
+// line.
+const (
+	renderMaxLine  = 16 << 10 // bytes
+	renderMaxShort = 120      // characters
+)
+
+// Renderer turns the events of agent turns into whole lines on an
+// io.Writer. Every Write it makes ends with a newline, because readline
+// redraws its prompt between writes and would erase a partial line. It also
+// remembers the last list it showed, so an unchanged list is never printed
+// twice. It is not safe for concurrent use; agents emit from one goroutine.
+type Renderer struct {
+	out     io.Writer
+	pending []byte // reply text after the last newline
+	maxLine int    // renderMaxLine; tests lower it to reach the cut cheaply
+	shown   string // FormatList of the last list shown or known to the person
+	known   bool   // shown is set
+}
+
+// NewRenderer returns a Renderer writing to out.
+func NewRenderer(out io.Writer) *Renderer { return &Renderer{out: out, maxLine: renderMaxLine} }
+
+// Event renders one event of a turn.
+func (r *Renderer) Event(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventText:
+		r.Text(ev.Text)
+	case agent.EventToolCall:
+		r.Line("  ⏺ " + renderShort(ev.Text))
+	case agent.EventTodos:
+		r.Todos(ev.Todos)
+	case agent.EventPause:
+		r.Line("  ⏸ paused: " + renderShort(ev.Text))
+	case agent.EventNotice:
+		r.Line("  note: " + renderShort(ev.Text))
+	}
+}
+
+// Text adds a piece of the agent's reply and prints every line it
+// completes. CRLF endings print as plain lines, and a line longer than
+// renderMaxLine bytes is printed in pieces of at most that size.
+func (r *Renderer) Text(s string) {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '\n')
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		r.pending = append(r.pending, seg...)
+		for len(r.pending) > r.maxLine {
+			cut := renderRuneCut(r.pending, r.maxLine)
+			b.Write(r.pending[:cut])
+			b.WriteByte('\n')
+			r.pending = append(r.pending[:0], r.pending[cut:]...)
+		}
+		if i < 0 {
+			break
+		}
+		b.Write(bytes.TrimSuffix(r.pending, []byte("\r")))
+		b.WriteByte('\n')
+		r.pending = r.pending[:0]
+		s = s[i+1:]
+	}
+	r.write(b.String())
+}
+
+// Flush prints the reply text that has no newline yet as a line of its own;
+// it is called before any other output and at the end of a turn.
+func (r *Renderer) Flush() {
+	rest := strings.TrimSuffix(string(r.pending), "\r")
+	r.pending = nil
+	if strings.TrimSpace(rest) != "" {
+		r.write(rest + "\n")
+	}
+}
+
+// Line prints one line of todosh's own (a decision, an error), after any
+// pending reply text. Newlines inside s are shown as spaces.
+func (r *Renderer) Line(s string) {
+	r.Flush()
+	r.write(renderOneLine(s) + "\n")
+}
+
+// Todos prints the list unless it equals the last one shown, and reports
+// whether it printed.
+func (r *Renderer) Todos(todos []todostore.Todo) bool {
+	text := todostore.FormatList(todos)
+	if r.known && text == r.shown {
+		return false
+	}
+	r.Flush()
+	r.shown, r.known = text, true
+	r.write(text)
+	return true
+}
+
+// Seen records todos as the list the person already knows, without printing
+// it, so that only later changes are shown.
+func (r *Renderer) Seen(todos []todostore.Todo) {
+	r.shown, r.known = todostore.FormatList(todos), true
+}
+
+func (r *Renderer) write(s string) {
+	if s != "" {
+		// A terminal that stopped accepting output cannot be told so.
+		_, _ = io.WriteString(r.out, s)
+	}
+}
+
+// renderRuneCut returns the largest n <= limit that does not split a UTF-8
+// sequence of b, so a cut long line stays valid text.
+func renderRuneCut(b []byte, limit int) int {
+	n := limit
+	for n > limit-utf8.UTFMax && n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	if n == 0 || !utf8.RuneStart(b[n]) {
+		return limit // not UTF-8 around here; any cut is as good
+	}
+	return n
+}
+
+// renderShort keeps a tool call or remark on one short line.
+func renderShort(s string) string {
+	s = strings.TrimSpace(renderOneLine(s))
+	if utf8.RuneCountInString(s) <= renderMaxShort {
+		return s
+	}
+	runes := []rune(s)
+	return string(runes[:renderMaxShort-1]) + "…"
+}
+
+// renderOneLine keeps a message on one line and harmless to the terminal:
+// line breaks, tabs and other control characters (a stray escape sequence)
+// are shown as spaces.
+func renderOneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ReplaceAll(s, "\r\n", "\n"))
+}

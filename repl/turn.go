@@ -1,0 +1,206 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
+)
+
+// noAgentHint is the line shown when a prompt is typed with no agent
+// connected; it names every way to connect one.
+const noAgentHint = "no agent is connected: start todosh with --agent demo, " +
+	"--agent openai (with OPENAI_BASE_URL or --base-url) or --agent claude|codex|gemini"
+
+// errNoAgent is returned for a prompt typed with no agent connected.
+var errNoAgent = errors.New("no agent is connected")
+
+// TurnRunner runs one prompt from the person through the agent and the continuation policy.
+type TurnRunner struct {
+	Agent    agent.Agent // nil: no agent connected
+	Session  agent.Session
+	Policy   *continuation.Policy
+	Out      io.Writer     // receives whole lines only (the prompt may be redrawn between lines)
+	Continue bool          // false with --no-continue
+	Delay    time.Duration // countdown before a continuation
+	// Countdown shows "continuing in 3s — type to take over" and waits up to d. proceed=false if the person pressed a key or Ctrl-C; typed is what they typed. nil means no countdown (script mode): continue at once.
+	Countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
+
+	// interrupt derives the context of one turn, cancelled by Ctrl-C; nil
+	// means SIGINT via signal.NotifyContext. Tests replace it to cancel a
+	// turn without sending signals.
+	interrupt func(ctx context.Context) (context.Context, context.CancelFunc)
+	// render is kept across prompts so an unchanged list is never shown twice.
+	render *Renderer
+}
+
+// RunPrompt sends prompt to the agent and keeps continuing while the policy
+// says so (DESIGN §5-§6). typed is what the person typed to cancel a
+// countdown, to be used as the start of their next line. Every message,
+// including any error's, has already been written to Out when it returns;
+// a non-nil err only tells the caller the prompt failed (for the exit status
+// of a script).
+func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string, err error) {
+	if r.render == nil {
+		r.render = NewRenderer(r.Out)
+	}
+	if r.Policy == nil {
+		r.Policy = continuation.New()
+	}
+	if r.Agent == nil {
+		r.render.Line(noAgentHint)
+		return "", errNoAgent
+	}
+	sess, err := r.startPrompt()
+	if err != nil {
+		r.render.Line("prompt not sent: " + err.Error())
+		return "", err
+	}
+	r.render.Seen(sess.Todos)
+	if r.interrupt == nil {
+		// Between turns no NotifyContext is registered and readline is not
+		// in raw mode, so a Ctrl-C there would kill the shell; swallow it.
+		guard := make(chan os.Signal, 1)
+		signal.Notify(guard, os.Interrupt)
+		defer signal.Stop(guard)
+	}
+	turn := agent.Turn{Prompt: prompt}
+	for {
+		dec, err := r.runTurn(ctx, turn)
+		if err != nil || !dec.Continue {
+			return "", err
+		}
+		if r.Countdown != nil {
+			proceed, typed := r.Countdown(ctx, r.Delay)
+			if !proceed {
+				r.render.Line("continuation cancelled")
+				return typed, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		turn = agent.Turn{Prompt: dec.Prompt, Continuation: true}
+	}
+}
+
+// startPrompt applies DESIGN §5 for a prompt from the person: a list whose
+// items are all done is archived, a pause is lifted and the policy's
+// counters are reset. The file is written only when something changes.
+func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
+	r.Policy.PersonPrompt()
+	sess, err := r.Session.Load()
+	if err != nil || (!sess.Paused && sess.PauseReason == "" && !todostore.AllDone(sess.Todos)) {
+		return sess, err
+	}
+	archived := 0
+	sess, err = r.Session.Update(func(s *todostore.Session) error {
+		archived = 0
+		if todostore.AllDone(s.Todos) {
+			archived = len(s.Todos)
+			s.ArchiveTodos("all done", r.Session.Store.Now())
+		}
+		s.Paused, s.PauseReason = false, ""
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if archived > 0 {
+		r.render.Line(fmt.Sprintf("all %d items were done: the list is archived (see /todo list), starting a new one", archived))
+	}
+	return sess, nil
+}
+
+// runTurn runs one turn, renders it and asks the policy what comes next;
+// it prints the decision's one line. err is set when the turn or the store
+// failed, or ctx ended; dec.Continue is true only when the next turn should
+// run with dec.Prompt.
+func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
+	sess, err := r.Session.Load()
+	if err != nil {
+		r.render.Line("prompt not sent: " + err.Error())
+		return continuation.Decision{}, err
+	}
+	before := todostore.CloneTodos(sess.Todos)
+	turn.TodoContext = continuation.TodoContext(before)
+
+	tctx, stop := r.turnContext(ctx)
+	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)
+	aborted := tctx.Err() != nil
+	stop()
+	r.render.Flush()
+
+	sess, err = r.Session.Load()
+	if err != nil {
+		r.render.Line("todo list unreadable after the turn: " + err.Error())
+		return continuation.Decision{}, err
+	}
+	after := todostore.CloneTodos(sess.Todos)
+	// A backend that changed the list without saying so still gets it shown.
+	r.render.Todos(after)
+
+	paused := res.Paused && turnErr == nil && !aborted
+	if paused {
+		if _, err := r.Session.Update(func(s *todostore.Session) error {
+			s.Paused, s.PauseReason = true, res.PauseReason
+			return nil
+		}); err != nil {
+			r.render.Line("pause not saved: " + err.Error())
+			return continuation.Decision{}, err
+		}
+	}
+	dec := r.Policy.Decide(continuation.Turn{
+		Aborted:     aborted,
+		Err:         turnErr,
+		Paused:      paused,
+		PauseReason: res.PauseReason,
+		Before:      before,
+		After:       after,
+		FinalText:   res.FinalText,
+	}, r.Agent.TodoTool())
+
+	switch {
+	case aborted:
+		r.render.Line("turn cancelled")
+		// The shell stays usable after Ctrl-C; only its own end is an error.
+		return continuation.Decision{}, ctx.Err()
+	case turnErr != nil:
+		r.render.Line("agent error: " + turnErr.Error())
+		return continuation.Decision{}, fmt.Errorf("agent %s: %w", r.Agent.Name(), turnErr)
+	case dec.Continue && !r.Continue:
+		r.render.Line(noContinueLine(after))
+		return continuation.Decision{}, nil
+	}
+	if dec.Line != "" { // empty for a conversation that never had a list
+		r.render.Line(dec.Line)
+	}
+	return dec, nil
+}
+
+// turnContext returns the context of one turn, cancelled by Ctrl-C: readline
+// is not reading during a turn, so Ctrl-C arrives as SIGINT.
+func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.interrupt != nil {
+		return r.interrupt(ctx)
+	}
+	return signal.NotifyContext(ctx, os.Interrupt)
+}
+
+// noContinueLine is the decision line when the policy would continue but
+// --no-continue turned continuation off.
+func noContinueLine(todos []todostore.Todo) string {
+	n := todostore.CountTodos(todos).Open()
+	items := "items"
+	if n == 1 {
+		items = "item"
+	}
+	return fmt.Sprintf("stopped: continuation is off (--no-continue) — %d open %s", n, items)
+}
