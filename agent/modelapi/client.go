@@ -1,0 +1,167 @@
+package modelapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/todosh/todosh/agent"
+)
+
+// DefaultBaseURL is Ollama's OpenAI-compatible endpoint, used when neither
+// --base-url nor OPENAI_BASE_URL is set.
+const DefaultBaseURL = "http://127.0.0.1:11434/v1"
+
+// Model is one source of assistant replies: the HTTP client, or a script
+// played from a file. The turn loop, tool execution and continuation are the
+// same for both.
+type Model interface {
+	// Complete returns the next assistant message for the conversation in
+	// req, passing pieces of its text to onText as they arrive. It returns
+	// ctx.Err() when ctx is cancelled.
+	Complete(ctx context.Context, req Request, onText func(string)) (Message, error)
+}
+
+// Request is what a Model is asked: the whole conversation, system message
+// first, and the tools it may call.
+type Request struct {
+	Messages []Message
+	Tools    []agent.ToolSpec
+}
+
+// Client is the Model that speaks the OpenAI-compatible chat completions API
+// with streaming and tool calls (Ollama, llama.cpp server, vLLM, LM Studio,
+// OpenRouter, OpenAI).
+type Client struct {
+	BaseURL string // up to and including /v1
+	APIKey  string // sent as a bearer token when set
+	Model   string
+	// HTTP is the client to use; nil means a client without a timeout, since
+	// a turn lasts as long as the model writes and Ctrl-C cancels it.
+	HTTP *http.Client
+}
+
+type chatRequest struct {
+	Model    string    `json:"model"`
+	Messages []Message `json:"messages"`
+	Stream   bool      `json:"stream"`
+	Tools    []apiTool `json:"tools,omitempty"`
+}
+
+type apiTool struct {
+	Type     string      `json:"type"`
+	Function apiFunction `json:"function"`
+}
+
+type apiFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Complete posts the conversation to {BaseURL}/chat/completions with
+// "stream": true and assembles the streamed reply.
+func (c *Client) Complete(ctx context.Context, req Request, onText func(string)) (Message, error) {
+	body := chatRequest{Model: c.Model, Messages: req.Messages, Stream: true}
+	for _, t := range req.Tools {
+		body.Tools = append(body.Tools, apiTool{Type: "function", Function: apiFunction(t)})
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return Message{}, fmt.Errorf("encode request: %w", err)
+	}
+	endpoint := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
+	if err != nil {
+		return Message{}, fmt.Errorf("bad base url %q: %v (set --base-url or OPENAI_BASE_URL)", c.BaseURL, err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	if c.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Message{}, ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return Message{}, fmt.Errorf("cannot reach %s: %s (is the server running? set --base-url or OPENAI_BASE_URL)",
+			c.BaseURL, clipOneLine(err.Error(), 200))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if ctx.Err() != nil {
+			return Message{}, ctx.Err()
+		}
+		return Message{}, statusError(resp.StatusCode, msg)
+	}
+	var reply Message
+	switch ct := resp.Header.Get("Content-Type"); {
+	case strings.HasPrefix(ct, "application/json"):
+		reply, err = decodeCompletion(resp.Body, onText)
+	case strings.HasPrefix(ct, "text/html"):
+		return Message{}, fmt.Errorf("%s answered with a web page, not the chat completions API: check --base-url (it usually ends in /v1)", endpoint)
+	default:
+		reply, err = decodeStream(resp.Body, onText)
+	}
+	if ctx.Err() != nil {
+		return Message{}, ctx.Err()
+	}
+	return reply, err
+}
+
+// statusError is the one-line error for a response that is not 200: the
+// status, the server's own message when the body has one, and what to do.
+func statusError(code int, body []byte) error {
+	msg := strings.TrimSpace(string(body))
+	var o struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &o) == nil {
+		switch {
+		case hasError(o.Error):
+			msg = errorText(o.Error)
+		case o.Message != "":
+			msg = o.Message
+		case hasError(o.Detail):
+			msg = errorText(o.Detail)
+		}
+	}
+	var hint string
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		hint = "check OPENAI_API_KEY"
+	case code == http.StatusNotFound:
+		hint = "check --base-url (it usually ends in /v1) and --model"
+	case code == http.StatusTooManyRequests:
+		hint = "rate limited or out of quota: wait and try again"
+	case code == http.StatusBadRequest:
+		hint = "the server refused the request: does the model support tool calling?"
+	case code >= 500:
+		hint = "the server failed: try again, or check its log"
+	default:
+		hint = "check --base-url and --model"
+	}
+	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	if msg = clipOneLine(msg, 300); msg != "" {
+		return fmt.Errorf("%s: %s (%s)", status, msg, hint)
+	}
+	return fmt.Errorf("%s (%s)", status, hint)
+}

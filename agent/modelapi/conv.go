@@ -1,0 +1,132 @@
+package modelapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// Bounds of a saved conversation. The oldest turns go first; the newest turn
+// is always kept whole, so the model never sees a reply without its prompt.
+const (
+	MaxConvBytes    = 512 << 10
+	MaxConvMessages = 400
+	maxConvFile     = 16 << 20 // a file larger than this is refused as corrupt
+	convVersion     = 1
+)
+
+// ConvPath is where the conversation of session id is saved: next to the
+// session file, named so that the store's listing (todo-*.json) skips it.
+func ConvPath(st *todostore.Store, id string) string {
+	return filepath.Join(st.Dir, "conv-"+id+".json")
+}
+
+type convFile struct {
+	Version  int       `json:"version"`
+	Session  string    `json:"session"`
+	Messages []Message `json:"messages"`
+}
+
+// loadConv reads a saved conversation; a missing file is an empty one.
+func loadConv(path string) ([]Message, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read conversation: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConvFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read conversation %s: %w", path, err)
+	}
+	msgs, err := decodeConv(data)
+	if err != nil {
+		return nil, fmt.Errorf("conversation %s: %v (move it aside to start a fresh conversation)", path, err)
+	}
+	return msgs, nil
+}
+
+// decodeConv parses and checks the bytes of a conversation file.
+func decodeConv(data []byte) ([]Message, error) {
+	if len(data) > maxConvFile {
+		return nil, fmt.Errorf("file is over %d MiB", maxConvFile>>20)
+	}
+	var cf convFile
+	if err := json.Unmarshal(data, &cf); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if cf.Version != convVersion {
+		return nil, fmt.Errorf("unsupported version %d", cf.Version)
+	}
+	for i, m := range cf.Messages {
+		switch {
+		case m.Role != "user" && m.Role != "assistant" && m.Role != "tool":
+			return nil, fmt.Errorf("message %d has role %q", i+1, m.Role)
+		case m.Role == "tool" && m.ToolCallID == "":
+			return nil, fmt.Errorf("message %d is a tool result without tool_call_id", i+1)
+		}
+	}
+	return cf.Messages, nil
+}
+
+// saveConv writes the conversation atomically, creating the store directory
+// if this is the session's first write.
+func saveConv(path, id string, msgs []Message) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(convFile{Version: convVersion, Session: id, Messages: msgs}); err != nil {
+		return fmt.Errorf("encode conversation: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save conversation: %w", err)
+	}
+	return todostore.WriteFileAtomic(path, buf.Bytes())
+}
+
+// trimConv drops the oldest turns (a turn starts at a user message) until
+// the conversation is within maxBytes and maxMsgs, keeping at least the
+// newest turn. Tool results stay with the assistant message that asked for
+// them because both are inside one turn.
+func trimConv(msgs []Message, maxBytes, maxMsgs int) []Message {
+	total := 0
+	for _, m := range msgs {
+		total += msgSize(m)
+	}
+	start := 0
+	for total > maxBytes || len(msgs)-start > maxMsgs {
+		next := start + 1
+		for next < len(msgs) && msgs[next].Role != "user" {
+			next++
+		}
+		if next >= len(msgs) {
+			break
+		}
+		for _, m := range msgs[start:next] {
+			total -= msgSize(m)
+		}
+		start = next
+	}
+	if start == 0 {
+		return msgs
+	}
+	return append([]Message(nil), msgs[start:]...)
+}
+
+// msgSize approximates the encoded size of a message.
+func msgSize(m Message) int {
+	n := 48 + len(m.Content) + len(m.ToolCallID)
+	for _, tc := range m.ToolCalls {
+		n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+	}
+	return n
+}

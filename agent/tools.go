@@ -1,0 +1,709 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// The names of the todo tools todosh gives a model (DESIGN §7).
+const (
+	ToolWrite = "todo_write"
+	ToolRead  = "todo_read"
+	ToolTick  = "todo_tick"
+	ToolPause = "todo_pause"
+)
+
+// MaxPauseReason is the longest todo_pause reason, in characters; the reason
+// is shown to the person in one line.
+const MaxPauseReason = 500
+
+// MaxToolArgs bounds the arguments of one tool call in bytes; no valid list
+// is larger than a session file.
+const MaxToolArgs = todostore.MaxFileSize
+
+// DroppedReason is the archive reason of items an agent's todo_write left out.
+const DroppedReason = "dropped by agent"
+
+// ToolSpec is one tool offered to a model: its name, what it does, and the
+// JSON schema of its arguments, as OpenAI-style "function" tools expect.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// ToolOutcome is the result of one tool call. Result goes back to the model
+// as the tool's output, also when IsError; the other fields tell the backend
+// what to emit.
+type ToolOutcome struct {
+	Result  string
+	IsError bool
+	// Changed is true when the list on disk changed (emit EventTodos).
+	Changed bool
+	// Todos is the list after the call; nil when the call failed.
+	Todos []todostore.Todo
+	// Paused is true after a successful todo_pause; PauseReason is why.
+	Paused      bool
+	PauseReason string
+}
+
+// Tools runs the todo tools against one session. Every change goes through
+// Session.Update with the same rules as the slash commands, so a call that
+// breaks a rule changes nothing.
+type Tools struct {
+	Session Session
+	// RequireEvidence refuses completing an item or ticking a subtask
+	// without evidence (--require-evidence).
+	RequireEvidence bool
+	// Now stamps archive entries; nil means time.Now.
+	Now func() time.Time
+}
+
+// Specs returns the tool definitions to send to the model, in a fixed order.
+func (t *Tools) Specs() []ToolSpec {
+	evidence := "What you ran or saw that shows it is done (for completed items)."
+	if t.RequireEvidence {
+		evidence = "Required when completed: what you ran or saw that shows it is done."
+	}
+	subtask := toolObject(map[string]any{
+		"id":       toolString("Its position, such as \"2.1\" (optional)."),
+		"content":  toolString("What to do."),
+		"status":   toolEnum("Subtasks are pending or completed.", "pending", "completed"),
+		"evidence": toolString(evidence),
+	}, "content", "status")
+	item := toolObject(map[string]any{
+		"id":         toolString("Its position as todo_read shows it, such as \"2\" (optional)."),
+		"content":    toolString("What to do, in the imperative (at most 1000 characters)."),
+		"status":     toolEnum("An item with subtasks completes when all its subtasks are completed.", "pending", "in_progress", "completed", "cancelled"),
+		"activeForm": toolString("The present-continuous form shown while it is in progress (optional)."),
+		"evidence":   toolString(evidence),
+		"subtasks":   map[string]any{"type": "array", "description": "A checklist to tick one by one with todo_tick (optional; left out, the item keeps the subtasks it has).", "items": subtask},
+	}, "content", "status")
+	return []ToolSpec{
+		{
+			Name: ToolWrite,
+			Description: "Replace the whole todo list. Plan multi-step work with it before you start and update " +
+				"statuses as you go. Items you leave out are removed: to drop an item on purpose, mark it cancelled.",
+			Parameters: toolSchema(toolObject(map[string]any{
+				"todos": map[string]any{"type": "array", "description": "The whole list, in order.", "items": item},
+			}, "todos")),
+		},
+		{
+			Name:        ToolRead,
+			Description: "Show the todo list with positions, as the person sees it.",
+			Parameters:  toolSchema(toolObject(map[string]any{})),
+		},
+		{
+			Name:        ToolTick,
+			Description: "Tick one subtask by its id (such as \"2.1\"), or untick it if it is ticked. Returns the subtasks still open.",
+			Parameters: toolSchema(toolObject(map[string]any{
+				"id":       toolString("The subtask's id, such as \"2.1\"."),
+				"evidence": toolString(strings.Replace(evidence, " (for completed items)", "", 1)),
+			}, "id")),
+		},
+		{
+			Name: ToolPause,
+			Description: "Stop and ask the person when you cannot go on without them. The list stays; todosh " +
+				"will not continue you until the person replies.",
+			Parameters: toolSchema(toolObject(map[string]any{
+				"reason": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxPauseReason,
+					"description": "What you need from the person, shown to them (1-500 characters)."},
+			}, "reason")),
+		},
+	}
+}
+
+func toolString(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
+
+func toolEnum(desc string, values ...string) map[string]any {
+	return map[string]any{"type": "string", "enum": values, "description": desc}
+}
+
+func toolObject(props map[string]any, required ...string) map[string]any {
+	o := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// toolSchema marshals a schema built from maps and strings, which cannot fail.
+func toolSchema(v map[string]any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Call runs one tool call from the model. It never panics and never changes
+// the list on error: a bad call (unknown tool, invalid JSON, wrong types, a
+// rule broken) comes back as an error result the model can act on.
+func (t *Tools) Call(name string, args []byte) ToolOutcome {
+	var (
+		out ToolOutcome
+		err error
+	)
+	switch name {
+	case ToolWrite:
+		out, err = t.write(args)
+	case ToolRead:
+		out, err = t.read(args)
+	case ToolTick:
+		out, err = t.tick(args)
+	case ToolPause:
+		out, err = t.pause(args)
+	default:
+		return ToolOutcome{
+			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", toolClip(name, 60), ToolWrite, ToolRead, ToolTick, ToolPause),
+			IsError: true,
+		}
+	}
+	if err != nil {
+		return ToolOutcome{Result: name + ": " + err.Error() + " (the list is unchanged)", IsError: true}
+	}
+	return out
+}
+
+// errToolUnchanged aborts a Session.Update whose result equals the list on
+// disk, so that nothing is written and no change is reported.
+var errToolUnchanged = errors.New("unchanged")
+
+// toolUpdate runs fn under the session's lock and reports whether the file
+// was written; fn returns errToolUnchanged to skip the write.
+func (t *Tools) toolUpdate(fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
+	sess, err := t.Session.Update(fn)
+	if errors.Is(err, errToolUnchanged) {
+		sess, err = t.Session.Load()
+		return sess, false, err
+	}
+	return sess, err == nil, err
+}
+
+func (t *Tools) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+// toolDecode parses the arguments of a call into v: one JSON object, empty
+// arguments meaning {}. Type errors name the field.
+func toolDecode(args []byte, v any) error {
+	if len(args) > MaxToolArgs {
+		return fmt.Errorf("arguments are %d bytes, over the limit of %d", len(args), MaxToolArgs)
+	}
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	if args[0] != '{' {
+		return errors.New("arguments must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	err := dec.Decode(v)
+	var (
+		te *json.UnmarshalTypeError
+		se *json.SyntaxError
+	)
+	switch {
+	case err == nil:
+		if len(bytes.TrimSpace(args[dec.InputOffset():])) > 0 {
+			return errors.New("arguments have data after the JSON object")
+		}
+		return nil
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("argument %s must be %s, not %s", te.Field, toolTypeName(te.Type.Kind().String()), te.Value)
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("arguments are not valid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return fmt.Errorf("arguments: %v", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func toolTypeName(kind string) string {
+	switch kind {
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "string":
+		return "a string"
+	}
+	return kind
+}
+
+// toolID is an id the model may write as "2.1" or as a bare number.
+type toolID string
+
+// UnmarshalJSON accepts a string or a number; ids are positions.
+func (id *toolID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*id = toolID(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err == nil {
+		*id = toolID(n.String())
+		return nil
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	return fmt.Errorf("id must be a string such as \"2.1\", not %s", toolClip(string(b), 20))
+}
+
+// --- todo_read ---
+
+func (t *Tools) read(args []byte) (ToolOutcome, error) {
+	var none struct{}
+	if err := toolDecode(args, &none); err != nil {
+		return ToolOutcome{}, err
+	}
+	sess, err := t.Session.Load()
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Result: todostore.FormatList(sess.Todos), Todos: sess.Todos}, nil
+}
+
+// --- todo_pause ---
+
+func (t *Tools) pause(args []byte) (ToolOutcome, error) {
+	var a struct {
+		Reason *string `json:"reason"`
+	}
+	if err := toolDecode(args, &a); err != nil {
+		return ToolOutcome{}, err
+	}
+	if a.Reason == nil {
+		return ToolOutcome{}, errors.New("missing reason: say what you need from the person")
+	}
+	reason := strings.TrimSpace(*a.Reason)
+	if reason == "" {
+		return ToolOutcome{}, errors.New("reason is empty: say what you need from the person")
+	}
+	if n := utf8.RuneCountInString(reason); n > MaxPauseReason {
+		return ToolOutcome{}, fmt.Errorf("reason is %d characters, over the limit of %d: shorten it", n, MaxPauseReason)
+	}
+	sess, _, err := t.toolUpdate(func(s *todostore.Session) error {
+		s.Paused, s.PauseReason = true, reason
+		return nil
+	})
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{
+		Result: "Paused. The list stays as it is and todosh will not continue you until the person replies; " +
+			"the person sees your reason. End your turn now with your question to the person.",
+		Todos:       sess.Todos,
+		Paused:      true,
+		PauseReason: reason,
+	}, nil
+}
+
+// --- todo_tick ---
+
+func (t *Tools) tick(args []byte) (ToolOutcome, error) {
+	var a struct {
+		ID       *toolID `json:"id"`
+		Evidence string  `json:"evidence"`
+	}
+	if err := toolDecode(args, &a); err != nil {
+		return ToolOutcome{}, err
+	}
+	if a.ID == nil || strings.TrimSpace(string(*a.ID)) == "" {
+		return ToolOutcome{}, errors.New("missing id: give one subtask id such as \"2.1\"")
+	}
+	id := strings.TrimSpace(string(*a.ID))
+	if a.Evidence != "" {
+		if err := todostore.CheckText("evidence", a.Evidence); err != nil {
+			return ToolOutcome{}, err
+		}
+	}
+	var (
+		item, sub int
+		ticked    bool
+	)
+	sess, _, err := t.toolUpdate(func(s *todostore.Session) error {
+		var err error
+		item, sub, err = todostore.FindID(s.Todos, id)
+		if err != nil {
+			return err
+		}
+		if sub < 0 {
+			return toolNotSubtask(s.Todos[item], item)
+		}
+		st := s.Todos[item].Subtasks[sub]
+		ticked = st.Status != todostore.Completed
+		if !ticked {
+			st.Evidence = ""
+			s.Todos[item].Subtasks[sub] = st
+			return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Pending)
+		}
+		if a.Evidence == "" && t.RequireEvidence {
+			return fmt.Errorf("subtask %d.%d needs evidence to be ticked (evidence is required in this session): "+
+				"give what you ran or saw in the evidence argument", item+1, sub+1)
+		}
+		s.Todos[item].Subtasks[sub].Evidence = a.Evidence
+		return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Completed)
+	})
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Result: toolTickResult(sess.Todos, item, sub, ticked), Changed: true, Todos: sess.Todos}, nil
+}
+
+func toolNotSubtask(t todostore.Todo, item int) error {
+	if len(t.Subtasks) > 0 {
+		return fmt.Errorf("%d is an item, not a subtask: tick its subtasks %d.1-%d.%d one by one (its status follows them)",
+			item+1, item+1, item+1, len(t.Subtasks))
+	}
+	return fmt.Errorf("%d is an item without subtasks: todo_tick takes a subtask id such as \"2.1\"; "+
+		"set the item's status with %s", item+1, ToolWrite)
+}
+
+// toolTickResult tells the model what it ticked, what is left of that item,
+// and to go on (seed 000's tick result).
+func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
+	it := todos[item]
+	var b strings.Builder
+	if !ticked {
+		fmt.Fprintf(&b, "Unticked %s %q: it was already ticked, so it is open again (call %s again to tick it).\n",
+			it.Subtasks[sub].ID, it.Subtasks[sub].Content, ToolTick)
+	} else {
+		fmt.Fprintf(&b, "Ticked %s %q.", it.Subtasks[sub].ID, it.Subtasks[sub].Content)
+	}
+	open := todostore.OpenSubtaskIDs(it)
+	if len(open) == 0 {
+		fmt.Fprintf(&b, " All subtasks of %s are done: %s %q is now %s.\n", it.ID, it.ID, it.Content, toolStatusWord(it.Status))
+		for _, next := range todos {
+			if next.IsOpen() {
+				fmt.Fprintf(&b, "Continue with the next open item, %s %q.\n", next.ID, next.Content)
+				return b.String()
+			}
+		}
+		b.WriteString("Every item on the list is done.\n")
+		return b.String()
+	}
+	if ticked {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "Remaining in %s %q:\n", it.ID, it.Content)
+	for _, s := range it.Subtasks {
+		if s.Status != todostore.Completed {
+			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, s.Content)
+		}
+	}
+	b.WriteString("Continue working through the remaining subtasks.\n")
+	return b.String()
+}
+
+func toolStatusWord(s todostore.Status) string {
+	return strings.ReplaceAll(string(s), "_", " ")
+}
+
+// --- todo_write ---
+
+type toolItemArg struct {
+	ID         toolID           `json:"id"`
+	Content    string           `json:"content"`
+	Status     string           `json:"status"`
+	ActiveForm string           `json:"activeForm"`
+	Evidence   string           `json:"evidence"`
+	Subtasks   []toolSubtaskArg `json:"subtasks"`
+}
+
+type toolSubtaskArg struct {
+	ID       toolID `json:"id"`
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Evidence string `json:"evidence"`
+}
+
+// toolWriteReport is what a todo_write did beyond saving the list.
+type toolWriteReport struct {
+	dropped []string         // open items left out: `was 2 "text"`
+	closed  int              // finished items left out
+	kept    []int            // indexes in the new list of the person's items kept
+	archive []todostore.Todo // the items left out, open or finished
+}
+
+func (t *Tools) write(args []byte) (ToolOutcome, error) {
+	var a struct {
+		Todos *[]toolItemArg `json:"todos"`
+	}
+	if err := toolDecode(args, &a); err != nil {
+		return ToolOutcome{}, err
+	}
+	if a.Todos == nil {
+		return ToolOutcome{}, errors.New("missing todos: give the whole list ([] clears it)")
+	}
+	agentList, err := toolParseList(*a.Todos)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	var rep toolWriteReport
+	sess, changed, err := t.toolUpdate(func(s *todostore.Session) error {
+		todos, r, err := toolMergeList(s.Todos, agentList, t.RequireEvidence)
+		if err != nil {
+			return err
+		}
+		rep = r
+		if toolSameList(s.Todos, todos) {
+			return errToolUnchanged
+		}
+		s.AppendArchive(DroppedReason, r.archive, t.now())
+		s.Todos = todos
+		return nil
+	})
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Result: toolWriteResult(sess.Todos, rep, changed), Changed: changed, Todos: sess.Todos}, nil
+}
+
+// toolParseList turns the model's items into todos and checks them against
+// the model's rules, so errors name positions in the model's own list.
+func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
+	if len(in) > todostore.MaxTodos {
+		return nil, fmt.Errorf("%d todos, over the limit of %d", len(in), todostore.MaxTodos)
+	}
+	todos := make([]todostore.Todo, len(in))
+	for i, a := range in {
+		st, err := toolStatus(a.Status, fmt.Sprintf("todo %d", i+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(a.Subtasks) > todostore.MaxSubtasks {
+			return nil, fmt.Errorf("todo %d has %d subtasks, over the limit of %d", i+1, len(a.Subtasks), todostore.MaxSubtasks)
+		}
+		todos[i] = todostore.Todo{Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
+		for j, sa := range a.Subtasks {
+			where := fmt.Sprintf("subtask %d.%d", i+1, j+1)
+			sst, err := toolStatus(sa.Status, where)
+			if err != nil {
+				return nil, err
+			}
+			if sst != todostore.Pending && sst != todostore.Completed {
+				return nil, fmt.Errorf("%s has status %q: subtasks are pending or completed", where, sst)
+			}
+			todos[i].Subtasks = append(todos[i].Subtasks, todostore.Subtask{Content: sa.Content, Status: sst, Evidence: sa.Evidence})
+		}
+	}
+	check := todostore.CloneTodos(todos)
+	todostore.Normalize(check)
+	if err := todostore.Validate(check); err != nil {
+		return nil, err
+	}
+	return todos, nil
+}
+
+// toolMergeList merges the model's list into the current one with
+// MergeAgentList (the one merge rule of every backend: the person's items
+// stay, the rest left out is dropped), then applies the rules of the tool:
+// completing an item with open subtasks is refused, evidence of finished
+// work carries over, and with requireEvidence newly completed work needs
+// evidence. It does not change its inputs.
+func toolMergeList(old, agentList []todostore.Todo, requireEvidence bool) ([]todostore.Todo, toolWriteReport, error) {
+	var rep toolWriteReport
+	done := toolDoneBefore(old)
+	merged, dropped := MergeAgentList(old, agentList)
+	// MergeAgentList keeps the agent's items in order, with their text, and
+	// puts the person's kept items between them.
+	j := 0
+	for i := range merged {
+		m := &merged[i]
+		if j >= len(agentList) || m.Content != agentList[j].Content {
+			rep.kept = append(rep.kept, i)
+			continue
+		}
+		pos, own := j+1, agentList[j]
+		j++
+		for k := range m.Subtasks {
+			sub := &m.Subtasks[k]
+			if len(own.Subtasks) == 0 || sub.Status != todostore.Completed {
+				continue // the current checklist, kept as it was
+			}
+			key := mergeKey(m.Content) + "\x00" + mergeKey(sub.Content)
+			ev, wasDone := done[key]
+			if sub.Evidence == "" {
+				sub.Evidence = ev
+			}
+			if sub.Evidence == "" && requireEvidence && !wasDone {
+				return nil, rep, fmt.Errorf("subtask %d.%d is completed without evidence (evidence is required in this session): "+
+					"give what you ran or saw in its evidence field, or tick it with %s and evidence", pos, k+1, ToolTick)
+			}
+		}
+		if own.Status != todostore.Completed {
+			continue
+		}
+		if open := toolOpenSubtasks(*m, pos); len(open) > 0 {
+			return nil, rep, fmt.Errorf("todo %d has open subtasks %s: tick them first with %s (its status follows its subtasks)",
+				pos, strings.Join(open, ", "), ToolTick)
+		}
+		if _, wasDone := done[mergeKey(m.Content)]; len(m.Subtasks) == 0 && m.Evidence == "" && requireEvidence && !wasDone {
+			return nil, rep, fmt.Errorf("todo %d is completed without evidence (evidence is required in this session): "+
+				"give what you ran or saw in its evidence field", pos)
+		}
+	}
+	for _, d := range dropped {
+		if d.IsOpen() {
+			rep.dropped = append(rep.dropped, fmt.Sprintf("was %s %q", d.ID, toolClip(d.Content, 80)))
+		} else {
+			rep.closed++
+		}
+	}
+	rep.archive = dropped
+	todostore.Normalize(merged)
+	if err := todostore.Validate(merged); err != nil {
+		return nil, rep, err
+	}
+	return merged, rep, nil
+}
+
+// toolDoneBefore indexes the finished work of the current list: completed
+// items by text, and completed subtasks by item and subtask text, with
+// their evidence. Re-sending finished work needs no new evidence.
+func toolDoneBefore(old []todostore.Todo) map[string]string {
+	done := map[string]string{}
+	for _, t := range old {
+		if t.Status == todostore.Completed {
+			done[mergeKey(t.Content)] = t.Evidence
+		}
+		for _, s := range t.Subtasks {
+			if s.Status == todostore.Completed {
+				done[mergeKey(t.Content)+"\x00"+mergeKey(s.Content)] = s.Evidence
+			}
+		}
+	}
+	return done
+}
+
+// toolOpenSubtasks lists the open subtasks of t as the model numbers them.
+func toolOpenSubtasks(t todostore.Todo, pos int) []string {
+	var open []string
+	for k, s := range t.Subtasks {
+		if s.Status != todostore.Completed {
+			open = append(open, fmt.Sprintf("%d.%d", pos, k+1))
+		}
+	}
+	return open
+}
+
+// toolStatus parses a status the model wrote; empty means pending.
+func toolStatus(s, where string) (todostore.Status, error) {
+	if strings.TrimSpace(s) == "" {
+		return todostore.Pending, nil
+	}
+	st, err := todostore.ParseStatus(s)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", where, err)
+	}
+	return st, nil
+}
+
+// toolSameList compares two lists field by field, treating nil and empty
+// subtask lists alike.
+func toolSameList(a, b []todostore.Todo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
+			x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
+			return false
+		}
+		for j := range x.Subtasks {
+			if x.Subtasks[j] != y.Subtasks[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func toolWriteResult(todos []todostore.Todo, rep toolWriteReport, changed bool) string {
+	var b strings.Builder
+	c := todostore.CountTodos(todos)
+	if changed {
+		fmt.Fprintf(&b, "Saved the list: %d items, %d done, %d open.\n", c.Total, c.Done(), c.Open())
+	} else {
+		b.WriteString("The list is unchanged.\n")
+	}
+	if len(rep.dropped) > 0 {
+		fmt.Fprintf(&b, "Your list left out %d open item(s), now removed and archived: %s. "+
+			"If they still need doing, call %s again with them included; to drop an item on purpose, mark it cancelled.\n",
+			len(rep.dropped), strings.Join(rep.dropped, ", "), ToolWrite)
+	}
+	if rep.closed > 0 {
+		fmt.Fprintf(&b, "%d finished item(s) you left out were archived.\n", rep.closed)
+	}
+	if len(rep.kept) > 0 {
+		var kept []string
+		for _, i := range rep.kept {
+			kept = append(kept, fmt.Sprintf("now %d %q", i+1, toolClip(todos[i].Content, 80)))
+		}
+		fmt.Fprintf(&b, "Kept %d item(s) the person added that your list left out: %s. "+
+			"Items the person added can be marked cancelled but not removed.\n", len(kept), strings.Join(kept, ", "))
+	}
+	b.WriteString(todostore.FormatList(todos))
+	return b.String()
+}
+
+// DescribeToolCall is the one short line shown for a call of a todo tool
+// ("todo_write 3 items", "todo_tick 2.1"); control characters in the model's
+// arguments are removed so the line cannot move the cursor.
+func DescribeToolCall(name string, args []byte) string {
+	var a struct {
+		Todos  []json.RawMessage `json:"todos"`
+		ID     toolID            `json:"id"`
+		Reason string            `json:"reason"`
+	}
+	ok := toolDecode(args, &a) == nil
+	var s string
+	switch {
+	case !ok:
+		s = name
+	case name == ToolWrite:
+		s = fmt.Sprintf("%s %d items", name, len(a.Todos))
+	case name == ToolTick:
+		s = name + " " + string(a.ID)
+	case name == ToolPause:
+		s = name + ` "` + toolClip(a.Reason, 60) + `"`
+	default:
+		s = name
+	}
+	return toolClip(toolOneLine(s), 100)
+}
+
+// toolOneLine replaces control characters and line breaks with spaces.
+func toolOneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// toolClip shortens s to at most n characters, marking the cut with "…".
+func toolClip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,518 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+var toolTestNow = time.Date(2026, 11, 21, 22, 33, 44, 0, time.UTC)
+
+// toolTestTools returns Tools on a fresh store whose session holds todos
+// (nil: no file at all).
+func toolTestTools(t testing.TB, todos []todostore.Todo) *Tools {
+	t.Helper()
+	st := todostore.Open(t.TempDir())
+	st.Now = func() time.Time { return toolTestNow }
+	sess := Session{Store: st, ID: "s1"}
+	if todos != nil {
+		if _, err := sess.Update(func(s *todostore.Session) error {
+			s.Todos = todostore.CloneTodos(todos)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &Tools{Session: sess, Now: func() time.Time { return toolTestNow }}
+}
+
+func toolTestLoad(t testing.TB, tools *Tools) *todostore.Session {
+	t.Helper()
+	s, err := tools.Session.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// toolTestList is the list most tests start from:
+//
+//  1. ✓ Create project skeleton
+//  2. ▸ Implement the parser (1/2): 2.1 [x] quoted fields, 2.2 [ ] CRLF endings
+//  3. ○ Write unit tests
+func toolTestList() []todostore.Todo {
+	return []todostore.Todo{
+		{Content: "Create project skeleton", Status: todostore.Completed, Evidence: "go build ok"},
+		{Content: "Implement the parser", Status: todostore.InProgress, Subtasks: []todostore.Subtask{
+			{Content: "quoted fields", Status: todostore.Completed, Evidence: "TestQuoted passes"},
+			{Content: "CRLF endings", Status: todostore.Pending},
+		}},
+		{Content: "Write unit tests", Status: todostore.Pending},
+	}
+}
+
+// toolTestSummary is a compact rendering of a list for comparisons:
+// "content:status[evidence]{subtasks}".
+func toolTestSummary(todos []todostore.Todo) string {
+	var parts []string
+	for _, t := range todos {
+		s := t.Content + ":" + string(t.Status)
+		if t.Evidence != "" {
+			s += "[" + t.Evidence + "]"
+		}
+		if t.Origin != "" {
+			s += "(" + t.Origin + ")"
+		}
+		if len(t.Subtasks) > 0 {
+			var subs []string
+			for _, st := range t.Subtasks {
+				x := st.Content + ":" + string(st.Status)
+				if st.Evidence != "" {
+					x += "[" + st.Evidence + "]"
+				}
+				subs = append(subs, x)
+			}
+			s += "{" + strings.Join(subs, ", ") + "}"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " | ")
+}
+
+func TestToolErrors(t *testing.T) {
+	big := strings.Repeat("x", todostore.MaxTextLen+1)
+	many := make([]string, todostore.MaxTodos+1)
+	for i := range many {
+		many[i] = `{"content":"t","status":"pending"}`
+	}
+	tests := []struct {
+		name     string
+		tool     string
+		args     string
+		evidence bool
+		want     string // substring of the error result
+	}{
+		{"unknown tool", "todo_delete", `{}`, false, `unknown tool "todo_delete"`},
+		{"empty tool name", "", `{}`, false, `unknown tool ""`},
+		{"write invalid json", ToolWrite, `{"todos":[`, false, "not valid JSON"},
+		{"write not an object", ToolWrite, `[1,2]`, false, "must be a JSON object"},
+		{"write trailing data", ToolWrite, `{"todos":[]} {}`, false, "data after the JSON object"},
+		{"write missing todos", ToolWrite, `{}`, false, "missing todos"},
+		{"write todos not array", ToolWrite, `{"todos":"a, b"}`, false, "argument todos must be an array, not string"},
+		{"write status wrong type", ToolWrite, `{"todos":[{"content":"a","status":3}]}`, false, "argument todos.status must be a string, not number"},
+		{"write unknown status", ToolWrite, `{"todos":[{"content":"a","status":"blocked"}]}`, false, `todo 1: unknown status "blocked"`},
+		{"write empty content", ToolWrite, `{"todos":[{"content":"a","status":"pending"},{"content":"  ","status":"pending"}]}`, false, "todo 2 text is empty"},
+		{"write oversized content", ToolWrite, `{"todos":[{"content":"` + big + `","status":"pending"}]}`, false, "over the limit of 1000"},
+		{"write oversized evidence", ToolWrite, `{"todos":[{"content":"a","status":"completed","evidence":"` + big + `"}]}`, false, "todo 1 evidence is 1001 characters"},
+		{"write too many todos", ToolWrite, `{"todos":[` + strings.Join(many, ",") + `]}`, false, "101 todos, over the limit of 100"},
+		{"write subtask in_progress", ToolWrite, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"s","status":"in_progress"}]}]}`, false, `subtask 1.1 has status "in_progress": subtasks are pending or completed`},
+		{"write subtask empty", ToolWrite, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"","status":"pending"}]}]}`, false, "subtask 1.1 text is empty"},
+		{"write complete with open subtasks", ToolWrite, `{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"completed"},{"content":"t","status":"pending"}]}]}`, false, "todo 1 has open subtasks 1.2: tick them first"},
+		{"write completed item losing its checklist", ToolWrite, `{"todos":[{"content":"Implement the parser","status":"completed"}]}`, false, "todo 1 has open subtasks 1.2: tick them first with todo_tick"},
+		{"write id wrong type", ToolWrite, `{"todos":[{"id":true,"content":"a","status":"pending"}]}`, false, `id must be a string such as "2.1"`},
+		{"write completed without evidence", ToolWrite, `{"todos":[{"content":"new","status":"completed"}]}`, true, "todo 1 is completed without evidence (evidence is required in this session)"},
+		{"write subtask completed without evidence", ToolWrite, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"s","status":"completed"}]}]}`, true, "subtask 1.1 is completed without evidence"},
+		{"read invalid json", ToolRead, `{`, false, "not valid JSON"},
+		{"tick missing id", ToolTick, `{}`, false, "missing id"},
+		{"tick blank id", ToolTick, `{"id":" "}`, false, "missing id"},
+		{"tick out of range", ToolTick, `{"id":"7.1"}`, false, `no todo with id "7.1" (the list has 3)`},
+		{"tick no such subtask", ToolTick, `{"id":"2.9"}`, false, `no subtask with id "2.9" (todo 2 has 2 subtasks)`},
+		{"tick item with subtasks", ToolTick, `{"id":"2"}`, false, "2 is an item, not a subtask: tick its subtasks 2.1-2.2"},
+		{"tick item without subtasks", ToolTick, `{"id":"3"}`, false, "3 is an item without subtasks"},
+		{"tick id object", ToolTick, `{"id":{"x":1}}`, false, "id must be a string"},
+		{"tick without evidence", ToolTick, `{"id":"2.2"}`, true, "subtask 2.2 needs evidence to be ticked"},
+		{"tick oversized evidence", ToolTick, `{"id":"2.2","evidence":"` + big + `"}`, false, "evidence is 1001 characters"},
+		{"pause missing reason", ToolPause, `{}`, false, "missing reason"},
+		{"pause empty reason", ToolPause, `{"reason":"  "}`, false, "reason is empty"},
+		{"pause long reason", ToolPause, `{"reason":"` + strings.Repeat("é", MaxPauseReason+1) + `"}`, false, "reason is 501 characters, over the limit of 500"},
+		{"pause reason wrong type", ToolPause, `{"reason":5}`, false, "argument reason must be a string, not number"},
+		{"oversized arguments", ToolWrite, `{"todos":[],"pad":"` + strings.Repeat("x", MaxToolArgs) + `"}`, false, "over the limit of"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := toolTestTools(t, toolTestList())
+			tools.RequireEvidence = tc.evidence
+			before, _ := os.ReadFile(tools.Session.Store.Path("s1"))
+			out := tools.Call(tc.tool, []byte(tc.args))
+			if !out.IsError || !strings.Contains(out.Result, tc.want) {
+				t.Fatalf("result %q (error %v), want an error containing %q", out.Result, out.IsError, tc.want)
+			}
+			if strings.Contains(out.Result, "\n") {
+				t.Errorf("error result is not one line: %q", out.Result)
+			}
+			if out.Changed || out.Paused || out.Todos != nil {
+				t.Errorf("error outcome carries state: %+v", out)
+			}
+			after, _ := os.ReadFile(tools.Session.Store.Path("s1"))
+			if string(before) != string(after) {
+				t.Errorf("the session file changed on error")
+			}
+		})
+	}
+}
+
+func TestToolWrite(t *testing.T) {
+	person := toolTestList()
+	person = append(person, todostore.Todo{Content: "Ask about licence", Status: todostore.Pending, Origin: "person"})
+	tests := []struct {
+		name     string
+		start    []todostore.Todo
+		args     string
+		evidence bool
+		want     string   // toolTestSummary of the list after
+		result   []string // substrings of the result
+		changed  bool
+		archived string // toolTestSummary of the newest archive entry, "" for none
+	}{
+		{
+			name:    "plan on an empty session",
+			args:    `{"todos":[{"content":"A","status":"in_progress","activeForm":"Doing A"},{"content":"B","status":"pending","subtasks":[{"content":"b1","status":"pending"},{"content":"b2","status":"pending"}]}]}`,
+			want:    "A:in_progress | B:pending{b1:pending, b2:pending}",
+			result:  []string{"Saved the list: 2 items, 0 done, 2 open.", "Todo 0/2 done", "2.1 [ ] b1"},
+			changed: true,
+		},
+		{
+			name:    "statuses are lenient and empty means pending",
+			args:    `{"todos":[{"content":"A","status":"done"},{"content":"B","status":"in-progress"},{"content":"C"}]}`,
+			want:    "A:completed | B:in_progress | C:pending",
+			changed: true,
+		},
+		{
+			name:    "update statuses keeps evidence of finished items",
+			start:   toolTestList(),
+			args:    `{"todos":[{"content":"Create project skeleton","status":"completed"},{"content":"Implement the parser","status":"in_progress","subtasks":[{"content":"quoted fields","status":"completed"},{"content":"CRLF endings","status":"completed","evidence":"TestCRLF ok"}]},{"id":"3","content":"Write unit tests","status":"in_progress"}]}`,
+			want:    "Create project skeleton:completed[go build ok] | Implement the parser:completed{quoted fields:completed[TestQuoted passes], CRLF endings:completed[TestCRLF ok]} | Write unit tests:in_progress",
+			result:  []string{"Saved the list: 3 items, 2 done, 1 open."},
+			changed: true,
+		},
+		{
+			name:     "dropped open items are reported and archived",
+			start:    toolTestList(),
+			args:     `{"todos":[{"content":"Create project skeleton","status":"completed"},{"content":"Something new","status":"pending"}]}`,
+			want:     "Create project skeleton:completed[go build ok] | Something new:pending",
+			result:   []string{`left out 2 open item(s), now removed and archived: was 2 "Implement the parser", was 3 "Write unit tests"`, "mark it cancelled"},
+			changed:  true,
+			archived: "Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | Write unit tests:pending",
+		},
+		{
+			name:     "dropped finished items are archived without alarm",
+			start:    toolTestList(),
+			args:     `{"todos":[{"content":"Implement the parser","status":"in_progress","subtasks":[{"content":"quoted fields","status":"completed"},{"content":"CRLF endings","status":"pending"}]},{"content":"Write unit tests","status":"pending"}]}`,
+			want:     "Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | Write unit tests:pending",
+			result:   []string{"1 finished item(s) you left out were archived"},
+			changed:  true,
+			archived: "Create project skeleton:completed[go build ok]",
+		},
+		{
+			name:    "items the person added are kept",
+			start:   person,
+			args:    `{"todos":[]}`,
+			want:    "Ask about licence:pending(person)",
+			result:  []string{`Kept 1 item(s) the person added that your list left out: now 1 "Ask about licence"`, "left out 2 open item(s)"},
+			changed: true,
+			archived: "Create project skeleton:completed[go build ok] | Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | " +
+				"Write unit tests:pending",
+		},
+		{
+			name:    "a person's item may be cancelled and keeps its origin",
+			start:   person,
+			args:    `{"todos":[{"content":" Create project skeleton ","status":"completed"},{"content":"Implement the parser","status":"pending","subtasks":[{"content":"quoted fields","status":"completed"},{"content":"CRLF endings","status":"pending"}]},{"content":"Write unit tests","status":"pending"},{"content":"Ask about licence","status":"cancelled"}]}`,
+			want:    " Create project skeleton :completed[go build ok] | Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | Write unit tests:pending | Ask about licence:cancelled(person)",
+			changed: true,
+		},
+		{
+			name:   "an identical list is not a change",
+			start:  toolTestList(),
+			args:   `{"todos":[{"content":"Create project skeleton","status":"completed"},{"content":"Implement the parser","status":"in_progress","subtasks":[{"content":"quoted fields","status":"completed"},{"content":"CRLF endings","status":"pending"}]},{"content":"Write unit tests","status":"pending"}]}`,
+			want:   toolTestSummary(mustNormalize(toolTestList())),
+			result: []string{"The list is unchanged."},
+		},
+		{
+			name:     "evidence required and given",
+			start:    toolTestList(),
+			evidence: true,
+			args:     `{"todos":[{"content":"Create project skeleton","status":"completed"},{"content":"Implement the parser","status":"pending","subtasks":[{"content":"quoted fields","status":"completed"},{"content":"CRLF endings","status":"completed","evidence":"ran go test"}]},{"content":"Write unit tests","status":"completed","evidence":"12 tests pass"}]}`,
+			want:     "Create project skeleton:completed[go build ok] | Implement the parser:completed{quoted fields:completed[TestQuoted passes], CRLF endings:completed[ran go test]} | Write unit tests:completed[12 tests pass]",
+			changed:  true,
+		},
+		{
+			name:     "duplicates pair in order",
+			start:    []todostore.Todo{{Content: "x", Status: todostore.Completed, Evidence: "first"}, {Content: "x", Status: todostore.Completed, Evidence: "second"}},
+			args:     `{"todos":[{"id":"2","content":"x","status":"completed"}]}`,
+			want:     "x:completed[first]",
+			result:   []string{"1 finished item(s)"},
+			changed:  true,
+			archived: "x:completed[second]",
+		},
+		{
+			name:    "a person's item keeps its place",
+			start:   []todostore.Todo{{Content: "A", Status: todostore.Pending}, {Content: "P", Status: todostore.Pending, Origin: "person"}, {Content: "B", Status: todostore.Pending}},
+			args:    `{"todos":[{"content":"A","status":"completed"},{"content":"B","status":"in_progress"}]}`,
+			want:    "A:completed | P:pending(person) | B:in_progress",
+			result:  []string{`Kept 1 item(s) the person added that your list left out: now 2 "P"`},
+			changed: true,
+		},
+		{
+			name:     "finished work re-sent needs no new evidence",
+			start:    []todostore.Todo{{Content: "done by person", Status: todostore.Completed, Origin: "person"}, {Content: "P", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "s", Status: todostore.Completed}}}},
+			evidence: true,
+			args:     `{"todos":[{"content":"done by person","status":"completed"},{"content":"P","status":"pending","subtasks":[{"content":"s","status":"completed"}]}]}`,
+			want:     "done by person:completed(person) | P:completed{s:completed}",
+			result:   []string{"The list is unchanged."},
+		},
+		{
+			name:    "an item sent without subtasks keeps its checklist",
+			start:   toolTestList(),
+			args:    `{"todos":[{"content":"Create project skeleton","status":"completed"},{"content":"Implement the parser","status":"in_progress"},{"content":"Write unit tests","status":"in_progress"}]}`,
+			want:    "Create project skeleton:completed[go build ok] | Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | Write unit tests:in_progress",
+			changed: true,
+		},
+		{
+			name:    "numeric ids are accepted",
+			args:    `{"todos":[{"id":1,"content":"a","status":"pending","subtasks":[{"id":1.1,"content":"s","status":"pending"}]}]}`,
+			want:    "a:pending{s:pending}",
+			changed: true,
+		},
+		{
+			name:    "unknown fields are ignored",
+			args:    `{"todos":[{"content":"a","status":"pending","priority":"high"}],"note":1}`,
+			want:    "a:pending",
+			changed: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := toolTestTools(t, tc.start)
+			tools.RequireEvidence = tc.evidence
+			out := tools.Call(ToolWrite, []byte(tc.args))
+			if out.IsError {
+				t.Fatalf("error: %s", out.Result)
+			}
+			s := toolTestLoad(t, tools)
+			if got := toolTestSummary(s.Todos); got != tc.want {
+				t.Errorf("list\n got %s\nwant %s", got, tc.want)
+			}
+			if got := toolTestSummary(out.Todos); got != tc.want {
+				t.Errorf("outcome list\n got %s\nwant %s", got, tc.want)
+			}
+			if out.Changed != tc.changed {
+				t.Errorf("changed = %v, want %v", out.Changed, tc.changed)
+			}
+			for _, w := range tc.result {
+				if !strings.Contains(out.Result, w) {
+					t.Errorf("result lacks %q:\n%s", w, out.Result)
+				}
+			}
+			if !strings.HasSuffix(out.Result, todostore.FormatList(s.Todos)) {
+				t.Errorf("result does not end with the list:\n%s", out.Result)
+			}
+			var got string
+			if n := len(s.Archive); n > 0 {
+				if s.Archive[n-1].Reason != DroppedReason {
+					t.Errorf("archive reason %q", s.Archive[n-1].Reason)
+				}
+				got = toolTestSummary(s.Archive[n-1].Todos)
+			}
+			if got != tc.archived {
+				t.Errorf("archive\n got %s\nwant %s", got, tc.archived)
+			}
+		})
+	}
+}
+
+func mustNormalize(todos []todostore.Todo) []todostore.Todo {
+	todostore.Normalize(todos)
+	return todos
+}
+
+func TestToolTick(t *testing.T) {
+	three := []todostore.Todo{
+		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{
+			{Content: "quoted", Status: todostore.Pending}, {Content: "crlf", Status: todostore.Pending}}},
+		{Content: "Tests", Status: todostore.Pending},
+	}
+	tests := []struct {
+		name     string
+		start    []todostore.Todo
+		args     string
+		evidence bool
+		want     string
+		result   []string
+	}{
+		{
+			name:   "tick the first subtask",
+			start:  three,
+			args:   `{"id":"1.1","evidence":"TestQuoted ok"}`,
+			want:   "Parser:in_progress{quoted:completed[TestQuoted ok], crlf:pending} | Tests:pending",
+			result: []string{`Ticked 1.1 "quoted".`, `Remaining in 1 "Parser":`, "  1.2 [ ] crlf\n", "Continue working through the remaining subtasks."},
+		},
+		{
+			name:   "tick the last subtask completes the item",
+			start:  toolTestList(),
+			args:   `{"id":2.2}`,
+			want:   "Create project skeleton:completed[go build ok] | Implement the parser:completed{quoted fields:completed[TestQuoted passes], CRLF endings:completed} | Write unit tests:pending",
+			result: []string{`All subtasks of 2 are done: 2 "Implement the parser" is now completed.`, `Continue with the next open item, 3 "Write unit tests".`},
+		},
+		{
+			name:   "untick a ticked subtask",
+			start:  toolTestList(),
+			args:   `{"id":"2.1","evidence":"ignored"}`,
+			want:   "Create project skeleton:completed[go build ok] | Implement the parser:in_progress{quoted fields:pending, CRLF endings:pending} | Write unit tests:pending",
+			result: []string{`Unticked 2.1 "quoted fields": it was already ticked`, "  2.1 [ ] quoted fields", "  2.2 [ ] CRLF endings"},
+		},
+		{
+			name:     "the last open work done",
+			start:    []todostore.Todo{{Content: "P", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "s", Status: todostore.Pending}}}},
+			args:     `{"id":" 1.1 ","evidence":"ran it"}`,
+			evidence: true,
+			want:     "P:completed{s:completed[ran it]}",
+			result:   []string{"Every item on the list is done."},
+		},
+		{
+			name:   "ticking under a cancelled item keeps it cancelled",
+			start:  []todostore.Todo{{Content: "P", Status: todostore.Cancelled, Subtasks: []todostore.Subtask{{Content: "s", Status: todostore.Pending}}}},
+			args:   `{"id":"1.1"}`,
+			want:   "P:cancelled{s:completed}",
+			result: []string{"is now cancelled"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := toolTestTools(t, tc.start)
+			tools.RequireEvidence = tc.evidence
+			out := tools.Call(ToolTick, []byte(tc.args))
+			if out.IsError || !out.Changed {
+				t.Fatalf("outcome %+v", out)
+			}
+			if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != tc.want {
+				t.Errorf("list\n got %s\nwant %s", got, tc.want)
+			}
+			for _, w := range tc.result {
+				if !strings.Contains(out.Result, w) {
+					t.Errorf("result lacks %q:\n%s", w, out.Result)
+				}
+			}
+		})
+	}
+}
+
+func TestToolReadAndPause(t *testing.T) {
+	tools := toolTestTools(t, toolTestList())
+	for _, args := range []string{``, ` `, `{}`, `{"verbose":true}`} {
+		out := tools.Call(ToolRead, []byte(args))
+		want := todostore.FormatList(toolTestLoad(t, tools).Todos)
+		if out.IsError || out.Changed || out.Result != want {
+			t.Fatalf("todo_read(%q) = %+v, want %q", args, out, want)
+		}
+	}
+	empty := toolTestTools(t, nil)
+	if out := empty.Call(ToolRead, nil); out.Result != "Todo list is empty\n" {
+		t.Errorf("empty todo_read = %q", out.Result)
+	}
+
+	reason := strings.Repeat("é", MaxPauseReason-1) + "?"
+	out := tools.Call(ToolPause, []byte(`{"reason":" `+reason+` "}`))
+	if out.IsError || !out.Paused || out.PauseReason != reason || out.Changed {
+		t.Fatalf("pause outcome %+v", out)
+	}
+	if !strings.Contains(out.Result, "will not continue you until the person replies") {
+		t.Errorf("pause result %q", out.Result)
+	}
+	s := toolTestLoad(t, tools)
+	if !s.Paused || s.PauseReason != reason || toolTestSummary(s.Todos) != toolTestSummary(mustNormalize(toolTestList())) {
+		t.Errorf("session after pause: paused %v reason %q list %s", s.Paused, s.PauseReason, toolTestSummary(s.Todos))
+	}
+}
+
+func TestToolSpecs(t *testing.T) {
+	for _, evidence := range []bool{false, true} {
+		tools := &Tools{RequireEvidence: evidence}
+		specs := tools.Specs()
+		var names []string
+		for _, s := range specs {
+			names = append(names, s.Name)
+			var schema map[string]any
+			if err := json.Unmarshal(s.Parameters, &schema); err != nil || schema["type"] != "object" {
+				t.Errorf("%s: schema %s: %v", s.Name, s.Parameters, err)
+			}
+			if s.Description == "" {
+				t.Errorf("%s has no description", s.Name)
+			}
+		}
+		if got := strings.Join(names, ","); got != "todo_write,todo_read,todo_tick,todo_pause" {
+			t.Errorf("tools %s", got)
+		}
+		if got := strings.Contains(string(specs[0].Parameters), "Required when completed"); got != evidence {
+			t.Errorf("evidence %v: schema says required = %v", evidence, got)
+		}
+	}
+}
+
+func TestDescribeToolCall(t *testing.T) {
+	tests := []struct{ name, args, want string }{
+		{ToolWrite, `{"todos":[{},{},{}]}`, "todo_write 3 items"},
+		{ToolTick, `{"id":"2.1"}`, "todo_tick 2.1"},
+		{ToolTick, `{"id":2.1}`, "todo_tick 2.1"},
+		{ToolPause, `{"reason":"which DB?\n\u001b[2J"}`, `todo_pause "which DB?  [2J"`},
+		{ToolRead, ``, "todo_read"},
+		{ToolWrite, `{bad`, "todo_write"},
+		{"evil\x1b[31m", `{}`, "evil [31m"},
+		{strings.Repeat("n", 200), `{}`, strings.Repeat("n", 99) + "…"},
+	}
+	for _, tc := range tests {
+		if got := DescribeToolCall(tc.name, []byte(tc.args)); got != tc.want {
+			t.Errorf("DescribeToolCall(%q, %q) = %q, want %q", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
+
+// FuzzToolCall sends arbitrary calls to the tools on a store holding a list:
+// Call never panics, an error result leaves the file byte for byte as it
+// was, and a success leaves a list that passes todostore.Validate.
+func FuzzToolCall(f *testing.F) {
+	f.Add(ToolWrite, []byte(`{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"pending"}]}]}`))
+	f.Add(ToolWrite, []byte(`{"todos":[]}`))
+	f.Add(ToolTick, []byte(`{"id":"2.2","evidence":"x"}`))
+	f.Add(ToolPause, []byte(`{"reason":"?"}`))
+	f.Add(ToolRead, []byte(``))
+	f.Add("todo_x", []byte(`{`))
+	tools := toolTestTools(f, []todostore.Todo{})
+	path := tools.Session.Store.Path("s1")
+	f.Fuzz(func(t *testing.T, name string, args []byte) {
+		seed := &todostore.Session{Version: 1, Session: "s1", Todos: mustNormalize(toolTestList())}
+		seed.Todos = append(seed.Todos, todostore.Todo{ID: "4", Content: "mine", Status: todostore.Pending, Origin: "person"})
+		data, err := todostore.Encode(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tools.RequireEvidence = len(args)%2 == 0
+		out := tools.Call(name, args)
+		after, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.IsError {
+			if string(after) != string(data) {
+				t.Fatalf("error %q changed the file", out.Result)
+			}
+			return
+		}
+		s, err := todostore.Decode(after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := todostore.Validate(s.Todos); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(todostore.FormatList(s.Todos), "mine") {
+			t.Fatalf("the person's item was lost: %s", todostore.FormatList(s.Todos))
+		}
+	})
+}
