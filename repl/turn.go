@@ -54,14 +54,16 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	if r.Policy == nil {
 		r.Policy = continuation.New()
 	}
-	if r.Agent == nil {
-		r.render.Line(noAgentHint)
-		return "", errNoAgent
-	}
 	sess, err := r.startPrompt()
 	if err != nil {
 		r.render.Line("prompt not sent: " + err.Error())
 		return "", err
+	}
+	if r.Agent == nil {
+		// The §5 rule applies to every prompt from the person, answered or
+		// not, so a finished list is archived even with no agent.
+		r.render.Line(noAgentHint)
+		return "", errNoAgent
 	}
 	r.render.Seen(sess.Todos)
 	if r.interrupt == nil {
@@ -114,7 +116,11 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 		return nil, err
 	}
 	if archived > 0 {
-		r.render.Line(fmt.Sprintf("all %d items were done: the list is archived (see /todo list), starting a new one", archived))
+		noun := "items"
+		if archived == 1 {
+			noun = "item"
+		}
+		r.render.Line(fmt.Sprintf("the list was done (%d %s): archived, see /todo list; starting a new one", archived, noun))
 	}
 	return sess, nil
 }
@@ -130,7 +136,11 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		return continuation.Decision{}, err
 	}
 	before := todostore.CloneTodos(sess.Todos)
-	turn.TodoContext = continuation.TodoContext(before)
+	if !turn.Continuation {
+		// A continuation prompt already carries the list block; sending it
+		// twice would only cost the model tokens.
+		turn.TodoContext = continuation.TodoContext(before)
+	}
 
 	tctx, stop := r.turnContext(ctx)
 	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)

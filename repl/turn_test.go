@@ -209,8 +209,8 @@ func TestTurnLazyAgentContinuedThreeTimes(t *testing.T) {
 		t.Errorf("first turn = %+v, want the prompt and no context", h.fake.turns[0])
 	}
 	for i, turn := range h.fake.turns[1:] {
-		if !strings.Contains(turn.TodoContext, "3 open items") {
-			t.Errorf("turn %d: TodoContext %q does not carry the open items", i+2, turn.TodoContext)
+		if !turn.Continuation || turn.TodoContext != "" || !strings.Contains(turn.Prompt, "<todo-list>") {
+			t.Errorf("turn %d = %+v, want a continuation whose prompt alone carries the list block", i+2, turn)
 		}
 	}
 	h.golden("lazy")
@@ -349,7 +349,7 @@ func TestTurnAllDonePromptArchives(t *testing.T) {
 	if ctx := h.fake.turns[0].TodoContext; ctx != "" {
 		t.Errorf("agent got context %q for an archived list", ctx)
 	}
-	want := "all 2 items were done: the list is archived (see /todo list), starting a new one\nSure.\n"
+	want := "the list was done (2 items): archived, see /todo list; starting a new one\nSure.\n"
 	if got := h.out.String(); got != want {
 		t.Errorf("output %q, want %q", got, want)
 	}
@@ -522,4 +522,25 @@ func TestTurnContextEndsDuringCountdown(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 	h.wantTurns(1)
+}
+
+func TestTurnNoAgentStillArchivesFinishedList(t *testing.T) {
+	h := newTurnHarness(t)
+	h.runner.Agent = nil
+	h.set(func(s *todostore.Session) {
+		s.Todos = []todostore.Todo{{Content: "a", Status: todostore.Completed}, {Content: "b", Status: todostore.Cancelled}}
+	})
+	if _, err := h.runner.RunPrompt(context.Background(), "next thing"); err == nil {
+		t.Error("a prompt with no agent returned no error")
+	}
+	s := h.load()
+	if len(s.Todos) != 0 || len(s.Archive) != 1 || s.Archive[0].Reason != "all done" {
+		t.Errorf("todos=%v archive=%+v, want the finished list archived", s.Todos, s.Archive)
+	}
+	h.set(func(s *todostore.Session) { s.Todos = []todostore.Todo{{Content: "open", Status: todostore.Pending}} })
+	before := h.file()
+	h.runner.RunPrompt(context.Background(), "again")
+	if !bytes.Equal(before, h.file()) {
+		t.Error("a prompt with open work and no agent rewrote the session file")
+	}
 }

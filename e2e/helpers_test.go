@@ -1,0 +1,345 @@
+// Package e2e_test drives the todosh binary from the outside: in a
+// pseudo-terminal as a person would, and as a script through pipes and -c.
+package e2e_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
+	"github.com/todosh/todosh/todostore"
+)
+
+// binary is the todosh built once for all tests by TestMain; fakeshell
+// is the shell with a fake agent (./fakeshell).
+var binary, fakeshell string
+
+// deadline is how long a test waits for text on the screen or an exit. It
+// is generous on purpose: it only bounds a hang, it asserts no speed.
+const deadline = 10 * time.Second
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "todosh-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "todosh")
+	fakeshell = filepath.Join(dir, "fakeshell")
+	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Dir = ".." // the module root
+		if msg, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, msg)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// home is one test's $HOME and $TODOSH_HOME.
+type home struct {
+	dir  string // HOME
+	root string // TODOSH_HOME
+}
+
+func newHome(t testing.TB) home {
+	dir := t.TempDir()
+	return home{dir: dir, root: filepath.Join(dir, "todosh-home")}
+}
+
+// env is the environment of a todosh run: the test's own, without
+// anything that would connect an agent or point at the person's files.
+func (h home) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HOME", "TODOSH_HOME", "TODOSH_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "TERM":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+h.dir, "TODOSH_HOME="+h.root, "TERM=xterm")
+}
+
+func (h home) store() *todostore.Store { return todostore.Open(h.root) }
+
+// assertList fails unless the items of session id have these texts, in
+// this order.
+func (h home) assertList(t testing.TB, id string, want ...string) {
+	t.Helper()
+	sess, err := h.store().Load(id)
+	if err != nil {
+		t.Fatalf("load session %s: %v", id, err)
+	}
+	var got []string
+	for _, td := range sess.Todos {
+		got = append(got, td.Content)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("list of session %s = %q, want %q", id, got, want)
+	}
+}
+
+// result is how a script run ended.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// script runs todosh with stdin (a pipe, not a terminal) in dir.
+func (h home) script(t testing.TB, dir, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = h.env()
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run todosh %q: %v", args, err)
+	}
+	return result{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
+}
+
+// term is todosh running in a pseudo-terminal of 40x120.
+type term struct {
+	t    testing.TB
+	cmd  *exec.Cmd
+	tty  *os.File
+	done chan struct{} // closed when the process has exited
+
+	mu   sync.Mutex
+	raw  []byte // everything the terminal showed
+	mark int    // expect searches the stripped screen text from here
+}
+
+// startTerm starts todosh in a new pseudo-terminal and stops it at the end
+// of the test if it is still running.
+func (h home) startTerm(t testing.TB, args ...string) *term {
+	t.Helper()
+	return h.startProgram(t, binary, nil, args...)
+}
+
+// startProgram is startTerm for any program, with extra environment.
+func (h home) startProgram(t testing.TB, program string, env []string, args ...string) *term {
+	t.Helper()
+	cmd := exec.Command(program, args...)
+	cmd.Env = append(h.env(), env...)
+	cmd.Dir = h.dir
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatalf("start todosh in a pty: %v", err)
+	}
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	go tm.read()
+	go func() {
+		cmd.Wait()
+		close(tm.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-tm.done:
+		default:
+			cmd.Process.Kill()
+			<-tm.done
+		}
+		tty.Close()
+	})
+	return tm
+}
+
+func (tm *term) read() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := tm.tty.Read(buf)
+		tm.mu.Lock()
+		tm.raw = append(tm.raw, buf[:n]...)
+		tm.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// screen is what the terminal showed, as a log of lines: it replays the
+// output on a one-line model of a terminal (carriage return, backspace,
+// erase line, cursor left and right), which is enough for readline's
+// redraws and the countdown. Only the last line changes; an erased line
+// is kept in the log, so positions in the log stay valid.
+func (tm *term) screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return replay(string(tm.raw))
+}
+
+// erased ends a line of the screen log that was erased rather than ended
+// by a newline, such as each of readline's redraws.
+const erased = "⌫"
+
+// csi matches a control sequence: ESC [ parameters final-byte.
+var csi = regexp.MustCompile(`^\x1b\[([0-9;?]*)([@-~])`)
+
+// replay renders terminal output as finished lines plus the current one.
+func replay(out string) string {
+	var done strings.Builder
+	var line []rune
+	col := 0
+	for len(out) > 0 {
+		if m := csi.FindStringSubmatch(out); m != nil {
+			n, err := strconv.Atoi(m[1])
+			if err != nil || n < 1 {
+				n = 1
+			}
+			switch m[2] {
+			case "K": // erase in line: to its end, or all of it with 2
+				if m[1] == "2" || col == 0 {
+					// An erased line stays in the log, marked, so the log
+					// only grows and a match stays where it was found.
+					if len(line) > 0 {
+						done.WriteString(string(line) + erased + "\n")
+					}
+					line = line[:0]
+				} else if col < len(line) {
+					line = line[:col]
+				}
+			case "C":
+				col += n
+			case "D":
+				col = max(col-n, 0)
+			}
+			out = out[len(m[0]):]
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(out)
+		out = out[size:]
+		switch r {
+		case '\x1b': // another escape: drop it and the next character
+			_, size = utf8.DecodeRuneInString(out)
+			out = out[size:]
+		case '\r':
+			col = 0
+		case '\n':
+			done.WriteString(string(line) + "\n")
+			line, col = line[:0], 0
+		case '\b':
+			col = max(col-1, 0)
+		case '\a':
+		default:
+			for len(line) < col {
+				line = append(line, ' ')
+			}
+			if col < len(line) {
+				line[col] = r
+			} else {
+				line = append(line, r)
+			}
+			col++
+		}
+	}
+	return done.String() + string(line)
+}
+
+// typ sends keys as if typed.
+func (tm *term) typ(keys string) {
+	tm.t.Helper()
+	if _, err := tm.tty.Write([]byte(keys)); err != nil {
+		tm.t.Fatalf("type %q: %v", keys, err)
+	}
+}
+
+// expect waits until text appears on the screen after the previous match
+// and returns everything shown from that match up to and including text.
+func (tm *term) expect(text string) string {
+	tm.t.Helper()
+	end := time.Now().Add(deadline)
+	var exited time.Time
+	for {
+		s := tm.screen()
+		// Overwriting the last line in place (backspace) can leave it
+		// shorter than the mark for a moment.
+		if len(s) < tm.mark {
+			s = strings.Repeat(" ", tm.mark)
+		}
+		if i := strings.Index(s[tm.mark:], text); i >= 0 {
+			seen := s[tm.mark : tm.mark+i+len(text)]
+			tm.mark += i + len(text)
+			return seen
+		}
+		select {
+		case <-tm.done:
+			// Give the reader a moment to drain what was printed last.
+			if exited.IsZero() {
+				exited = time.Now()
+			} else if time.Since(exited) > 500*time.Millisecond {
+				tm.t.Fatalf("todosh exited while waiting for %q; screen since the last match:\n%s", text, s[tm.mark:])
+			}
+		default:
+		}
+		if time.Now().After(end) {
+			tm.t.Fatalf("waited %v for %q; screen since the last match:\n%s", deadline, text, s[tm.mark:])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// run types one line and Enter and returns what it printed up to and
+// including the next prompt.
+func (tm *term) run(line string) string {
+	tm.t.Helper()
+	tm.typ(line + "\r")
+	tm.expect(line + "\n")
+	return tm.expect("› ")
+}
+
+// quit types Ctrl-D and fails unless todosh exits with status 0.
+func (tm *term) quit() {
+	tm.t.Helper()
+	tm.typ(ctrlD)
+	if code := tm.wait(); code != 0 {
+		tm.t.Errorf("exit status after Ctrl-D = %d, want 0", code)
+	}
+}
+
+// wait waits for todosh to exit and returns its status.
+func (tm *term) wait() int {
+	tm.t.Helper()
+	select {
+	case <-tm.done:
+		return tm.cmd.ProcessState.ExitCode()
+	case <-time.After(deadline):
+		tm.t.Fatalf("todosh did not exit; screen:\n%s", tm.screen())
+		return -1
+	}
+}
+
+// countLines is the number of non-empty lines of s.
+func countLines(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}

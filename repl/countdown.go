@@ -1,0 +1,93 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// keyPoll is how long one read of the terminal waits for a key during the
+// countdown; the line is redrawn between reads.
+const keyPoll = 100 * time.Millisecond
+
+// ttyCountdown is TurnRunner.Countdown on a terminal. It runs while
+// readline is not reading, so it owns the terminal: it switches it to a
+// raw mode whose reads return after keyPoll, and rewrites one line in
+// place.
+type ttyCountdown struct {
+	fd  int
+	out io.Writer
+}
+
+// run shows "continuing in Ns — type to take over" for d and returns
+// proceed=true if no key was pressed. Any key, Ctrl-C included, cancels;
+// printable text typed is returned to start the person's next line. If the
+// terminal cannot be put in raw mode the continuation goes ahead at once,
+// as in a script.
+func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, typed string) {
+	restore, err := pollingRawMode(c.fd)
+	if err != nil {
+		return true, ""
+	}
+	defer restore()
+	defer io.WriteString(c.out, "\r\x1b[K")
+	deadline := time.Now().Add(d)
+	shown := ""
+	buf := make([]byte, 256)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return true, ""
+		}
+		if line := countdownLine(left); line != shown {
+			io.WriteString(c.out, "\r"+line+"\x1b[K")
+			shown = line
+		}
+		if ctx.Err() != nil {
+			return false, ""
+		}
+		n, err := syscall.Read(c.fd, buf)
+		switch {
+		case n > 0:
+			return false, typedText(buf[:n])
+		case errors.Is(err, syscall.EAGAIN):
+			// A terminal left non-blocking by another program.
+			time.Sleep(keyPoll)
+		case err != nil && !errors.Is(err, syscall.EINTR):
+			// The terminal is gone: do not run the agent unattended.
+			return false, ""
+		}
+	}
+}
+
+// countdownLine is the countdown's text with the time left rounded up to
+// whole seconds, so it never shows 0s.
+func countdownLine(left time.Duration) string {
+	secs := int((left + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return fmt.Sprintf("continuing in %ds — type to take over", secs)
+}
+
+// typedText is the printable text at the start of the keys read: what the
+// person started typing. Enter, Ctrl-C, arrows and other control keys
+// cancel the countdown without leaving text.
+func typedText(keys []byte) string {
+	var b strings.Builder
+	for len(keys) > 0 {
+		r, n := utf8.DecodeRune(keys)
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			break
+		}
+		b.WriteRune(r)
+		keys = keys[n:]
+	}
+	return b.String()
+}

@@ -1,0 +1,80 @@
+package repl
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/todosh/todosh/commands"
+)
+
+// maxScriptLine is the longest script line read; a longer one stops the
+// script with an error rather than being cut. It is far above every limit
+// of a command, so such lines get the command's own error first.
+const maxScriptLine = 4 << 20
+
+// lineSource yields the lines of a script one at a time; ok is false at
+// the end, and err is set if reading failed.
+type lineSource func() (line string, ok bool, err error)
+
+// sliceLines yields the -c commands in order.
+func sliceLines(lines []string) lineSource {
+	i := 0
+	return func() (string, bool, error) {
+		if i >= len(lines) {
+			return "", false, nil
+		}
+		i++
+		return lines[i-1], true, nil
+	}
+}
+
+// scanLines yields the lines of r. It reads no further than the line it
+// returns, so a command that reads stdin itself would see the rest.
+func scanLines(r io.Reader) lineSource {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxScriptLine)
+	return func() (string, bool, error) {
+		if sc.Scan() {
+			return sc.Text(), true, nil
+		}
+		if err := sc.Err(); err != nil {
+			return "", false, fmt.Errorf("read stdin: %w", err)
+		}
+		return "", false, nil
+	}
+}
+
+// runScript runs every line as if typed, with no prompt, banner, history
+// or countdown, and goes on after a failed line. The status is ExitFailed
+// if any line failed; /quit stops the script there.
+func (s *shell) runScript(ctx context.Context, next lineSource) int {
+	status := ExitOK
+	for {
+		raw, ok, err := next()
+		if err != nil {
+			fmt.Fprintf(s.stderr, "todosh: %v\n", err)
+			return ExitFailed
+		}
+		if !ok {
+			return status
+		}
+		line, run := scriptLine(raw)
+		if !run {
+			continue
+		}
+		_, quit, err := s.exec(ctx, line)
+		if quit {
+			return status
+		}
+		if err != nil {
+			status = ExitFailed
+			if !commands.IsCommand(line) {
+				// The turn printed its messages on stdout, which a script
+				// may send to a file: say on stderr that the line failed.
+				fmt.Fprintf(s.stderr, "todosh: prompt failed: %v\n", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package repl
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// pollingRawMode puts terminal fd in raw mode where a read returns a key
+// as soon as it is pressed, or nothing after a tenth of a second (VMIN 0,
+// VTIME 1), so the countdown can redraw and time out without a reader
+// goroutine left behind to steal the next key. Ctrl-C arrives as a byte.
+// Output processing stays on. restore puts the previous mode back.
+func pollingRawMode(fd int) (restore func(), err error) {
+	var old syscall.Termios
+	if err := termios(fd, syscall.TCGETS, &old); err != nil {
+		return nil, err
+	}
+	raw := old
+	raw.Iflag &^= syscall.ICRNL | syscall.IXON
+	raw.Lflag &^= syscall.ICANON | syscall.ECHO | syscall.ISIG | syscall.IEXTEN
+	raw.Cc[syscall.VMIN] = 0
+	raw.Cc[syscall.VTIME] = 1
+	if err := termios(fd, syscall.TCSETS, &raw); err != nil {
+		return nil, err
+	}
+	return func() { termios(fd, syscall.TCSETS, &old) }, nil
+}
+
+// termios gets or sets the terminal attributes of fd.
+func termios(fd int, req uintptr, t *syscall.Termios) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(unsafe.Pointer(t))); e != 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/chzyer/readline"
+)
+
+// interruptHint is printed when Ctrl-C is pressed on an empty line: the
+// shell never exits on Ctrl-C, so it says how to.
+const interruptHint = "(Ctrl-D or /quit to exit)"
+
+// terminals returns stdin and stdout as files when both are terminals,
+// which is when the shell is interactive.
+func terminals(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
+	in, okIn := stdin.(*os.File)
+	out, okOut := stdout.(*os.File)
+	if !okIn || !okOut || !readline.IsTerminal(int(in.Fd())) || !readline.IsTerminal(int(out.Fd())) {
+		return nil, nil, false
+	}
+	return in, out, true
+}
+
+// interactive runs the readline loop until Ctrl-D on an empty line, /quit
+// or /exit. One goroutine (this one) owns every Readline call and Close,
+// because readline's Close hangs while another goroutine reads.
+func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
+	// readline opens the history file itself and silently keeps no history
+	// when its directory is missing.
+	if err := os.MkdirAll(s.store.Root, 0o755); err != nil {
+		fmt.Fprintf(s.stderr, "todosh: history will not be saved: %v\n", err)
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:            promptText(nil),
+		HistoryFile:       s.store.HistoryPath(),
+		HistorySearchFold: true,
+		AutoComplete:      completer{complete: s.registry.Complete},
+		Stdout:            out,
+	})
+	if err != nil {
+		fmt.Fprintf(s.stderr, "todosh: start the terminal: %v\n", err)
+		return ExitFailed
+	}
+	defer rl.Close()
+	stop := ignoreInterrupts()
+	defer stop()
+
+	// Writes through readline redraw the prompt when it is shown.
+	s.env.Out, s.env.Err = rl.Stdout(), rl.Stderr()
+	s.env.Ask = askWith(rl)
+	s.runner.Out = rl.Stdout()
+	s.runner.Countdown = ttyCountdown{fd: int(in.Fd()), out: out}.run
+
+	fmt.Fprintf(s.env.Out, "todosh session %s — type /help for commands, Ctrl-D to quit\n", s.id)
+	if _, err := s.store.LoadOrNew(s.id); err != nil {
+		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)
+	}
+	typed := ""
+	for {
+		rl.SetPrompt(s.prompt())
+		line, err := rl.ReadlineWithDefault(typed)
+		typed = ""
+		if errors.Is(err, readline.ErrInterrupt) {
+			// readline has already dropped a typed line; an empty one gets
+			// the hint instead of an exit.
+			if strings.TrimSpace(line) == "" {
+				fmt.Fprintln(s.env.Out, interruptHint)
+			}
+			continue
+		}
+		if err != nil { // io.EOF: Ctrl-D on an empty line
+			return ExitOK
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		var quit bool
+		if typed, quit, _ = s.exec(ctx, line); quit {
+			return ExitOK
+		}
+	}
+}
+
+// prompt is the prompt for the session as it is on disk now, so changes
+// by commands, the agent or another process all show.
+func (s *shell) prompt() string {
+	sess, err := s.store.LoadOrNew(s.id)
+	if err != nil {
+		return promptText(nil)
+	}
+	return promptText(sess)
+}
+
+// askWith returns the Env.Ask of a terminal: one line read with the
+// shell's readline under another prompt, kept out of the history. Enter
+// and Ctrl-C both answer "" (cancel); Ctrl-D returns io.EOF.
+func askWith(rl *readline.Instance) func(string) (string, error) {
+	return func(prompt string) (string, error) {
+		rl.SetPrompt(prompt)
+		rl.HistoryDisable()
+		defer rl.HistoryEnable()
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			return "", nil
+		}
+		return strings.TrimSpace(line), err
+	}
+}
+
+// ignoreInterrupts keeps SIGINT from killing the shell outside readline
+// (during a slow command, between two reads); each agent turn still gets
+// its own SIGINT through signal.NotifyContext. The returned func undoes it.
+func ignoreInterrupts() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
