@@ -11,6 +11,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
 )
@@ -22,7 +25,7 @@ func main() {
 // run is main without the process: it parses flags, resolves the store
 // and hands over to the shell, returning the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	cfg, err := parseFlags(args, stdout)
+	cfg, err := parseFlags(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return repl.ExitOK
 	}
@@ -38,7 +41,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 }
 
 // usage is the first part of --help; the flags follow it.
-const usage = `usage: todosh [--session ID | --resume] [-c CMD]...
+const usage = `usage: todosh [--agent NAME] [--session ID | --resume] [-c CMD]...
 
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a
@@ -55,7 +58,7 @@ flags:
 // no file (session id syntax, conflicting flags) are done here so a bad
 // command line touches nothing. Errors are flag errors (exit status 2);
 // flag.ErrHelp means --help was printed on stdout.
-func parseFlags(args []string, stdout io.Writer) (repl.Config, error) {
+func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (repl.Config, error) {
 	cfg := repl.NewConfig()
 	fs := flag.NewFlagSet("todosh", flag.ContinueOnError)
 	// Errors are returned and printed as one line by run, not with the
@@ -71,9 +74,19 @@ func parseFlags(args []string, stdout io.Writer) (repl.Config, error) {
 		return nil
 	})
 
-	// Agent flags go here, one line each, filling cfg.NewAgent (built
-	// from their values after Parse), cfg.NoContinue and
-	// cfg.ContinueDelay.
+	// Agent flags; cfg.NewAgent is built from them after Parse.
+	var ag agentFlags
+	fs.StringVar(&ag.kind, "agent", "", "the agent: `NAME` demo, openai, script:FILE, claude, codex, gemini or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&ag.baseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
+	fs.StringVar(&ag.model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
+	fs.BoolVar(&ag.requireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (model API agents)")
+	fs.StringVar(&ag.bin, "agent-bin", "", "`PATH` of the claude, codex or gemini executable (default: found on PATH)")
+	fs.Func("agent-arg", "pass `ARG` to the agent CLI (repeatable)", func(s string) error {
+		ag.args = append(ag.args, s)
+		return nil
+	})
+	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
+	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -86,6 +99,13 @@ func parseFlags(args []string, stdout io.Writer) (repl.Config, error) {
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected argument %q: give commands and prompts with -c, or on stdin", strings.Join(fs.Args(), " "))
 	}
+	if cfg.ContinueDelay < 0 {
+		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
+	}
+	var err error
+	if cfg.NewAgent, err = ag.factory(getenv); err != nil {
+		return cfg, err
+	}
 	if cfg.SessionID != "" {
 		if err := todostore.ValidSessionID(cfg.SessionID); err != nil {
 			return cfg, fmt.Errorf("--session: %w", err)
@@ -95,4 +115,60 @@ func parseFlags(args []string, stdout io.Writer) (repl.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// agentFlags are the flags that choose and configure the agent.
+type agentFlags struct {
+	kind, baseURL, model, bin string
+	args                      []string
+	requireEvidence           bool
+}
+
+// factory checks the agent flags and returns what builds the agent once
+// the session is open; nil means no agent. Everything that can be checked
+// without the session is checked here, so a bad flag is a usage error.
+func (f agentFlags) factory(getenv func(string) string) (func(agent.Session) (agent.Agent, error), error) {
+	kind := f.kind
+	if kind == "" {
+		kind = "none"
+		if getenv("OPENAI_BASE_URL") != "" || getenv("OPENAI_API_KEY") != "" {
+			kind = "openai"
+		}
+	}
+	isCLI := kind == "claude" || kind == "codex" || kind == "gemini"
+	if (f.bin != "" || len(f.args) > 0) && !isCLI {
+		return nil, fmt.Errorf("--agent-bin and --agent-arg go with --agent claude, codex or gemini, not %s", kind)
+	}
+	if (f.baseURL != "" || f.model != "") && kind != "openai" {
+		return nil, fmt.Errorf("--base-url and --model go with --agent openai, not %s", kind)
+	}
+	switch {
+	case kind == "none":
+		return nil, nil
+	case kind == "demo":
+		return func(s agent.Session) (agent.Agent, error) { return modelapi.NewDemo(s) }, nil
+	case kind == "openai":
+		cfg := modelapi.ConfigFromEnv(getenv)
+		if f.baseURL != "" {
+			cfg.BaseURL = f.baseURL
+		}
+		if f.model != "" {
+			cfg.Model = f.model
+		}
+		cfg.RequireEvidence = f.requireEvidence
+		return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
+	case strings.HasPrefix(kind, "script:"):
+		path := strings.TrimPrefix(kind, "script:")
+		return func(s agent.Session) (agent.Agent, error) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("--agent script: %w", err)
+			}
+			return modelapi.NewScript(data, s, f.requireEvidence)
+		}, nil
+	case isCLI:
+		cfg := clis.Config{Bin: f.bin, Args: f.args}
+		return func(s agent.Session) (agent.Agent, error) { return clis.New(kind, cfg, s) }, nil
+	}
+	return nil, fmt.Errorf("--agent %q: want demo, openai, script:FILE, claude, codex, gemini or none", kind)
 }

@@ -38,7 +38,7 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"hello"}, wantErr: "unexpected argument"},
 	}
 	for _, tt := range tests {
-		got, err := parseFlags(tt.args, &bytes.Buffer{})
+		got, err := parseFlags(tt.args, &bytes.Buffer{}, noEnv)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("parseFlags(%q) error = %v, want one containing %q", tt.args, err, tt.wantErr)
@@ -78,8 +78,57 @@ func TestRunExitStatuses(t *testing.T) {
 
 func TestHelpGoesToStdout(t *testing.T) {
 	var out bytes.Buffer
-	_, err := parseFlags([]string{"--help"}, &out)
+	_, err := parseFlags([]string{"--help"}, &out, noEnv)
 	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "usage: todosh") || !strings.Contains(out.String(), "-session") {
 		t.Errorf("--help: err %v, printed %q", err, out.String())
+	}
+}
+
+func noEnv(string) string { return "" }
+
+func TestAgentFlags(t *testing.T) {
+	env := func(vars ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(vars); i += 2 {
+				if vars[i] == k {
+					return vars[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		args      []string
+		getenv    func(string) string
+		wantAgent bool
+		wantErr   string
+	}{
+		{args: nil, getenv: noEnv},
+		{args: nil, getenv: env("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"), wantAgent: true},
+		{args: nil, getenv: env("OPENAI_API_KEY", "k"), wantAgent: true},
+		{args: []string{"--agent", "none"}, getenv: env("OPENAI_API_KEY", "k")},
+		{args: []string{"--agent", "demo"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "script:x.json"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "claude", "--agent-bin", "/bin/true", "--agent-arg", "--x"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "codex"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "gemini"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:1/v1"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "gpt"}, getenv: noEnv, wantErr: `--agent "gpt": want demo`},
+		{args: []string{"--agent", "demo", "--agent-bin", "x"}, getenv: noEnv, wantErr: "--agent-bin and --agent-arg go with"},
+		{args: []string{"--agent", "claude", "--model", "x"}, getenv: noEnv, wantErr: "--base-url and --model go with"},
+		{args: []string{"--continue-delay", "-1s"}, getenv: noEnv, wantErr: "negative"},
+		{args: []string{"--continue-delay", "soon"}, getenv: noEnv, wantErr: "invalid value"},
+	}
+	for _, tt := range tests {
+		cfg, err := parseFlags(tt.args, &bytes.Buffer{}, tt.getenv)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("parseFlags(%q) error = %v, want one containing %q", tt.args, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || (cfg.NewAgent != nil) != tt.wantAgent {
+			t.Errorf("parseFlags(%q): agent set = %v, err = %v; want agent %v", tt.args, cfg.NewAgent != nil, err, tt.wantAgent)
+		}
 	}
 }
