@@ -26,10 +26,12 @@ func InsertTodo(todos []Todo, index int, t Todo) ([]Todo, error) {
 	if t.Status == "" {
 		t.Status = Pending
 	}
+	// Deep copies: Normalize renumbers subtask ids, which must not show
+	// through subtask slices shared with the caller's list.
 	out := make([]Todo, 0, len(todos)+1)
-	out = append(out, todos[:index]...)
+	out = append(out, CloneTodos(todos[:index])...)
 	out = append(out, t)
-	out = append(out, todos[index:]...)
+	out = append(out, CloneTodos(todos[index:])...)
 	Normalize(out)
 	return out, nil
 }
@@ -59,9 +61,10 @@ func InsertSubtask(todos []Todo, item, index int, s Subtask) error {
 	return nil
 }
 
-// RemoveTodo deletes todos[index] with its subtasks.
+// RemoveTodo deletes todos[index] with its subtasks and returns a new
+// list; the caller's list is not changed.
 func RemoveTodo(todos []Todo, index int) []Todo {
-	out := append(append([]Todo{}, todos[:index]...), todos[index+1:]...)
+	out := append(CloneTodos(todos[:index]), CloneTodos(todos[index+1:])...)
 	Normalize(out)
 	return out
 }

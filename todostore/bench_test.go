@@ -1,0 +1,123 @@
+package todostore
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkUpdate measures one durable change to a 50-item list: lock,
+// read, decode, add an item (dropping the oldest so the list stays at 50),
+// encode, write a temp file, fsync, rename, fsync the directory.
+func BenchmarkUpdate(b *testing.B) {
+	s := testStore(b)
+	if _, err := s.Update("bench", func(sess *Session) error {
+		for i := 0; i < 50; i++ {
+			sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d with some typical text", i), Status: Pending})
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Update("bench", func(sess *Session) error {
+			var err error
+			sess.Todos, err = InsertTodo(RemoveTodo(sess.Todos, 0), 49, Todo{Content: fmt.Sprintf("added %d", i)})
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// makeSessions writes n small session files with distinct modification
+// times directly (not through Update, which would take minutes of fsync).
+func makeSessions(b *testing.B, s *Store, n int) {
+	b.Helper()
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	base := time.Now().Add(-time.Duration(n) * time.Minute)
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("20261121-%06d-%04x", i, i)
+		data, err := Encode(&Session{Version: 1, Session: id, Todos: items("first", "second")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := s.Path(id)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		at := base.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(p, at, at); err != nil {
+			b.Fatal(err)
+		}
+		// Every session written by Update has its lock file next to it.
+		if err := os.WriteFile(filepath.Join(s.Dir, ".todo-"+id+".lock"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Flush the new files now, or their writeback stalls the stats being
+	// measured (seen as 10x slower, erratic runs).
+	syscall.Sync()
+}
+
+// BenchmarkList10000 measures Store.List over 10 000 session files: read
+// the directory, stat each entry, sort by modification time.
+func BenchmarkList10000(b *testing.B) {
+	s := testStore(b)
+	makeSessions(b, s, 10000)
+	b.ResetTimer()
+	for b.Loop() {
+		entries, err := s.List()
+		if err != nil || len(entries) != 10000 {
+			b.Fatalf("List = %d entries, %v", len(entries), err)
+		}
+	}
+}
+
+// BenchmarkForeignAndList measures what /todo list reads from disk with
+// 5000 lists of other agents (1000 Claude task lists of 3 tasks, 1000
+// Claude TodoWrite files, 1500 Qwen and 1500 llxprt files) and 5000 own
+// sessions: ForeignEntries plus Store.List, no parsing.
+func BenchmarkForeignAndList(b *testing.B) {
+	home := b.TempDir()
+	s := Open(filepath.Join(home, ".todosh"))
+	makeSessions(b, s, 5000)
+	write := func(rel, content string) {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	item := `[{"content":"a task","status":"pending"}]`
+	for i := 0; i < 1000; i++ {
+		for n := 1; n <= 3; n++ {
+			write(fmt.Sprintf(".claude/tasks/list-%d/%d.json", i, n), `{"id":"1","subject":"s","status":"pending"}`)
+		}
+		write(fmt.Sprintf(".claude/tasks/list-%d/.lock", i), "")
+		write(fmt.Sprintf(".claude/todos/s%d-agent-s%d.json", i, i), item)
+	}
+	for i := 0; i < 1500; i++ {
+		write(fmt.Sprintf(".qwen/todos/q%d.json", i), `{"todos":`+item+`}`)
+		write(fmt.Sprintf(".llxprt/todos/todo-l%d.json", i), item)
+	}
+	syscall.Sync()
+	for b.Loop() {
+		foreign, err := ForeignEntries(home, func(string) string { return "" })
+		if err != nil || len(foreign) != 5000 {
+			b.Fatalf("ForeignEntries = %d, %v", len(foreign), err)
+		}
+		own, err := s.List()
+		if err != nil || len(own) != 5000 {
+			b.Fatalf("List = %d, %v", len(own), err)
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package todostore
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	killRounds = flag.Int("kills", 500, "SIGKILL rounds in TestKilledWriter (50 under -short)")
+	adderProcs = flag.Int("procs", 8, "processes in TestConcurrentProcesses (4 under -short)")
+)
+
+// helperEnv selects what TestHelperProcess does when the test binary runs
+// itself as a child process.
+const helperEnv = "TODOSTORE_HELPER"
+
+// helper returns a command that runs this test binary as a child process in
+// the given mode, with args after "--".
+func helper(mode string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// TestHelperProcess is not a test: it is the child process of the tests
+// that need several OS processes. It does nothing in a normal run.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv(helperEnv)
+	if mode == "" {
+		t.Skip("helper process only")
+	}
+	args := flag.Args()
+	var err error
+	switch mode {
+	case "adder":
+		err = runAdder(args)
+	case "killwriter":
+		err = runKillWriter(args)
+	case "syncpeer":
+		err = runSyncPeer(args)
+	default:
+		err = fmt.Errorf("unknown helper mode %q", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// addSubtaskTo is the Update function that appends a subtask to item i.
+func addSubtaskTo(i int, text string) func(*Session) error {
+	return func(s *Session) error {
+		if i >= len(s.Todos) {
+			return fmt.Errorf("no item %d", i+1)
+		}
+		return InsertSubtask(s.Todos, i, len(s.Todos[i].Subtasks), Subtask{Content: text})
+	}
+}
+
+// runAdder adds count subtasks named "p<proc>-<n>" to session id, spread
+// over the first items items. Args: root id proc count items.
+func runAdder(args []string) error {
+	root, id := args[0], args[1]
+	proc, _ := strconv.Atoi(args[2])
+	count, _ := strconv.Atoi(args[3])
+	nitems, _ := strconv.Atoi(args[4])
+	s := Open(root)
+	for n := 0; n < count; n++ {
+		if _, err := s.Update(id, addSubtaskTo((proc+n)%nitems, fmt.Sprintf("p%d-%d", proc, n))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestConcurrentProcesses runs several OS processes that add to one
+// session at once; every add must survive (no lost update).
+func TestConcurrentProcesses(t *testing.T) {
+	procs, perProc := *adderProcs, 40
+	if testing.Short() {
+		procs, perProc = 4, 50
+	}
+	const nitems = 10 // 10 items × 50 subtasks: room for 500 adds
+	if procs*perProc > nitems*MaxSubtasks {
+		t.Fatalf("%d adds do not fit in %d items", procs*perProc, nitems)
+	}
+	s := testStore(t)
+	if _, err := s.Update("shared", func(sess *Session) error {
+		for i := 0; i < nitems; i++ {
+			sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d", i+1), Status: Pending})
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	for p := 0; p < procs; p++ {
+		cmd := helper("adder", s.Root, "shared", strconv.Itoa(p), strconv.Itoa(perProc), strconv.Itoa(nitems))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := cmd.Wait(); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("adder process: %v", err)
+	}
+	sess, err := s.Load("shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, todo := range sess.Todos {
+		for _, sub := range todo.Subtasks {
+			if seen[sub.Content] {
+				t.Errorf("subtask %q twice", sub.Content)
+			}
+			seen[sub.Content] = true
+		}
+	}
+	for p := 0; p < procs; p++ {
+		for n := 0; n < perProc; n++ {
+			if name := fmt.Sprintf("p%d-%d", p, n); !seen[name] {
+				t.Errorf("lost update: %s", name)
+			}
+		}
+	}
+	t.Logf("%d processes × %d adds = %d subtasks, %d found, %v", procs, perProc, procs*perProc, len(seen), time.Since(start).Round(time.Millisecond))
+}
+
+// crashOp is the k-th operation (k from 1) of the killed writer's fixed
+// sequence; it mixes adds, subtask adds, ticks and deletes and stays under
+// the limits. It may change todos in place.
+func crashOp(k int, todos []Todo) ([]Todo, error) {
+	n := len(todos)
+	switch {
+	case n > 0 && k%11 == 0:
+		return RemoveTodo(todos, (k*7)%n), nil
+	case n > 0 && k%5 == 0 && len(todos[(k*3)%n].Subtasks) < MaxSubtasks:
+		i := (k * 3) % n
+		return todos, InsertSubtask(todos, i, len(todos[i].Subtasks), Subtask{Content: fmt.Sprintf("sub %d", k)})
+	case n > 0 && k%7 == 0:
+		i := k % n
+		if len(todos[i].Subtasks) > 0 {
+			return todos, SetSubtaskStatus(todos, i, 0, Completed)
+		}
+		return todos, SetStatus(todos, i, Completed)
+	case n >= MaxTodos:
+		return RemoveTodo(todos, k%n), nil
+	}
+	return InsertTodo(todos, (k*13)%(n+1), Todo{Content: fmt.Sprintf("item %d\nline two of %d", k, k)})
+}
+
+// crashStates returns the list after 0..n operations of crashOp.
+func crashStates(t testing.TB, n int) [][]Todo {
+	states := make([][]Todo, n+1)
+	states[0] = []Todo{}
+	for k := 1; k <= n; k++ {
+		next, err := crashOp(k, CloneTodos(states[k-1]))
+		if err != nil {
+			t.Fatalf("op %d: %v", k, err)
+		}
+		states[k] = next
+	}
+	return states
+}
+
+// stepMarker records in the file how many operations it reflects, so the
+// parent can tell which prefix of the sequence a file is.
+const stepMarker = "step "
+
+// runKillWriter applies crashOp 1..n to a new session, one Update each,
+// and prints k after Update k returned. Args: root id n.
+func runKillWriter(args []string) error {
+	s := Open(args[0])
+	n, _ := strconv.Atoi(args[2])
+	fmt.Println("start")
+	for k := 1; k <= n; k++ {
+		if _, err := s.Update(args[1], func(sess *Session) error {
+			var err error
+			sess.Todos, err = crashOp(k, sess.Todos)
+			sess.PauseReason = stepMarker + strconv.Itoa(k)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Println(k) // os.Stdout is unbuffered: the parent sees it at once
+	}
+	return nil
+}
+
+// killRound runs one writer, kills it with SIGKILL after delay, and checks
+// that the session file is the state after some prefix k of the sequence,
+// where k is the last operation reported complete or the one in flight.
+func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Duration) (k int, killed, midWrite bool) {
+	cmd := helper("killwriter", s.Root, id, strconv.Itoa(len(states)-1))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "start" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("writer did not start: %q", lines.Text())
+	}
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	reported := 0
+	for lines.Scan() {
+		reported, _ = strconv.Atoi(lines.Text())
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	killed = errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+	if !killed && err != nil {
+		t.Fatalf("writer: %v", err)
+	}
+
+	sess, err := s.Load(id)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && reported == 0:
+		k = 0 // killed before the first rename
+	case err != nil:
+		t.Fatalf("after SIGKILL with %d ops reported: %v", reported, err)
+	default:
+		if k, err = strconv.Atoi(strings.TrimPrefix(sess.PauseReason, stepMarker)); err != nil {
+			t.Fatalf("file has no step marker: %q", sess.PauseReason)
+		}
+		if k != reported && k != reported+1 {
+			t.Fatalf("file reflects %d ops, but %d were reported complete", k, reported)
+		}
+		if !reflect.DeepEqual(sess.Todos, states[k]) {
+			t.Fatalf("file after %d ops differs from the state after %d ops:\n%s\nwant\n%s", k, k, FormatList(sess.Todos), FormatList(states[k]))
+		}
+	}
+	// A temp file means the kill landed inside a write (before its rename).
+	_, err = os.Lstat(filepath.Join(s.Dir, ".todo-"+id+".json.tmp"))
+	midWrite = err == nil
+	// The kernel released the dead writer's lock: the next writer proceeds,
+	// and removes the temp file the dead one may have left.
+	if _, err := s.Update(id, addTodo("after the crash")); err != nil && !errors.Is(err, ErrLimit) {
+		t.Fatalf("update after SIGKILL: %v", err)
+	}
+	return k, killed, midWrite
+}
+
+// TestKilledWriter kills a writing process with SIGKILL at random moments
+// (-kills times, 500 by default) and checks after each kill that the file
+// parses and equals the state after a prefix of the writer's operations.
+func TestKilledWriter(t *testing.T) {
+	rounds := *killRounds
+	if testing.Short() {
+		rounds = min(rounds, 50)
+	}
+	const maxOps = 400 // far more than a writer completes before its kill
+	states := crashStates(t, maxOps)
+	s := testStore(t)
+	workers := 4 // mostly sleeping and forking: more than the 2 cores is fine
+	start := time.Now()
+	var mu sync.Mutex
+	var kills, completed, maxK, midWrites int
+	hist := map[string]int{}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+			for r := w; r < rounds; r += workers {
+				// Uniform over 0-30 ms after the writer's first op starts:
+				// kills land before, during and between writes.
+				delay := time.Duration(rng.IntN(30_000)) * time.Microsecond
+				k, killed, mid := killRound(t, s, fmt.Sprintf("kill-%d", r), states, delay)
+				mu.Lock()
+				if mid {
+					midWrites++
+				}
+				if killed {
+					kills++
+				} else {
+					completed++
+				}
+				maxK = max(maxK, k)
+				hist[bucket(k)]++
+				mu.Unlock()
+				if t.Failed() {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d SIGKILLs (%d writers finished first, %d kills inside a write) in %v; ops completed per round: %v (max %d)",
+		kills, completed, midWrites, time.Since(start).Round(time.Millisecond), hist, maxK)
+	if tmps, _ := filepath.Glob(filepath.Join(s.Dir, ".*.tmp")); len(tmps) > 0 {
+		t.Errorf("%d temp files of killed writers survived the next Update, e.g. %s", len(tmps), tmps[0])
+	}
+	if kills < rounds*9/10 {
+		t.Errorf("only %d of %d rounds were killed mid-sequence", kills, rounds)
+	}
+}
+
+// bucket groups op counts for the log line.
+func bucket(k int) string {
+	switch {
+	case k == 0:
+		return "0"
+	case k <= 3:
+		return "1-3"
+	case k <= 10:
+		return "4-10"
+	}
+	return ">10"
+}

@@ -1,0 +1,232 @@
+package todostore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// items builds a list of pending todos with the given texts.
+func items(texts ...string) []Todo {
+	out := make([]Todo, len(texts))
+	for i, s := range texts {
+		out[i] = Todo{Content: s, Status: Pending}
+	}
+	return out
+}
+
+// subs builds subtasks with the given statuses, named s1, s2, ...
+func subs(sts ...Status) []Subtask {
+	out := make([]Subtask, len(sts))
+	for i, st := range sts {
+		out[i] = Subtask{Content: "s" + string(rune('1'+i)), Status: st}
+	}
+	return out
+}
+
+func TestNormalizeIDs(t *testing.T) {
+	todos := []Todo{
+		{ID: "9", Content: "a", Status: Pending},
+		{ID: "x", Content: "b", Status: Pending, Subtasks: []Subtask{{ID: "7.7", Content: "c", Status: Pending}, {Content: "d", Status: Completed}}},
+	}
+	Normalize(todos)
+	got := []string{todos[0].ID, todos[1].ID, todos[1].Subtasks[0].ID, todos[1].Subtasks[1].ID}
+	want := []string{"1", "2", "2.1", "2.2"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("ids = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestDerivedStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		own  Status
+		subs []Subtask
+		want Status
+	}{
+		{"no subtasks keeps pending", Pending, nil, Pending},
+		{"no subtasks keeps completed", Completed, nil, Completed},
+		{"no subtasks keeps in progress", InProgress, nil, InProgress},
+		{"none done is pending", Pending, subs(Pending, Pending), Pending},
+		{"none done but started", InProgress, subs(Pending, Pending), InProgress},
+		{"none done reopens completed", Completed, subs(Pending), Pending},
+		{"some done", Pending, subs(Completed, Pending), InProgress},
+		{"all done", Pending, subs(Completed, Completed), Completed},
+		{"all done from in progress", InProgress, subs(Completed), Completed},
+		{"cancelled stays", Cancelled, subs(Completed, Pending), Cancelled},
+		{"cancelled stays when all done", Cancelled, subs(Completed), Cancelled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			todo := Todo{Content: "x", Status: tt.own, Subtasks: tt.subs}
+			if got := DerivedStatus(todo); got != tt.want {
+				t.Errorf("DerivedStatus = %s, want %s", got, tt.want)
+			}
+			list := []Todo{todo}
+			Normalize(list)
+			if list[0].Status != tt.want {
+				t.Errorf("after Normalize status = %s, want %s", list[0].Status, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	long := strings.Repeat("é", MaxTextLen) // runes, not bytes, are counted
+	tooLong := long + "x"
+	many := func(n int) []Todo {
+		out := make([]Todo, n)
+		for i := range out {
+			out[i] = Todo{Content: "t", Status: Pending}
+		}
+		return out
+	}
+	manySubs := func(n int) []Todo {
+		t := Todo{Content: "t", Status: Pending}
+		for i := 0; i < n; i++ {
+			t.Subtasks = append(t.Subtasks, Subtask{Content: "s", Status: Pending})
+		}
+		return []Todo{t}
+	}
+	tests := []struct {
+		name    string
+		todos   []Todo
+		wantErr string // "" means valid
+		limit   bool   // error must wrap ErrLimit
+	}{
+		{"empty list", nil, "", false},
+		{"100 todos", many(MaxTodos), "", false},
+		{"101 todos", many(MaxTodos + 1), "101 todos, over the limit of 100", true},
+		{"50 subtasks", manySubs(MaxSubtasks), "", false},
+		{"51 subtasks", manySubs(MaxSubtasks + 1), "todo 1 has 51 subtasks, over the limit of 50", true},
+		{"1000 characters", []Todo{{Content: long, Status: Pending}}, "", false},
+		{"1001 characters", []Todo{{Content: tooLong, Status: Pending}}, "todo 1 text is 1001 characters, over the limit of 1000", true},
+		{"long activeForm", []Todo{{Content: "a", ActiveForm: tooLong, Status: Pending}}, "todo 1 activeForm is 1001 characters", true},
+		{"long evidence", []Todo{{Content: "a", Evidence: tooLong, Status: Completed}}, "todo 1 evidence is 1001 characters", true},
+		{"long subtask", []Todo{{Content: "a", Status: Pending, Subtasks: []Subtask{{Content: tooLong, Status: Pending}}}}, "subtask 1.1 text is 1001 characters", true},
+		{"long subtask evidence", []Todo{{Content: "a", Status: Pending, Subtasks: []Subtask{{Content: "s", Evidence: tooLong, Status: Pending}}}}, "subtask 1.1 evidence is 1001", true},
+		{"empty text", []Todo{{Content: "", Status: Pending}}, "todo 1 text is empty", false},
+		{"blank text", items("ok", " \t\n"), "todo 2 text is empty", false},
+		{"empty subtask text", []Todo{{Content: "a", Status: Pending, Subtasks: []Subtask{{Content: " ", Status: Pending}}}}, "subtask 1.1 text is empty", false},
+		{"invalid utf8", []Todo{{Content: "a\xffb", Status: Pending}}, "todo 1 text is not valid UTF-8", false},
+		{"unknown status", []Todo{{Content: "a", Status: "done"}}, `todo 1 has unknown status "done"`, false},
+		{"missing status", []Todo{{Content: "a"}}, `todo 1 has unknown status ""`, false},
+		{"cancelled ok", []Todo{{Content: "a", Status: Cancelled}}, "", false},
+		{"subtask in progress", []Todo{{Content: "a", Status: Pending, Subtasks: []Subtask{{Content: "s", Status: InProgress}}}}, `subtask 1.1 has status "in_progress"`, false},
+		{"subtask cancelled", []Todo{{Content: "a", Status: Pending, Subtasks: []Subtask{{Content: "s", Status: Cancelled}}}}, `subtask 1.1 has status "cancelled"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := CloneTodos(tt.todos)
+			err := Validate(tt.todos)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate = %v, want error containing %q", err, tt.wantErr)
+			}
+			if errors.Is(err, ErrLimit) != tt.limit {
+				t.Errorf("errors.Is(err, ErrLimit) = %v, want %v", !tt.limit, tt.limit)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			if len(before) > 0 && before[0].Content != tt.todos[0].Content {
+				t.Errorf("Validate changed the list")
+			}
+		})
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	tests := map[string]Status{
+		"pending": Pending, "TODO": Pending, " in_progress ": InProgress, "in-progress": InProgress,
+		"InProgress": InProgress, "done": Completed, "Completed": Completed, "complete": Completed,
+		"cancelled": Cancelled, "canceled": Cancelled,
+	}
+	for in, want := range tests {
+		if got, err := ParseStatus(in); err != nil || got != want {
+			t.Errorf("ParseStatus(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "deleted", "finished", "in progress"} {
+		if _, err := ParseStatus(bad); err == nil {
+			t.Errorf("ParseStatus(%q) succeeded, want error", bad)
+		}
+	}
+}
+
+func TestCountsAndAllDone(t *testing.T) {
+	todos := []Todo{{Status: Pending}, {Status: InProgress}, {Status: Completed}, {Status: Cancelled}, {Status: Completed}}
+	c := CountTodos(todos)
+	if c != (Counts{Total: 5, Pending: 1, InProgress: 1, Completed: 2, Cancelled: 1}) {
+		t.Fatalf("CountTodos = %+v", c)
+	}
+	if c.Open() != 2 || c.Done() != 3 {
+		t.Errorf("Open, Done = %d, %d; want 2, 3", c.Open(), c.Done())
+	}
+	if AllDone(nil) {
+		t.Error("AllDone(empty) = true, want false")
+	}
+	if AllDone(todos) {
+		t.Error("AllDone with open items = true")
+	}
+	if !AllDone([]Todo{{Status: Completed}, {Status: Cancelled}}) {
+		t.Error("AllDone(completed, cancelled) = false")
+	}
+}
+
+func TestCloneTodosIsDeep(t *testing.T) {
+	orig := []Todo{{Content: "a", Status: Pending, Subtasks: subs(Pending)}}
+	c := CloneTodos(orig)
+	c[0].Content = "changed"
+	c[0].Subtasks[0].Status = Completed
+	if orig[0].Content != "a" || orig[0].Subtasks[0].Status != Pending {
+		t.Fatalf("clone shares memory with the original: %+v", orig)
+	}
+	if CloneTodos(nil) != nil {
+		t.Error("CloneTodos(nil) != nil")
+	}
+}
+
+func TestArchive(t *testing.T) {
+	now := time.Date(2026, 11, 21, 22, 0, 0, 0, time.FixedZone("x", 3600))
+	s := &Session{Todos: items("a", "b")}
+	s.ArchiveTodos("cleared", now)
+	if len(s.Todos) != 0 || s.Todos == nil {
+		t.Fatalf("todos after archive = %#v, want empty non-nil", s.Todos)
+	}
+	if len(s.Archive) != 1 || s.Archive[0].Reason != "cleared" || len(s.Archive[0].Todos) != 2 || s.Archive[0].At.Location() != time.UTC {
+		t.Fatalf("archive = %+v", s.Archive)
+	}
+	s.ArchiveTodos("empty list is not archived", now)
+	if len(s.Archive) != 1 {
+		t.Fatalf("archiving an empty list added an entry")
+	}
+	for i := 0; i < MaxArchive+5; i++ {
+		s.AppendArchive(strings.Repeat("r", i+1), items("x"), now)
+	}
+	if len(s.Archive) != MaxArchive {
+		t.Fatalf("archive has %d entries, want %d", len(s.Archive), MaxArchive)
+	}
+	if got := s.Archive[len(s.Archive)-1].Reason; len(got) != MaxArchive+5 {
+		t.Errorf("newest entry lost: last reason has length %d", len(got))
+	}
+}
+
+func TestProgress(t *testing.T) {
+	s := &Session{}
+	if _, _, ok := s.Progress(); ok {
+		t.Error("empty list has progress")
+	}
+	s.Todos = []Todo{{Status: Completed}, {Status: Pending}, {Status: Cancelled}}
+	if d, n, ok := s.Progress(); !ok || d != 2 || n != 3 {
+		t.Errorf("Progress = %d/%d %v, want 2/3", d, n, ok)
+	}
+}
