@@ -31,6 +31,12 @@ type Env struct {
 	Ask func(prompt string) (string, error)
 	// Now is the clock for ages and archive times; nil means time.Now.
 	Now func() time.Time
+	// Home is the person's home directory, where other agents (Claude
+	// Code, Qwen Code, llxprt-code) keep their saved lists; "" leaves them
+	// out of /todo list. Getenv reads the variables that move those
+	// directories; nil means none is set.
+	Home   string
+	Getenv func(string) string
 }
 
 func (e *Env) now() time.Time {
@@ -87,7 +93,7 @@ type Registry struct {
 
 // NewRegistry returns the registry with every built-in command.
 func NewRegistry() *Registry {
-	r := &Registry{sources: []rowSource{storeRows}}
+	r := &Registry{sources: []rowSource{storeRows, foreignRows}}
 	todo := &command{
 		name: "todo", args: "[SUBCOMMAND]", def: "show",
 		summary: "this session's todo list; bare /todo is /todo show, /help todo lists the subcommands",

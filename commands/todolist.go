@@ -55,6 +55,35 @@ func storeRows(env *Env) ([]listRow, error) {
 	return rows, nil
 }
 
+// foreignRows lists the lists other agents saved under env.Home, unparsed.
+// A directory that cannot be read is reported on env.Err and never stops
+// the listing.
+func foreignRows(env *Env) ([]listRow, error) {
+	if env.Home == "" {
+		return nil, nil
+	}
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	entries, err := todostore.ForeignEntries(env.Home, getenv)
+	if err != nil && env.Err != nil {
+		fmt.Fprintf(env.Err, "/todo list: %v\n", err)
+	}
+	load := func(r listRow) (*todostore.Session, error) {
+		todos, err := todostore.LoadForeign(todostore.ForeignEntry{Source: r.Source, Path: r.Path, Name: r.ID, ModTime: r.ModTime})
+		if err != nil {
+			return nil, err
+		}
+		return &todostore.Session{Todos: todos}, nil
+	}
+	rows := make([]listRow, len(entries))
+	for i, e := range entries {
+		rows[i] = listRow{Source: e.Source, ID: e.Name, Path: e.Path, ModTime: e.ModTime, load: load}
+	}
+	return rows, nil
+}
+
 // gatherRows numbers the saved lists: row 1 is the current session (even
 // before it has a file), then every other list newest first.
 func gatherRows(env *Env, sources []rowSource) ([]listRow, error) {
@@ -214,6 +243,9 @@ func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.T
 		counts, item, where = "unreadable", plainLimit(reason.Error()), r.Path
 	} else {
 		counts, item, where = countsText(sess.Todos), firstItem(sess.Todos), sess.Cwd
+		if r.Source != "" {
+			where = r.Path // other agents' files record no directory
+		}
 	}
 	if r.Source != "" {
 		item = "[" + r.Source + "] " + item

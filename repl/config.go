@@ -37,6 +37,11 @@ type Config struct {
 	Cwd string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Home is the person's home directory, where other agents keep the
+	// lists /todo list also shows; "" leaves them out. Getenv reads the
+	// variables that move those directories (nil: none set).
+	Home   string
+	Getenv func(string) string
 
 	// Agent and continuation settings, filled by the agent flags.
 

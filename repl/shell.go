@@ -84,6 +84,7 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 		env: &commands.Env{
 			Store: store, SessionID: id, Cwd: cwd,
 			Out: stdout, Err: stderr, Now: now,
+			Home: cfg.Home, Getenv: cfg.Getenv,
 		},
 		runner: &TurnRunner{
 			Agent: ag, Session: asess, Out: stdout,
