@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chzyer/readline"
 )
@@ -51,9 +52,27 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 	stop := ignoreInterrupts()
 	defer stop()
 
+	// The watcher must hook the store before anything else uses it.
+	var asking atomic.Bool
+	if w, err := s.store.Watch(s.id); err != nil {
+		fmt.Fprintf(s.stderr, "todosh: changes from other processes will not be shown: %v\n", err)
+	} else {
+		defer w.Close()
+		view := liveView{out: rl.Stdout(), asking: &asking, setPrompt: func(p string) {
+			rl.SetPrompt(p)
+			rl.Refresh()
+		}}
+		go view.run(w.Changes())
+	}
+
 	// Writes through readline redraw the prompt when it is shown.
 	s.env.Out, s.env.Err = rl.Stdout(), rl.Stderr()
-	s.env.Ask = askWith(rl)
+	ask := askWith(rl)
+	s.env.Ask = func(prompt string) (string, error) {
+		asking.Store(true)
+		defer asking.Store(false)
+		return ask(prompt)
+	}
 	s.runner.Out = rl.Stdout()
 	s.runner.Countdown = ttyCountdown{fd: int(in.Fd()), out: out}.run
 

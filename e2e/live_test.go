@@ -1,0 +1,68 @@
+package e2e_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Two shells on one session: what one adds shows in the other at once,
+// with a notice, without garbling the line being typed; a file edited into
+// invalid JSON is reported and nothing is written over it.
+func TestLiveSyncBetweenTwoShells(t *testing.T) {
+	h := newHome(t)
+	tm := h.startTerm(t, "--session", "shared")
+	tm.expect("todosh › ")
+	tm.run("/todo add mine")
+
+	tm.typ("/todo sh") // a half-typed line must survive the redraw
+	if r := h.script(t, t.TempDir(), "", "--session", "shared", "-c", "/todo add theirs"); r.code != 0 {
+		t.Fatalf("second shell: exit %d, stderr %q", r.code, r.stderr)
+	}
+	shown := tm.expect("2. ○ theirs")
+	if !strings.Contains(shown, "changed by another process") {
+		t.Errorf("the change arrived without its notice:\n%s", shown)
+	}
+	if strings.Count(shown, "2. ○ theirs") != 1 {
+		t.Errorf("the change was shown more than once:\n%s", shown)
+	}
+	tm.expect("todosh 0/2 › /todo sh")
+	tm.typ("ow" + enter)
+	tm.expect("/todo show\n")
+	tm.expect("todosh 0/2 › ")
+
+	path := h.store().Path("shared")
+	bad := []byte(`{"version": 1, "todos": [`)
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm.expect("cannot be used")
+	out := tm.run("/todo add more")
+	if !strings.Contains(out, "move it aside") {
+		t.Errorf("/todo add on a corrupt file printed %q, want how to recover", out)
+	}
+	if data, _ := os.ReadFile(path); string(data) != string(bad) {
+		t.Errorf("the corrupt file was overwritten: %q", data)
+	}
+	tm.quit()
+}
+
+// Our own writes are never echoed back as changes from another process.
+func TestLiveSyncDoesNotEchoOwnWrites(t *testing.T) {
+	h := newHome(t)
+	tm := h.startTerm(t, "--session", "own")
+	tm.expect("todosh › ")
+	for _, line := range []string{"/todo add a", "/todo add b", "/todo done 1", "/todo delete 2"} {
+		tm.run(line)
+	}
+	// A change from outside is the marker that every event before it has
+	// been handled.
+	if r := h.script(t, t.TempDir(), "", "--session", "own", "-c", "/todo add outside"); r.code != 0 {
+		t.Fatalf("second shell: exit %d, stderr %q", r.code, r.stderr)
+	}
+	tm.expect("outside")
+	if n := strings.Count(tm.screen(), "changed by another process"); n != 1 {
+		t.Errorf("%d change notices, want exactly 1 (own writes echoed?):\n%s", n, tm.screen())
+	}
+	tm.quit()
+}
