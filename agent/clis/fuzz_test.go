@@ -1,0 +1,93 @@
+package clis
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// fuzzStream feeds data to a parser as a whole stream and checks what any
+// stream must give: no panic, and lists todosh can store.
+func fuzzStream(t *testing.T, p Parser, data []byte) {
+	notices := 0
+	err := ParseStream(bytes.NewReader(data), "fuzz", p, func(u Update) {
+		switch u.Kind {
+		case UpdateTodos:
+			todos := todostore.CloneTodos(u.Todos)
+			todostore.Normalize(todos)
+			if len(todos) <= todostore.MaxTodos {
+				if err := todostore.Validate(todos); err != nil {
+					t.Fatalf("parser made a list the store refuses: %v", err)
+				}
+			}
+		case UpdateNotice:
+			notices++
+		}
+	})
+	if err != nil {
+		t.Fatalf("read error from memory: %v", err)
+	}
+	// Every line is valid JSON: no line may be called malformed.
+	allValid := true
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if line = bytes.TrimSpace(line); len(line) > 0 && (!json.Valid(line) || line[0] != '{') {
+			allValid = false
+		}
+	}
+	if allValid && notices > 0 {
+		// Notices other than malformed lines (cut texts, warnings) may
+		// appear; only the malformed-line notice is wrong here.
+		_ = ParseStream(bytes.NewReader(data), "fuzz", p, func(u Update) {
+			if u.Kind == UpdateNotice && bytes.Contains([]byte(u.Text), []byte("malformed")) {
+				t.Fatalf("valid JSON line reported malformed: %s", u.Text)
+			}
+		})
+	}
+}
+
+func FuzzClaude(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, &ClaudeParser{}, data) })
+}
+
+func FuzzCodex(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzStream(t, &CodexParser{Prev: []todostore.Todo{{Content: "Implement CSV parser with quoted-field support", Status: todostore.InProgress}}}, data)
+	})
+}
+
+func FuzzGemini(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, &GeminiParser{}, data) })
+}
+
+// FuzzJScan checks the scanner against encoding/json: valid JSON is never
+// refused, and a value the scanner accepts ends where it should.
+func FuzzJScan(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\"d"}],"e":null}`))
+	f.Add([]byte(`{"type":"x","k":"\\\\"}`))
+	f.Add([]byte(`[[[[]]]]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		valid := json.Valid(data)
+		i := jscanWS(data, 0)
+		end, err := jscanValue(data, i)
+		if valid && (err != nil || jscanTrailer(data, end) != nil) {
+			t.Fatalf("valid JSON refused: %v", err)
+		}
+		if valid && len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
+			n := 0
+			if err := jscanFields(data, func(key, val []byte) {
+				n++
+				if !json.Valid(val) {
+					t.Fatalf("member value %q is not valid JSON", val)
+				}
+			}); err != nil {
+				t.Fatalf("valid object refused: %v", err)
+			}
+			var m map[string]json.RawMessage
+			if json.Unmarshal(data, &m) == nil && n < len(m) {
+				t.Fatalf("%d members scanned, encoding/json found %d", n, len(m))
+			}
+		}
+	})
+}

@@ -1,0 +1,458 @@
+package clis
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strings"
+	"unicode/utf8"
+)
+
+// A tiny JSON scanner. The stream parsers look at a handful of fields of
+// each line; decoding whole lines with encoding/json costs more than the
+// rest of todosh together (see BenchmarkParse*). The scanner walks a line
+// once, skips values it is not asked about (strings with bytes.IndexByte),
+// and checks the structure as it goes, so a truncated or garbled line is
+// still reported as malformed. Payloads that matter (todo lists) are then
+// decoded with encoding/json from the sub-slice the scanner found.
+
+// jscanMaxDepth bounds nesting so hostile input cannot exhaust memory.
+const jscanMaxDepth = 10000
+
+var errJSONSyntax = errors.New("invalid JSON")
+
+// errStopScan, returned by a member callback, ends the walk early: the
+// caller has what it needs and the rest of the line is not looked at.
+var errStopScan = errors.New("stop scan")
+
+func jsonSyntaxErr(data []byte, i int, what string) error {
+	return fmt.Errorf("%w: %s at offset %d of %d", errJSONSyntax, what, i, len(data))
+}
+
+// jscanWS returns the index of the first non-whitespace byte at or after i.
+func jscanWS(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// jscanString returns the index just after the string that starts with the
+// quote at data[i]. Most strings in these streams are short keys and
+// values: they are scanned eight bytes at a time for a quote or a
+// backslash; past jscanShort bytes, bytes.IndexByte (vectorised) takes over.
+func jscanString(data []byte, i int) (int, error) {
+	j := i + 1
+	for j+8 <= len(data) && j-i < jscanShort {
+		w := binary.LittleEndian.Uint64(data[j:])
+		m := swarHas(w, '"') | swarHas(w, '\\')
+		if m == 0 {
+			j += 8
+			continue
+		}
+		j += bits.TrailingZeros64(m) / 8
+		if data[j] == '"' {
+			return j + 1, nil
+		}
+		j += 2 // a backslash and the byte it escapes
+	}
+	for j < len(data) && j-i < jscanShort {
+		switch data[j] {
+		case '"':
+			return j + 1, nil
+		case '\\':
+			j++
+		}
+		j++
+	}
+	for {
+		if j > len(data) {
+			j = len(data)
+		}
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return 0, jsonSyntaxErr(data, i, "unterminated string")
+		}
+		j += k
+		// The quote ends the string unless an odd run of backslashes escapes it.
+		n := 0
+		for b := j - 1; b > i && data[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, nil
+		}
+		j++
+	}
+}
+
+// jscanShort is the length up to which strings are scanned word by word.
+const jscanShort = 64
+
+// swarHas sets the high bit of each byte of w that equals c; the lowest
+// set bit is exact (higher ones may be false after a match, which is
+// never looked at).
+func swarHas(w uint64, c byte) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	x := w ^ (lo * uint64(c))
+	return (x - lo) & ^x & hi
+}
+
+// jscanValue returns the index just after the JSON value that starts at
+// data[i] (no leading whitespace). Containers are walked without recursion.
+func jscanValue(data []byte, i int) (int, error) {
+	if i >= len(data) {
+		return 0, jsonSyntaxErr(data, i, "missing value")
+	}
+	switch c := data[i]; {
+	case c == '"':
+		return jscanString(data, i)
+	case c == '{' || c == '[':
+		return jscanContainer(data, i)
+	case c == 't':
+		return jscanLiteral(data, i, "true")
+	case c == 'f':
+		return jscanLiteral(data, i, "false")
+	case c == 'n':
+		return jscanLiteral(data, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i + 1
+		for j < len(data) {
+			d := data[j]
+			if (d >= '0' && d <= '9') || d == '.' || d == 'e' || d == 'E' || d == '+' || d == '-' {
+				j++
+				continue
+			}
+			break
+		}
+		return j, nil
+	default:
+		return 0, jsonSyntaxErr(data, i, fmt.Sprintf("unexpected %q", c))
+	}
+}
+
+func jscanLiteral(data []byte, i int, lit string) (int, error) {
+	if !bytes.HasPrefix(data[i:], []byte(lit)) {
+		return 0, jsonSyntaxErr(data, i, "bad literal")
+	}
+	return i + len(lit), nil
+}
+
+// jscanContainer skips the object or array at data[i], keeping a stack of
+// open brackets instead of recursing.
+func jscanContainer(data []byte, i int) (int, error) {
+	var stackBuf [64]byte
+	stack := append(stackBuf[:0], data[i])
+	i++
+	// member: a value (or key) may come next; closing: a bracket may.
+	member, closing := true, true
+	for {
+		i = jscanWS(data, i)
+		if i >= len(data) {
+			return 0, jsonSyntaxErr(data, i, "unterminated container")
+		}
+		top, c := stack[len(stack)-1], data[i]
+		if closing && ((c == '}' && top == '{') || (c == ']' && top == '[')) {
+			stack = stack[:len(stack)-1]
+			i++
+			if len(stack) == 0 {
+				return i, nil
+			}
+			member, closing = false, true
+			continue
+		}
+		if !member {
+			if c != ',' {
+				return 0, jsonSyntaxErr(data, i, "expected , or closing bracket")
+			}
+			i++
+			member, closing = true, false
+			continue
+		}
+		if top == '{' {
+			if c != '"' {
+				return 0, jsonSyntaxErr(data, i, "expected object key")
+			}
+			var err error
+			if i, err = jscanString(data, i); err != nil {
+				return 0, err
+			}
+			i = jscanWS(data, i)
+			if i >= len(data) || data[i] != ':' {
+				return 0, jsonSyntaxErr(data, i, "expected :")
+			}
+			i = jscanWS(data, i+1)
+			if i >= len(data) {
+				return 0, jsonSyntaxErr(data, i, "missing value")
+			}
+		}
+		if c := data[i]; c == '{' || c == '[' {
+			if len(stack) >= jscanMaxDepth {
+				return 0, jsonSyntaxErr(data, i, "nesting too deep")
+			}
+			stack = append(stack, c)
+			i++
+			member, closing = true, true
+			continue
+		}
+		var err error
+		if i, err = jscanValue(data, i); err != nil {
+			return 0, err
+		}
+		member, closing = false, true
+	}
+}
+
+// jscanObject walks the object whose value starts at data[i] in one pass.
+// For each member it calls fn with the key (without quotes, escapes kept)
+// and the index where the value starts; fn either consumes the value itself
+// (descending into it with jscanObject or jscanArray, or taking its bytes
+// with jscanRaw) and returns its end, or returns -1 to have it skipped. It
+// returns the index after the object. Another JSON value there has no
+// members and is only checked.
+func jscanObject(data []byte, i int, fn func(key []byte, v int) (int, error)) (int, error) {
+	i = jscanWS(data, i)
+	if i >= len(data) || data[i] != '{' {
+		return jscanValue(data, i)
+	}
+	i = jscanWS(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return 0, jsonSyntaxErr(data, i, "expected object key")
+		}
+		end, err := jscanString(data, i)
+		if err != nil {
+			return 0, err
+		}
+		key := data[i+1 : end-1]
+		i = jscanWS(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return 0, jsonSyntaxErr(data, i, "expected :")
+		}
+		i = jscanWS(data, i+1)
+		vend, err := fn(key, i)
+		if err != nil {
+			return 0, err
+		}
+		if vend < 0 {
+			if vend, err = jscanValue(data, i); err != nil {
+				return 0, err
+			}
+		}
+		i = jscanWS(data, vend)
+		if i >= len(data) {
+			return 0, jsonSyntaxErr(data, i, "unterminated object")
+		}
+		switch data[i] {
+		case ',':
+			i = jscanWS(data, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, jsonSyntaxErr(data, i, "expected , or }")
+		}
+	}
+}
+
+// jscanArray walks the array whose value starts at data[i], calling fn with
+// the start of each element; fn returns the element's end or -1 to skip
+// it, as for jscanObject. Another JSON value there has no elements.
+func jscanArray(data []byte, i int, fn func(v int) (int, error)) (int, error) {
+	i = jscanWS(data, i)
+	if i >= len(data) || data[i] != '[' {
+		return jscanValue(data, i)
+	}
+	i = jscanWS(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		end, err := fn(i)
+		if err != nil {
+			return 0, err
+		}
+		if end < 0 {
+			if end, err = jscanValue(data, i); err != nil {
+				return 0, err
+			}
+		}
+		i = jscanWS(data, end)
+		if i >= len(data) {
+			return 0, jsonSyntaxErr(data, i, "unterminated array")
+		}
+		switch data[i] {
+		case ',':
+			i = jscanWS(data, i+1)
+		case ']':
+			return i + 1, nil
+		default:
+			return 0, jsonSyntaxErr(data, i, "expected , or ]")
+		}
+	}
+}
+
+// jscanRaw takes the bytes of the value at data[v] into *dst and returns
+// its end.
+func jscanRaw(data []byte, v int, dst *[]byte) (int, error) {
+	end, err := jscanValue(data, v)
+	if err == nil {
+		*dst = data[v:end]
+	}
+	return end, err
+}
+
+// jfield names a member to pick and where its raw value goes.
+type jfield struct {
+	key string
+	dst *[]byte
+}
+
+// jscanPick walks the object at data[v], storing the raw value of each
+// member named in fields, and returns the object's end.
+func jscanPick(data []byte, v int, fields ...jfield) (int, error) {
+	return jscanObject(data, v, func(key []byte, v int) (int, error) {
+		return jscanPickMember(data, key, v, fields)
+	})
+}
+
+// jscanPickMember takes the value at data[v] if key is one of fields, or
+// has it skipped (-1).
+func jscanPickMember(data, key []byte, v int, fields []jfield) (int, error) {
+	for _, f := range fields {
+		if string(key) == f.key {
+			return jscanRaw(data, v, f.dst)
+		}
+	}
+	return -1, nil
+}
+
+// jscanPickLine is jscanPick for a whole line.
+func jscanPickLine(line []byte, fields ...jfield) error {
+	end, err := jscanPick(line, 0, fields...)
+	if err != nil {
+		return err
+	}
+	return jscanTrailer(line, end)
+}
+
+// jscanPickError is jscanPickLine that also reads .error.message, the
+// shape Codex's turn.failed and Gemini's result use, into msg.
+func jscanPickError(line []byte, msg *[]byte, fields ...jfield) error {
+	return jscanLine(line, func(key []byte, v int) (int, error) {
+		if string(key) == "error" {
+			return jscanPick(line, v, jfield{"message", msg})
+		}
+		return jscanPickMember(line, key, v, fields)
+	})
+}
+
+// jscanLine walks a whole line that must be one JSON object.
+func jscanLine(line []byte, fn func(key []byte, v int) (int, error)) error {
+	end, err := jscanObject(line, 0, fn)
+	if err != nil {
+		return err
+	}
+	return jscanTrailer(line, end)
+}
+
+// jscanFields calls fn with the raw key and raw value of each member of
+// the object data holds; empty data or another JSON value has no members.
+// An error means data is not JSON.
+func jscanFields(data []byte, fn func(key, val []byte)) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	return jscanLine(data, func(key []byte, v int) (int, error) {
+		end, err := jscanValue(data, v)
+		if err == nil {
+			fn(key, data[v:end])
+		}
+		return end, err
+	})
+}
+
+// jscanTrailer refuses anything but whitespace after a top-level value.
+func jscanTrailer(data []byte, i int) error {
+	if i = jscanWS(data, i); i != len(data) {
+		return jsonSyntaxErr(data, i, "data after the value")
+	}
+	return nil
+}
+
+// jscanElements calls fn with each raw element of the array that data
+// holds. Another value (null, say) has no elements.
+func jscanElements(data []byte, fn func(val []byte)) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	_, err := jscanArray(data, 0, func(v int) (int, error) {
+		end, err := jscanValue(data, v)
+		if err == nil {
+			fn(data[v:end])
+		}
+		return end, err
+	})
+	return err
+}
+
+// jscanText decodes a raw JSON string into text ending with a newline, in
+// one allocation when it has no escapes.
+func jscanText(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		s := jscanStr(raw)
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(body) + 1)
+	b.Write(body)
+	if len(body) == 0 || body[len(body)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// jscanStr decodes a raw JSON string value; anything else (null, a number)
+// is "". Invalid UTF-8 becomes U+FFFD as encoding/json would make it.
+func jscanStr(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		if utf8.Valid(body) {
+			return string(body)
+		}
+		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// jscanIsNull reports whether a raw value is absent or JSON null.
+func jscanIsNull(raw []byte) bool {
+	return len(raw) == 0 || (len(raw) == 4 && string(raw) == "null")
+}
+
+// jscanTrue reports whether a raw value is JSON true.
+func jscanTrue(raw []byte) bool { return len(raw) == 4 && string(raw) == "true" }

@@ -1,0 +1,477 @@
+package clis
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// transcriptFiles is every recorded transcript; the tests run over all.
+func transcriptFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/transcripts/*/*.jsonl")
+	if err != nil || len(files) < 7 {
+		t.Fatalf("transcripts: %v (found %d)", err, len(files))
+	}
+	return files
+}
+
+// parserFor picks the parser by the transcript's folder.
+func parserFor(path string) Parser {
+	switch {
+	case strings.Contains(path, "claude"):
+		return &ClaudeParser{}
+	case strings.Contains(path, "codex"):
+		return &CodexParser{}
+	default:
+		return &GeminiParser{}
+	}
+}
+
+func readLines(t testing.TB, path string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+}
+
+// reported is the list a CLI itself reported on a line, decoded with
+// encoding/json (not the scanner), or nil when the line reports none.
+type reported struct {
+	todos []todostore.Todo
+	// for Task results: one task's new status
+	taskID, taskStatus string
+}
+
+func reportedOn(t *testing.T, kind string, line []byte) *reported {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("transcript line is not JSON: %v", err)
+	}
+	switch kind {
+	case "claude":
+		res, _ := m["tool_use_result"].(map[string]any)
+		if res == nil {
+			return nil
+		}
+		if nt, ok := res["newTodos"].([]any); ok {
+			var r reported
+			for _, x := range nt {
+				o := x.(map[string]any)
+				r.todos = append(r.todos, todostore.Todo{Content: o["content"].(string), Status: todostore.Status(o["status"].(string)), ActiveForm: o["activeForm"].(string)})
+			}
+			return &r
+		}
+		if sc, ok := res["statusChange"].(map[string]any); ok {
+			return &reported{taskID: res["taskId"].(string), taskStatus: sc["to"].(string)}
+		}
+		if task, ok := res["task"].(map[string]any); ok {
+			return &reported{taskID: task["id"].(string), taskStatus: "pending"}
+		}
+	case "codex":
+		item, _ := m["item"].(map[string]any)
+		if item == nil || item["type"] != "todo_list" {
+			return nil
+		}
+		var r reported
+		for _, x := range item["items"].([]any) {
+			o := x.(map[string]any)
+			st := todostore.Pending
+			if o["completed"].(bool) {
+				st = todostore.Completed
+			}
+			r.todos = append(r.todos, todostore.Todo{Content: o["text"].(string), Status: st})
+		}
+		return &r
+	case "gemini":
+		if m["type"] != "tool_use" || m["tool_name"] != "write_todos" {
+			return nil
+		}
+		var r reported
+		for _, x := range m["parameters"].(map[string]any)["todos"].([]any) {
+			o := x.(map[string]any)
+			r.todos = append(r.todos, todostore.Todo{Content: o["description"].(string), Status: todostore.Status(o["status"].(string))})
+		}
+		return &r
+	}
+	return nil
+}
+
+// TestTranscriptListsMatchCLI replays every transcript and checks that the
+// list after each todo event equals the one the CLI itself reported.
+func TestTranscriptListsMatchCLI(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			kind := strings.SplitN(filepath.Base(filepath.Dir(path)), "-", 2)[0]
+			p := parserFor(path)
+			var list []todostore.Todo
+			checks := 0
+			for n, line := range readLines(t, path) {
+				if err := parseLine(p, line, func(u Update) {
+					if u.Kind == UpdateTodos {
+						list = u.Todos
+					}
+				}); err != nil {
+					t.Fatalf("line %d: %v", n+1, err)
+				}
+				want := reportedOn(t, kind, line)
+				if want == nil {
+					continue
+				}
+				checks++
+				if want.todos != nil {
+					if !reflect.DeepEqual(list, want.todos) {
+						t.Fatalf("line %d: list\n%v\nwant\n%v", n+1, list, want.todos)
+					}
+					continue
+				}
+				// A task result: the task's item has the status Claude says.
+				cp := p.(*ClaudeParser)
+				i := cp.Tasks.find(want.taskID)
+				if i < 0 || i >= len(list) || string(list[i].Status) != want.taskStatus || list[i].Content != cp.Tasks.Tasks[i].Subject {
+					t.Fatalf("line %d: task %s: list %v, want status %s", n+1, want.taskID, list, want.taskStatus)
+				}
+			}
+			if checks == 0 {
+				t.Fatal("no todo event checked")
+			}
+		})
+	}
+}
+
+// TestTranscriptGolden pins every update each transcript produces.
+func TestTranscriptGolden(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		name := filepath.Base(filepath.Dir(path)) + "_" + strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var b strings.Builder
+			if err := ParseStream(f, "test", parserFor(path), func(u Update) { b.WriteString(formatUpdate(u)) }); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "golden", name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("updates differ from %s:\n%s", golden, b.String())
+			}
+		})
+	}
+}
+
+var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice"}
+
+func formatUpdate(u Update) string {
+	if u.Kind == UpdateTodos {
+		todostore.Normalize(u.Todos)
+		return "todos:\n" + todostore.FormatList(u.Todos)
+	}
+	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
+}
+
+// collect parses a whole stream and returns its updates.
+func collect(t *testing.T, p Parser, stream string) []Update {
+	t.Helper()
+	var out []Update
+	if err := ParseStream(strings.NewReader(stream), "test", p, func(u Update) { out = append(out, u) }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func ofKind(us []Update, k UpdateKind) []Update {
+	var out []Update
+	for _, u := range us {
+		if u.Kind == k {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func TestSubAgentLinesIgnored(t *testing.T) {
+	sub := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"TodoWrite","input":{"todos":[{"content":"sub item","status":"pending","activeForm":"x"}]}},{"type":"text","text":"sub text"}]},"parent_tool_use_id":"toolu_parent","session_id":"s"}` + "\n"
+	subTask := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t2","name":"TaskCreate","input":{"subject":"sub task"}}]},"parent_tool_use_id":"toolu_parent"}` + "\n" +
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"Task #9 created successfully: sub task"}]},"parent_tool_use_id":"toolu_parent","tool_use_result":{"task":{"id":"9"}}}` + "\n"
+	main := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t3","name":"TodoWrite","input":{"todos":[{"content":"main item","status":"in_progress","activeForm":"y"}]}}]},"parent_tool_use_id":null}` + "\n"
+	us := collect(t, &ClaudeParser{}, sub+subTask+main)
+	todos := ofKind(us, UpdateTodos)
+	if len(todos) != 1 || todos[0].Todos[0].Content != "main item" {
+		t.Fatalf("todo updates %v, want only the main agent's", todos)
+	}
+	if n := len(ofKind(us, UpdateText)) + len(ofKind(us, UpdateNotice)); n != 0 {
+		t.Fatalf("sub-agent text or notices shown: %v", us)
+	}
+}
+
+func TestUnknownTypesSkipped(t *testing.T) {
+	streams := map[string]Parser{
+		`{"type":"stream_event","event":{"delta":"x"}}` + "\n" + `{"type":"system","subtype":"api_retry","attempt":1}` + "\n":                                                &ClaudeParser{},
+		`{"type":"turn.started"}` + "\n" + `{"type":"item.completed","item":{"id":"i","type":"reasoning","text":"hmm"}}` + "\n" + `{"type":"future.thing","x":[1,2]}` + "\n": &CodexParser{},
+		`{"type":"tool_result","tool_id":"x","status":"success"}` + "\n" + `{"type":"message","role":"user","content":"hi"}` + "\n" + `{"type":"telemetry"}` + "\n":          &GeminiParser{},
+	}
+	for s, p := range streams {
+		if us := collect(t, p, s); len(us) != 0 {
+			t.Errorf("%T: updates %v for unknown events", p, us)
+		}
+	}
+}
+
+func TestMalformedReportedOnce(t *testing.T) {
+	good := `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"hello"}}`
+	stream := strings.Join([]string{good, `{"type":"item.completed","item":{"id":`, "not json at all", good, `{"type":"thread.started","thread_id":"a"} trailing}`, good}, "\n") + "\n"
+	us := collect(t, &CodexParser{}, stream)
+	notices := ofKind(us, UpdateNotice)
+	if len(notices) != 2 {
+		t.Fatalf("notices %v, want the first malformed line and a count", notices)
+	}
+	if !strings.Contains(notices[0].Text, "line 2") || !strings.Contains(notices[1].Text, "3 malformed") {
+		t.Errorf("notices %v", notices)
+	}
+	if texts := ofKind(us, UpdateText); len(texts) != 3 {
+		t.Errorf("texts %v, want the 3 good lines", texts)
+	}
+	// One malformed line: one notice, no count.
+	us = collect(t, &CodexParser{}, good+"\n{oops}\n"+good+"\n")
+	if n := len(ofKind(us, UpdateNotice)); n != 1 {
+		t.Errorf("%d notices for one malformed line", n)
+	}
+}
+
+func TestHugeLine(t *testing.T) {
+	big := strings.Repeat(`xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx a\"b\\ `, (11<<20)/80)
+	stream := `{"type":"system","subtype":"init","session_id":"s1","tools":["TodoWrite"]}` + "\n" +
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"x","content":"` + big + `"}]},"parent_tool_use_id":null}` + "\n" +
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"` + big + `"},{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[{"content":"after the big line","status":"pending"}]}}]},"parent_tool_use_id":null}` + "\n"
+	if len(stream) < 20<<20 {
+		t.Fatalf("stream only %d bytes", len(stream))
+	}
+	us := collect(t, &ClaudeParser{}, stream)
+	if n := len(ofKind(us, UpdateNotice)); n != 0 {
+		t.Fatalf("notices %v", ofKind(us, UpdateNotice))
+	}
+	texts := ofKind(us, UpdateText)
+	if len(texts) != 1 || len(texts[0].Text) < 10<<20 {
+		t.Fatalf("the >10 MiB text was not passed on whole")
+	}
+	todos := ofKind(us, UpdateTodos)
+	if len(todos) != 1 || todos[0].Todos[0].Content != "after the big line" {
+		t.Fatalf("todos %v", todos)
+	}
+}
+
+func TestErrorEvents(t *testing.T) {
+	cases := []struct {
+		p      Parser
+		stream string
+		want   string
+	}{
+		{&ClaudeParser{}, `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid key","session_id":"s"}`, "API Error: 401 invalid key"},
+		{&ClaudeParser{}, `{"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"s"}`, "turn ended with error_max_turns"},
+		{&ClaudeParser{}, `{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["boom","bang"]}`, "boom; bang"},
+		{&CodexParser{}, `{"type":"turn.failed","error":{"message":"stream disconnected"}}`, "stream disconnected"},
+		{&CodexParser{}, `{"type":"error","message":"quota exceeded"}`, "quota exceeded"},
+		{&GeminiParser{}, `{"type":"error","severity":"error","message":"model overloaded"}`, "model overloaded"},
+		{&GeminiParser{}, `{"type":"result","status":"error","error":{"type":"FatalError","message":"auth failed"}}`, "auth failed"},
+	}
+	for _, c := range cases {
+		errs := ofKind(collect(t, c.p, c.stream+"\n"), UpdateError)
+		if len(errs) != 1 || errs[0].Text != c.want {
+			t.Errorf("%T %s: errors %v, want %q", c.p, c.stream, errs, c.want)
+		}
+	}
+	// A warning is a notice, not the turn's error.
+	us := collect(t, &GeminiParser{}, `{"type":"error","severity":"warning","message":"loop detected"}`+"\n")
+	if len(ofKind(us, UpdateError)) != 0 || len(ofKind(us, UpdateNotice)) != 1 {
+		t.Errorf("gemini warning: %v", us)
+	}
+}
+
+func TestGeminiStatusMapping(t *testing.T) {
+	line := `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":[` +
+		`{"description":"a","status":"pending"},{"description":"b","status":"in_progress"},{"description":"c","status":"completed"},` +
+		`{"description":"d","status":"cancelled"},{"description":"e","status":"blocked"},{"description":"f","status":"weird"},{"description":"  ","status":"pending"}]}}`
+	todos := ofKind(collect(t, &GeminiParser{}, line+"\n"), UpdateTodos)
+	got := ""
+	for _, td := range todos[0].Todos {
+		got += td.Content + "=" + string(td.Status) + " "
+	}
+	if want := "a=pending b=in_progress c=completed d=cancelled e=pending f=pending "; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestCodexKeepsInProgress(t *testing.T) {
+	p := &CodexParser{Prev: []todostore.Todo{{Content: "one", Status: todostore.Completed}, {Content: "two", Status: todostore.InProgress}}}
+	line := `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"one","completed":true},{"text":"two","completed":false},{"text":"three","completed":false}]}}`
+	todos := ofKind(collect(t, p, line+"\n"), UpdateTodos)[0].Todos
+	if todos[1].Status != todostore.InProgress || todos[2].Status != todostore.Pending || todos[0].Status != todostore.Completed {
+		t.Errorf("statuses %v", todos)
+	}
+	// Once completed it is completed; reopening it makes it pending.
+	line2 := `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"one","completed":true},{"text":"two","completed":true},{"text":"three","completed":false}]}}`
+	line3 := `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"one","completed":true},{"text":"two","completed":false},{"text":"three","completed":false}]}}`
+	us := ofKind(collect(t, p, line2+"\n"+line3+"\n"), UpdateTodos)
+	if us[1].Todos[1].Status != todostore.Pending {
+		t.Errorf("reopened item %v", us[1].Todos[1])
+	}
+}
+
+func TestClaudeTasksAcrossTurns(t *testing.T) {
+	p := &ClaudeParser{}
+	for _, line := range readLines(t, "testdata/transcripts/claude-tasks/claude-run1.jsonl") {
+		if err := parseLine(p, line, func(Update) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !p.UsesTasks || !p.TasksChanged || len(p.Tasks.Tasks) != 3 {
+		t.Fatalf("after run1: %+v", p)
+	}
+	// A later turn's parser starts from the saved tasks.
+	next := &ClaudeParser{Tasks: p.Tasks}
+	stream := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"u1","name":"TaskUpdate","input":{"taskId":"2","status":"completed"}},{"type":"tool_use","id":"u2","name":"TaskUpdate","input":{"taskId":"3","status":"deleted"}},{"type":"tool_use","id":"u3","name":"TaskUpdate","input":{"taskId":"77","status":"completed"}}]},"parent_tool_use_id":null}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u1","content":"Updated task #2 status"}]},"parent_tool_use_id":null,"tool_use_result":{"success":true,"taskId":"2"}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u2","content":"Updated task #3 deleted"}]},"parent_tool_use_id":null,"tool_use_result":{"success":true,"taskId":"3"}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u3","content":"Task not found","is_error":true}]},"parent_tool_use_id":null,"tool_use_result":"Error: Task not found"}
+`
+	todos := ofKind(collect(t, next, stream), UpdateTodos)
+	if len(todos) != 2 {
+		t.Fatalf("%d todo updates, want 2 (the failed update changes nothing)", len(todos))
+	}
+	last := todos[1].Todos
+	if len(last) != 2 || last[0].Status != todostore.Completed || last[1].Status != todostore.Completed || last[1].Content != "Implement CSV parser with quoted-field support" {
+		t.Errorf("final tasks %v", last)
+	}
+}
+
+func TestClaudeTaskCreateFallbackID(t *testing.T) {
+	// Without .tool_use_result the id is read from the result text.
+	stream := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"c1","name":"TaskCreate","input":{"subject":"S"}}]},"parent_tool_use_id":null}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"c1","content":"Task #4 created successfully: S"}]},"parent_tool_use_id":null}
+`
+	p := &ClaudeParser{}
+	collect(t, p, stream)
+	if len(p.Tasks.Tasks) != 1 || p.Tasks.Tasks[0].ID != "4" {
+		t.Errorf("tasks %+v", p.Tasks)
+	}
+}
+
+func TestLineTypeAnyOrder(t *testing.T) {
+	line := []byte(`{"session_id":"x","thread_id":"t9","type":"thread.started"}`)
+	us := collect(t, &CodexParser{}, string(line)+"\n")
+	if len(us) != 1 || us[0].Kind != UpdateSession || us[0].Text != "t9" {
+		t.Errorf("updates %v", us)
+	}
+}
+
+func TestToolCallLines(t *testing.T) {
+	claude := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"b","name":"Bash","input":{"description":"list","command":"ls -la\nwc -l"}}]},"parent_tool_use_id":null}`
+	codex := `{"type":"item.started","item":{"id":"c","type":"command_execution","command":"bash -lc ls","aggregated_output":"","status":"in_progress"}}` + "\n" +
+		`{"type":"item.completed","item":{"id":"c","type":"command_execution","command":"bash -lc ls","aggregated_output":"a\nb","status":"completed"}}` + "\n" +
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[{"path":"a.go","kind":"add"},{"path":"b.go","kind":"update"}]}}`
+	gemini := `{"type":"tool_use","tool_name":"run_shell_command","tool_id":"x","parameters":{"command":"go test ./..."}}`
+	cases := []struct {
+		p      Parser
+		stream string
+		want   []string
+	}{
+		{&ClaudeParser{}, claude, []string{"Bash ls -la wc -l"}},
+		{&CodexParser{}, codex, []string{"exec bash -lc ls", "edit a.go, b.go"}},
+		{&GeminiParser{}, gemini, []string{"run_shell_command go test ./..."}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, u := range ofKind(collect(t, c.p, c.stream+"\n"), UpdateToolCall) {
+			got = append(got, u.Text)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%T: tool lines %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+func TestLongTodoTextCut(t *testing.T) {
+	long := strings.Repeat("é", todostore.MaxTextLen+5)
+	line := `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":[{"description":"` + long + `","status":"pending"}]}}`
+	us := collect(t, &GeminiParser{}, line+"\n")
+	todos := ofKind(us, UpdateTodos)
+	if err := todostore.Validate(todos[0].Todos); err != nil {
+		t.Errorf("cut list invalid: %v", err)
+	}
+	if len(ofKind(us, UpdateNotice)) != 1 {
+		t.Errorf("the cut was not reported")
+	}
+}
+
+// TestPayloadWithoutListChangesNothing: a todo call whose list is missing
+// or of another shape is reported, never read as an empty list, and is not
+// a malformed line.
+func TestPayloadWithoutListChangesNothing(t *testing.T) {
+	cases := []struct {
+		p    Parser
+		line string
+	}{
+		{&ClaudeParser{}, `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{}}]},"parent_tool_use_id":null}`},
+		{&ClaudeParser{}, `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":"all of them"}}]},"parent_tool_use_id":null}`},
+		{&CodexParser{}, `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":null}}`},
+		{&GeminiParser{}, `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":null}}`},
+		{&GeminiParser{}, `{"type":"tool_use","tool_name":"write_todos","tool_id":"w"}`},
+	}
+	for _, c := range cases {
+		us := collect(t, c.p, c.line+"\n")
+		notices := ofKind(us, UpdateNotice)
+		if len(ofKind(us, UpdateTodos)) != 0 || len(notices) != 1 || strings.Contains(notices[0].Text, "malformed") || !strings.Contains(notices[0].Text, "list unchanged") {
+			t.Errorf("%s: updates %v", c.line, us)
+		}
+	}
+	// An explicit empty list is an empty list.
+	us := collect(t, &GeminiParser{}, `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":[]}}`+"\n")
+	if todos := ofKind(us, UpdateTodos); len(todos) != 1 || len(todos[0].Todos) != 0 {
+		t.Errorf("empty list: %v", us)
+	}
+}
+
+func TestJScanStrings(t *testing.T) {
+	long := strings.Repeat("x", 70)
+	cases := map[string]bool{
+		`"abc"`: true, `"a\"b"`: true, `"a\\"`: true, `"a\\\"b"`: true,
+		`"` + long + `\"` + long + `"`: true, `"` + long + `\\"`: true,
+		`"1234567\"`: false, `"abc`: false, `"` + long + `\"`: false, `"\`: false,
+	}
+	for s, ok := range cases {
+		end, err := jscanString([]byte(s), 0)
+		if ok && (err != nil || end != len(s)) {
+			t.Errorf("%s: end %d err %v", s, end, err)
+		}
+		if !ok && err == nil {
+			t.Errorf("%s: accepted up to %d", s, end)
+		}
+	}
+}

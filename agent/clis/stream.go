@@ -1,0 +1,283 @@
+package clis
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// UpdateKind says what an Update carries.
+type UpdateKind int
+
+// The kinds of update a stream parser reports.
+const (
+	// UpdateSession: Text is the CLI's own session (thread) id.
+	UpdateSession UpdateKind = iota
+	// UpdateText: Text is a piece of assistant text; whole messages end
+	// with a newline, Gemini's streamed deltas are passed on as they come.
+	UpdateText
+	// UpdateToolCall: Text is a one-line summary of a tool call.
+	UpdateToolCall
+	// UpdateTodos: Todos is the agent's whole list after a todo event.
+	UpdateTodos
+	// UpdateError: Text is an error the CLI reported for the turn.
+	UpdateError
+	// UpdateTurnEnd: the CLI ended its turn successfully; Text is its final
+	// assistant text.
+	UpdateTurnEnd
+	// UpdateNotice: Text is a one-line remark (a malformed line skipped,
+	// a warning event).
+	UpdateNotice
+)
+
+// Update is one thing a stream said that todosh acts on.
+type Update struct {
+	Kind  UpdateKind
+	Text  string
+	Todos []todostore.Todo
+}
+
+// Parser turns the lines of one CLI's JSON stream into updates. It keeps
+// state between lines (task ids, the previous list), so use one Parser per
+// turn. Line gets the line without its newline and returns an error only
+// for a malformed line; the caller reports it and goes on.
+type Parser interface {
+	Line(line []byte, emit func(Update)) error
+}
+
+// MaxLineBytes bounds one stream line. A real transcript line can be many
+// megabytes (a tool result holding a file); a line beyond this is skipped
+// and reported like a malformed one, so a runaway CLI cannot exhaust memory.
+const MaxLineBytes = 512 << 20
+
+// ParseStream reads r line by line (lines of any length up to MaxLineBytes)
+// and feeds each to p. name prefixes notices ("claude"). The first
+// malformed line is reported as soon as it is seen; if there are more, one
+// notice at the end gives their number. The error is a read error of r.
+func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var (
+		long    []byte // a line longer than br's buffer, being assembled
+		skip    bool   // the current line is over MaxLineBytes: drop it
+		lineNo  int
+		bad     int
+		lastErr error
+	)
+	report := func(err error) {
+		bad++
+		lastErr = err
+		if bad == 1 {
+			emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped malformed output line %d: %s", name, lineNo, oneLineCut(err.Error(), 160))})
+		}
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !skip {
+				if len(long)+len(chunk) > MaxLineBytes {
+					skip, long = true, nil
+				} else {
+					long = append(long, chunk...)
+				}
+			}
+			continue
+		}
+		if len(chunk) > 0 || long != nil || skip {
+			lineNo++
+			line := chunk
+			if long != nil {
+				long = append(long, chunk...)
+				line = long
+			}
+			switch {
+			case skip:
+				report(fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20))
+			default:
+				if perr := parseLine(p, line, emit); perr != nil {
+					report(perr)
+				}
+			}
+			long, skip = nil, false
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if bad > 1 {
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped %d malformed output lines in all (last: %s)", name, bad, oneLineCut(lastErr.Error(), 120))})
+	}
+	return nil
+}
+
+// parseLine trims the line ending and blank lines, refuses what cannot be a
+// JSON object at a glance, and hands the rest to p.
+func parseLine(p Parser, line []byte, emit func(Update)) error {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	if line[0] != '{' || line[len(line)-1] != '}' {
+		return fmt.Errorf("not a JSON object: %q", cutBytes(line, 40))
+	}
+	return p.Line(line, emit)
+}
+
+// lineType returns the value of the top-level "type" member. Every CLI
+// writes it first, so the common case is a prefix check; any other order
+// falls back to scanning the object. The bytes are only valid until the
+// line is reused; compare them with switch string(t) (no allocation).
+func lineType(line []byte) ([]byte, error) {
+	const prefix = `{"type":"`
+	if bytes.HasPrefix(line, []byte(prefix)) {
+		rest := line[len(prefix):]
+		if k := bytes.IndexByte(rest, '"'); k >= 0 && bytes.IndexByte(rest[:k], '\\') < 0 {
+			return rest[:k], nil
+		}
+	}
+	var typ []byte
+	err := jscanFields(line, func(key, val []byte) {
+		if string(key) == "type" {
+			typ = []byte(jscanStr(val))
+		}
+	})
+	return typ, err
+}
+
+// emitSession emits the string member key of line as the CLI's session id.
+func emitSession(line []byte, key string, emit func(Update)) error {
+	var id []byte
+	if err := jscanPickLine(line, jfield{key, &id}); err != nil {
+		return err
+	}
+	if s := jscanStr(id); s != "" {
+		emit(Update{Kind: UpdateSession, Text: s})
+	}
+	return nil
+}
+
+// cutBytes shortens b for an error message.
+func cutBytes(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// oneLineCut keeps s on one line of at most n characters.
+func oneLineCut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// toolLine is the one-line summary of a tool call: the tool's name and,
+// when there is one, its most telling argument.
+func toolLine(name, arg string) string {
+	if arg == "" {
+		return name
+	}
+	return name + " " + oneLineCut(arg, 100)
+}
+
+// toolArgKeys are the argument names worth showing in a tool call's line,
+// in order of preference, across the three CLIs' tools.
+var toolArgKeys = [...]string{"command", "file_path", "absolute_path", "notebook_path", "path", "pattern", "url", "query", "description", "subject", "prompt", "dir_path", "paths"}
+
+// toolArg picks the most telling string argument of a tool call's input
+// object without decoding the rest of it.
+func toolArg(input []byte) string {
+	var found [len(toolArgKeys)][]byte
+	_ = jscanFields(input, func(key, val []byte) {
+		for i, k := range toolArgKeys {
+			if string(key) == k && found[i] == nil {
+				found[i] = val
+			}
+		}
+	})
+	for _, v := range found {
+		if s := jscanStr(v); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// agentTodo builds one todo from what a CLI reported. Empty text is no
+// item (ok false); text over the model's limit is cut, and cut is true so
+// the parser can say so.
+func agentTodo(content string, status todostore.Status, activeForm string) (t todostore.Todo, ok, cut bool) {
+	if strings.TrimSpace(content) == "" {
+		return t, false, false
+	}
+	content, cut = cutText(content)
+	activeForm, _ = cutText(activeForm)
+	if strings.TrimSpace(activeForm) == "" {
+		activeForm = ""
+	}
+	return todostore.Todo{Content: content, Status: status, ActiveForm: activeForm}, true, cut
+}
+
+// cutText keeps s within todostore.MaxTextLen characters.
+func cutText(s string) (string, bool) {
+	if utf8.RuneCountInString(s) <= todostore.MaxTextLen {
+		return s, false
+	}
+	r := []rune(s)
+	return string(r[:todostore.MaxTextLen-1]) + "…", true
+}
+
+// emitTodos emits the UpdateTodos for a list, preceded by a notice when
+// a text had to be cut.
+func emitTodos(name string, todos []todostore.Todo, cut bool, emit func(Update)) {
+	if cut {
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: a todo text over %d characters was cut", name, todostore.MaxTextLen)})
+	}
+	emit(Update{Kind: UpdateTodos, Todos: todos})
+}
+
+// decodePayload decodes a todo tool's input into v. A payload of a shape
+// todosh does not know is valid JSON, not a malformed line: it is reported
+// as such and the list stays as it is.
+func decodePayload(cli, what string, raw []byte, v any, emit func(Update)) bool {
+	err := errors.New("missing")
+	if !jscanIsNull(raw) {
+		err = json.Unmarshal(raw, v)
+	}
+	if err != nil {
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: %s not understood, list unchanged: %s", cli, what, oneLineCut(err.Error(), 120))})
+		return false
+	}
+	return true
+}
+
+// hasList refuses a todo payload without a list (absent or null): only an
+// explicit empty list empties the agent's list.
+func hasList(cli, what string, ok bool, emit func(Update)) bool {
+	if !ok {
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: %s without a list, list unchanged", cli, what)})
+	}
+	return ok
+}
+
+// mapStatus reads a status as the CLIs write it. Gemini's "blocked" is
+// open work nobody is doing, so it is pending; anything unknown is pending
+// too, so an item is never lost for its status.
+func mapStatus(s string) todostore.Status {
+	if st, err := todostore.ParseStatus(s); err == nil {
+		return st
+	}
+	return todostore.Pending
+}
