@@ -77,7 +77,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 
 	// Agent flags; cfg.NewAgent is built from them after Parse.
 	var ag agentFlags
-	fs.StringVar(&ag.kind, "agent", "", "the agent: `NAME` demo, openai, script:FILE, claude, codex, gemini or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&ag.kind, "agent", "", "which agent answers prompts, by `NAME`: demo, openai, script:FILE, claude, codex, gemini or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
 	fs.StringVar(&ag.baseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
 	fs.StringVar(&ag.model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
 	fs.BoolVar(&ag.requireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (model API agents)")
