@@ -285,7 +285,7 @@ func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
 	sess.Version = FormatVersion
 	sess.Session = id
 	sess.UpdatedAt = s.Now().UTC()
-	data, err := Encode(sess)
+	data, err := encodeFitting(sess)
 	if err != nil {
 		return nil, err
 	}
@@ -296,6 +296,19 @@ func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
 		s.AfterWrite(id, data)
 	}
 	return sess, nil
+}
+
+// encodeFitting encodes sess, dropping the oldest archive entries while the
+// file would be over MaxFileSize: the archive is bounded history, and a full
+// archive must never make the current list impossible to save.
+func encodeFitting(sess *Session) ([]byte, error) {
+	for {
+		data, err := Encode(sess)
+		if err == nil || !errors.Is(err, ErrLimit) || len(sess.Archive) == 0 {
+			return data, err
+		}
+		sess.Archive = sess.Archive[1:]
+	}
 }
 
 // mkdirStore creates the store directory on first write (or watch).

@@ -3,6 +3,7 @@ package todostore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -635,5 +636,60 @@ func TestValidSessionIDMatchesPattern(t *testing.T) {
 			b[j] = alphabet[rng.IntN(len(alphabet))]
 		}
 		check(string(b))
+	}
+}
+
+// A full archive gives way, oldest first, so the current list can always be
+// saved; a list too large on its own is refused and changes nothing.
+func TestUpdateDropsOldestArchiveToFit(t *testing.T) {
+	st := Open(t.TempDir())
+	big := func(tag string) []Todo {
+		todos := make([]Todo, 60)
+		for i := range todos {
+			todos[i] = Todo{Content: tag + strings.Repeat("x", 990), Status: Completed}
+		}
+		return todos
+	}
+	for i := 0; i < 30; i++ {
+		tag := fmt.Sprintf("%02d", i)
+		if _, err := st.Update("s", func(s *Session) error {
+			s.Todos = big(tag)
+			s.ArchiveTodos("cleared "+tag, time.Now())
+			return nil
+		}); err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+	}
+	sess, err := st.Load("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sess.Archive); n == 0 || n >= MaxArchive {
+		t.Fatalf("archive has %d entries, want fewer than %d kept to fit 1 MiB", n, MaxArchive)
+	}
+	if last := sess.Archive[len(sess.Archive)-1].Reason; last != "cleared 29" {
+		t.Errorf("newest archive entry = %q, want the last one kept", last)
+	}
+	info, _ := os.Stat(st.Path("s"))
+	if info.Size() > MaxFileSize {
+		t.Errorf("file is %d bytes", info.Size())
+	}
+
+	before, _ := os.ReadFile(st.Path("s"))
+	_, err = st.Update("s", func(s *Session) error {
+		s.Todos = make([]Todo, 100)
+		for i := range s.Todos {
+			s.Todos[i] = Todo{Content: strings.Repeat("y", 1000), Status: Pending}
+			for j := 0; j < 20; j++ {
+				s.Todos[i].Subtasks = append(s.Todos[i].Subtasks, Subtask{Content: strings.Repeat("z", 1000), Status: Pending})
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrLimit) {
+		t.Errorf("an oversized list: err = %v, want ErrLimit", err)
+	}
+	if after, _ := os.ReadFile(st.Path("s")); !bytes.Equal(before, after) {
+		t.Error("a refused update changed the file")
 	}
 }
