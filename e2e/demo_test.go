@@ -183,6 +183,49 @@ func TestDemoTypingDuringCountdownTakesOver(t *testing.T) {
 	endCancelled(t, h, tm, shown)
 }
 
+// A paste (or fast typing) arrives in one read: every line ended by Enter
+// runs in order, and the rest starts the person's next line.
+func TestDemoPasteDuringCountdownRunsEveryLine(t *testing.T) {
+	h, tm := startDemo(t, "10s")
+	tm.typ("/todo show" + enter + "/todo add 4 from the paste" + enter + "/todo sh")
+	tm.expect(demoCancelled)
+	shown := tm.expect("/todo show\n")
+	shown += tm.expect("4. ○ from the paste")
+	assertShows(t, "the pasted /todo show", shown, "Todo 1/3 done", "2.2 [ ] CRLF line endings")
+	tm.expect("todosh 1/4 › /todo sh")
+	tm.typ("ow" + enter)
+	shown = tm.expect("/todo show\n")
+	shown += tm.expect("todosh 1/4 › ")
+	assertShows(t, "the completed /todo show", shown, "4. ○ from the paste")
+	tm.quit()
+	if todos := h.demoSession(t).Todos; len(todos) != 4 || todos[3].Content != "from the paste" {
+		t.Errorf("list on disk = %+v, want the pasted item as item 4", todos)
+	}
+}
+
+// Keys typed while the agent prints are not echoed into its output; they
+// wait, cancel the countdown and start the person's next line.
+func TestDemoTypeAheadDuringTurn(t *testing.T) {
+	h := newHome(t)
+	tm := h.startTerm(t, "--agent", "demo", "--continue-delay", "10s")
+	tm.expect("todosh › ")
+	first, _ := demoPrompts(t)
+	tm.typ(first + enter)
+	tm.expect(first + "\n")
+	tm.expect("todo_write") // the turn is under way
+	tm.typ("/todo")
+	shown := tm.expect(demoCancelled)
+	if strings.Contains(shown, "/todo") {
+		t.Errorf("keys typed during the turn were echoed into its output:\n%s", shown)
+	}
+	tm.expect(demoAfterFirst + "/todo")
+	tm.typ(" show" + enter)
+	shown = tm.expect("/todo show\n")
+	shown += tm.expect(demoAfterFirst)
+	assertShows(t, "the type-ahead /todo show", shown, "Todo 1/3 done")
+	endCancelled(t, h, tm, shown)
+}
+
 func TestDemoCtrlCDuringCountdown(t *testing.T) {
 	h, tm := startDemo(t, "10s")
 	tm.typ(ctrlC)

@@ -76,18 +76,27 @@ func countdownLine(left time.Duration) string {
 	return fmt.Sprintf("continuing in %ds — type to take over", secs)
 }
 
-// typedText is the printable text at the start of the keys read: what the
-// person started typing. Enter, Ctrl-C, arrows and other control keys
-// cancel the countdown without leaving text.
+// typedText is what the person typed into the countdown, up to the first
+// key that is neither printable nor Enter: each Enter ends a line ("\n"),
+// so fast typing or a paste of several lines is not lost. Ctrl-C, arrows
+// and other control keys cancel the countdown without leaving text.
 func typedText(keys []byte) string {
 	var b strings.Builder
+	lineStart := 0
 	for len(keys) > 0 {
 		r, n := utf8.DecodeRune(keys)
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			break
-		}
-		b.WriteRune(r)
 		keys = keys[n:]
+		switch {
+		case r == '\r' || r == '\n':
+			if b.Len() > lineStart { // an empty line would do nothing
+				b.WriteByte('\n')
+				lineStart = b.Len()
+			}
+		case r == utf8.RuneError || !unicode.IsPrint(r):
+			return b.String()
+		default:
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }

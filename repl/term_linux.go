@@ -33,3 +33,20 @@ func termios(fd int, req uintptr, t *syscall.Termios) error {
 	}
 	return nil
 }
+
+// noEchoMode stops the terminal from echoing keys typed while an agent
+// turn prints, which would otherwise land in the middle of its output.
+// The keys stay queued: the countdown or the next prompt reads them. Ctrl-C
+// still raises SIGINT. restore puts the previous mode back.
+func noEchoMode(fd int) (restore func()) {
+	var old syscall.Termios
+	if termios(fd, syscall.TCGETS, &old) != nil {
+		return func() {}
+	}
+	quiet := old
+	quiet.Lflag &^= syscall.ECHO
+	if termios(fd, syscall.TCSETS, &quiet) != nil {
+		return func() {}
+	}
+	return func() { termios(fd, syscall.TCSETS, &old) }
+}

@@ -9,3 +9,7 @@ import "errors"
 func pollingRawMode(fd int) (restore func(), err error) {
 	return nil, errors.New("countdown needs Linux terminal control")
 }
+
+// noEchoMode is only implemented on Linux; elsewhere keys typed during a
+// turn are echoed by the terminal.
+func noEchoMode(fd int) (restore func()) { return func() {} }

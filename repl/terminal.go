@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chzyer/readline"
+	"github.com/todosh/todosh/commands"
 )
 
 // interruptHint is printed when Ctrl-C is pressed on an empty line: the
@@ -80,11 +81,23 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 	if _, err := s.store.LoadOrNew(s.id); err != nil {
 		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)
 	}
+	// Keys typed during a countdown: whole lines (ended by Enter) run next,
+	// as if typed at the prompt; the rest starts the next line read.
+	var typedLines []string
 	typed := ""
 	for {
-		rl.SetPrompt(s.prompt())
-		line, err := rl.ReadlineWithDefault(typed)
-		typed = ""
+		prompt := s.prompt()
+		rl.SetPrompt(prompt)
+		var line string
+		var err error
+		if len(typedLines) > 0 {
+			line, typedLines = typedLines[0], typedLines[1:]
+			fmt.Fprintf(s.env.Out, "%s%s\n", prompt, line)
+			rl.SaveHistory(line)
+		} else {
+			line, err = rl.ReadlineWithDefault(typed)
+			typed = ""
+		}
 		if errors.Is(err, readline.ErrInterrupt) {
 			// readline has already dropped a typed line; an empty one gets
 			// the hint instead of an exit.
@@ -100,9 +113,19 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		if line == "" {
 			continue
 		}
-		var quit bool
-		if typed, quit, _ = s.exec(ctx, line); quit {
+		restore := func() {}
+		if !commands.IsCommand(line) {
+			restore = noEchoMode(int(in.Fd()))
+		}
+		more, quit, _ := s.exec(ctx, line)
+		restore()
+		if quit {
 			return ExitOK
+		}
+		if more != "" {
+			parts := strings.Split(more, "\n")
+			typedLines = append(typedLines, parts[:len(parts)-1]...)
+			typed = parts[len(parts)-1]
 		}
 	}
 }
