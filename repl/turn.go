@@ -136,11 +136,10 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		return continuation.Decision{}, err
 	}
 	before := todostore.CloneTodos(sess.Todos)
-	if !turn.Continuation {
-		// A continuation prompt already carries the list block; sending it
-		// twice would only cost the model tokens.
-		turn.TodoContext = continuation.TodoContext(before)
-	}
+	// Sent with continuations too, although their prompt repeats the
+	// block: backends state in their system context whether items are
+	// open, and must not say "none" while the prompt lists them.
+	turn.TodoContext = continuation.TodoContext(before)
 
 	tctx, stop := r.turnContext(ctx)
 	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)

@@ -209,8 +209,8 @@ func TestTurnLazyAgentContinuedThreeTimes(t *testing.T) {
 		t.Errorf("first turn = %+v, want the prompt and no context", h.fake.turns[0])
 	}
 	for i, turn := range h.fake.turns[1:] {
-		if !turn.Continuation || turn.TodoContext != "" || !strings.Contains(turn.Prompt, "<todo-list>") {
-			t.Errorf("turn %d = %+v, want a continuation whose prompt alone carries the list block", i+2, turn)
+		if !turn.Continuation || !strings.Contains(turn.TodoContext, "3 open items") || !strings.Contains(turn.Prompt, "<todo-list>") {
+			t.Errorf("turn %d = %+v, want a continuation carrying the open items as context and the list block", i+2, turn)
 		}
 	}
 	h.golden("lazy")
