@@ -73,7 +73,7 @@ func (s *shell) runScript(ctx context.Context, next lineSource) int {
 			if !commands.IsCommand(line) {
 				// The turn printed its messages on stdout, which a script
 				// may send to a file: say on stderr that the line failed.
-				fmt.Fprintf(s.stderr, "todosh: prompt failed: %v\n", err)
+				fmt.Fprintf(s.stderr, "todosh: prompt failed, %v\n", err)
 			}
 		}
 	}

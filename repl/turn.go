@@ -183,7 +183,8 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		return continuation.Decision{}, ctx.Err()
 	case turnErr != nil:
 		r.render.Line("agent error: " + turnErr.Error())
-		return continuation.Decision{}, fmt.Errorf("agent %s: %w", r.Agent.Name(), turnErr)
+		// Backends' errors already name the agent ("claude: …").
+		return continuation.Decision{}, fmt.Errorf("agent error: %w", turnErr)
 	case dec.Continue && !r.Continue:
 		r.render.Line(noContinueLine(after))
 		return continuation.Decision{}, nil
