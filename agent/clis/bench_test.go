@@ -282,3 +282,39 @@ func benchTurn(b *testing.B, kind, run1, pace string) {
 	b.ReportMetric(float64(wrapped.Microseconds())/float64(b.N), "runturn-µs/turn")
 	b.ReportMetric(100*float64(wrapped-direct)/float64(direct), "overhead-%")
 }
+
+// nopParser takes every line and does nothing with it.
+type nopParser struct{}
+
+func (nopParser) Line([]byte, func(Update)) error { return nil }
+
+// BenchmarkLineSplit is the floor under BenchmarkParse*: ParseStream
+// reading the Codex stream and cutting it into lines, with no parsing.
+func BenchmarkLineSplit(b *testing.B) {
+	stream := benchStream(b, "", "codex")
+	b.SetBytes(int64(len(stream)))
+	for i := 0; i < b.N; i++ {
+		if err := ParseStream(bytes.NewReader(stream), "bench", nopParser{}, func(Update) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJScanClaude walks every line of the Claude stream with the
+// scanner and nothing else: what checking each line is well formed costs,
+// which bounds ClaudeParser (it must walk assistant lines to their end).
+func BenchmarkJScanClaude(b *testing.B) {
+	stream := benchStream(b, "", "claude-todowrite", "claude-tasks")
+	lines := bytes.Split(stream, []byte("\n"))
+	b.SetBytes(int64(len(stream)))
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			if len(l) == 0 {
+				continue
+			}
+			if _, err := jscanValue(l, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

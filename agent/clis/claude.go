@@ -70,6 +70,7 @@ type ClaudeParser struct {
 	lastText string
 	pending  map[string]claudeTaskCall // by tool_use id
 	cl       claudeLine                // reused for every line
+	arena    textArena
 }
 
 // claudeTaskCall is a TaskCreate or TaskUpdate waiting for its result.
@@ -236,7 +237,7 @@ func (p *ClaudeParser) assistant(line []byte, emit func(Update)) error {
 	for _, b := range p.cl.blocks {
 		switch string(b.typ) {
 		case `"text"`:
-			if text := jscanText(b.text); len(text) > 1 {
+			if text := p.arena.text(b.text); len(text) > 1 {
 				p.lastText = strings.TrimSuffix(text, "\n")
 				emit(Update{Kind: UpdateText, Text: text})
 			}

@@ -1,6 +1,7 @@
 package clis
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -25,10 +26,15 @@ type CodexParser struct {
 	lastText string
 	started  map[string]bool // raw item ids whose tool line was shown
 	it       codexItem       // reused for every line
+	arena    textArena
 }
 
 // Line handles one line of Codex's stream.
 func (p *CodexParser) Line(line []byte, emit func(Update)) error {
+	if text, ok := codexMessage(line); ok {
+		p.message(p.arena.scanned(text, true), emit)
+		return nil
+	}
 	typ, err := lineType(line)
 	if err != nil {
 		return err
@@ -105,6 +111,26 @@ func (it *codexItem) scan(line []byte, p *CodexParser, phase codexPhase) error {
 	return err
 }
 
+// codexMessageHead and codexMessageMid frame Codex's agent_message line,
+// the commonest line of its streams, as Codex writes it (serde, fields in
+// declaration order, no spaces): head, id, mid, text, "}}".
+const (
+	codexMessageHead = `{"type":"item.completed","item":{"id":"`
+	codexMessageMid  = `,"type":"agent_message","text":"`
+)
+
+// codexMessage reads the text of a completed agent_message line written
+// exactly as Codex writes it; for any other line ok is false and the
+// general path reads it.
+func codexMessage(line []byte) (text jstring, ok bool) {
+	_, i, ok := jscanFixed(line, 0, codexMessageHead)
+	if !ok || !bytes.HasPrefix(line[i:], []byte(codexMessageMid)) {
+		return text, false
+	}
+	end, text, err := jscanText(line, i+len(codexMessageMid)-1)
+	return text, err == nil && string(line[end:]) == "}}"
+}
+
 func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) error {
 	it := &p.it
 	defer func() { *it = codexItem{} }() // drop references into the line
@@ -118,10 +144,7 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 	switch string(it.typ) {
 	case `"agent_message"`:
 		if phase == codexCompleted {
-			if text := jscanText(it.text); len(text) > 1 {
-				p.lastText = strings.TrimSuffix(text, "\n")
-				emit(Update{Kind: UpdateText, Text: text})
-			}
+			p.message(p.arena.text(it.text), emit)
 		}
 	case `"todo_list"`:
 		p.todoList(it.items, phase, emit)
@@ -150,6 +173,14 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 		}
 	}
 	return nil
+}
+
+// message shows an agent message.
+func (p *CodexParser) message(text string, emit func(Update)) {
+	if len(text) > 1 {
+		p.lastText = strings.TrimSuffix(text, "\n")
+		emit(Update{Kind: UpdateText, Text: text})
+	}
 }
 
 // ignored reports whether an item, as far as it has been read, can have

@@ -1,8 +1,8 @@
 package clis
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -14,9 +14,10 @@ import (
 // pending (it stays open, and the continuation keeps counting it).
 type GeminiParser struct {
 	// message is the assistant message being streamed in delta pieces;
-	// it ends at the next event that is not an assistant message.
-	message  strings.Builder
-	lastText string
+	// it ends at the next event that is not an assistant message, and
+	// becomes last. The two buffers swap, so a message costs no allocation.
+	message, last []byte
+	arena         textArena
 }
 
 // Line handles one line of Gemini's stream.
@@ -25,9 +26,8 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 	if err != nil {
 		return err
 	}
-	if string(typ) != "message" && p.message.Len() > 0 {
-		p.lastText = p.message.String()
-		p.message.Reset()
+	if string(typ) != "message" && len(p.message) > 0 {
+		p.endMessage()
 	}
 	switch string(typ) {
 	case "init":
@@ -52,25 +52,74 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 	return nil
 }
 
-func (p *GeminiParser) messageLine(line []byte, emit func(Update)) error {
-	var role, content, delta []byte
-	if err := jscanPickLine(line, jfield{"role", &role}, jfield{"content", &content}, jfield{"delta", &delta}); err != nil {
-		return err
+func (p *GeminiParser) endMessage() {
+	p.last, p.message = p.message, p.last[:0]
+}
+
+// geminiMessage is what the parser reads of a message line.
+type geminiMessage struct {
+	role    []byte
+	content jstring
+	delta   bool
+}
+
+// geminiMessageHead and the keys after it frame a message line as Gemini
+// CLI writes it (JSON.stringify, fields in the order it sets them).
+const (
+	geminiMessageHead = `{"type":"message","timestamp":"`
+	geminiRoleKey     = `,"role":"`
+	geminiContentKey  = `,"content":"`
+	geminiDeltaTrue   = `,"delta":true}`
+)
+
+// scanGeminiMessage reads a message line written exactly as Gemini CLI
+// writes it; for any other line ok is false and jscanPickLine reads it.
+func scanGeminiMessage(line []byte) (m geminiMessage, ok bool) {
+	_, i, ok := jscanFixed(line, 0, geminiMessageHead)
+	if !ok {
+		return m, false
 	}
-	if string(role) != `"assistant"` {
+	r, i, ok := jscanFixed(line, i, geminiRoleKey)
+	if !ok || !bytes.HasPrefix(line[i:], []byte(geminiContentKey)) {
+		return m, false
+	}
+	m.role = line[r:i]
+	var err error
+	if i, m.content, err = jscanText(line, i+len(geminiContentKey)-1); err != nil {
+		return m, false
+	}
+	switch string(line[i:]) {
+	case "}":
+	case geminiDeltaTrue:
+		m.delta = true
+	default:
+		return m, false
+	}
+	return m, true
+}
+
+func (p *GeminiParser) messageLine(line []byte, emit func(Update)) error {
+	m, ok := scanGeminiMessage(line)
+	if !ok {
+		var delta []byte
+		if err := jscanPickLine(line, jfield{"role", &m.role}, jfield{"content", &m.content.raw}, jfield{"delta", &delta}); err != nil {
+			return err
+		}
+		m.delta = jscanTrue(delta)
+	}
+	if string(m.role) != `"assistant"` {
 		return nil
 	}
-	text := jscanStr(content)
+	text := p.arena.scanned(m.content, false)
 	if text == "" {
 		return nil
 	}
-	if !jscanTrue(delta) && p.message.Len() > 0 {
+	if !m.delta && len(p.message) > 0 {
 		// A whole message after pieces of another: end that one first.
-		p.lastText = p.message.String()
-		p.message.Reset()
+		p.endMessage()
 		emit(Update{Kind: UpdateText, Text: "\n"})
 	}
-	p.message.WriteString(text)
+	p.message = append(p.message, text...)
 	emit(Update{Kind: UpdateText, Text: text})
 	return nil
 }
@@ -115,7 +164,7 @@ func (p *GeminiParser) result(line []byte, emit func(Update)) error {
 		return err
 	}
 	if string(status) == `"success"` {
-		emit(Update{Kind: UpdateTurnEnd, Text: p.lastText})
+		emit(Update{Kind: UpdateTurnEnd, Text: string(p.last)})
 		return nil
 	}
 	text := jscanStr(msg)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -34,7 +35,7 @@ func jsonSyntaxErr(data []byte, i int, what string) error {
 
 // jscanWS returns the index of the first non-whitespace byte at or after i.
 func jscanWS(data []byte, i int) int {
-	for i < len(data) {
+	for i < len(data) && data[i] <= ' ' {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
@@ -92,6 +93,68 @@ func jscanString(data []byte, i int) (int, error) {
 		}
 		j++
 	}
+}
+
+// jscanFixed reads a line written in a fixed shape: it expects lit at
+// data[i], ending with the opening quote of a string, and returns where
+// that string starts (the quote) and ends. ok is false for anything else.
+func jscanFixed(data []byte, i int, lit string) (start, end int, ok bool) {
+	if !bytes.HasPrefix(data[i:], []byte(lit)) {
+		return 0, 0, false
+	}
+	start = i + len(lit) - 1
+	end, err := jscanString(data, start)
+	return start, end, err == nil
+}
+
+// jstring is a raw JSON string value with what jscanText learnt of it on
+// the way, which spares decoding a second look at its bytes.
+type jstring struct {
+	raw   []byte
+	plain bool // no escapes
+	ascii bool // plain and all ASCII: no UTF-8 check either
+}
+
+// jscanText reads the string that starts with the quote at data[i], a
+// message text as a rule, and returns its end. Texts rarely hold escapes:
+// one pass looks at eight bytes at a time for the closing quote, a
+// backslash and a high bit at once, and only a string with a backslash is
+// read again by jscanString.
+func jscanText(data []byte, i int) (int, jstring, error) {
+	const hi = 0x8080808080808080
+	var high uint64
+	j := i + 1
+	for ; j+8 <= len(data); j += 8 {
+		w := binary.LittleEndian.Uint64(data[j:])
+		if m := swarHas(w, '"') | swarHas(w, '\\'); m != 0 {
+			n := bits.TrailingZeros64(m) / 8
+			if data[j+n] != '"' {
+				return jscanEscaped(data, i)
+			}
+			high |= w & hi & (1<<(8*n) - 1)
+			return j + n + 1, jstring{raw: data[i : j+n+1], plain: true, ascii: high == 0}, nil
+		}
+		high |= w & hi
+	}
+	for ; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '"':
+			return j + 1, jstring{raw: data[i : j+1], plain: true, ascii: high == 0}, nil
+		case c == '\\':
+			return jscanEscaped(data, i)
+		case c >= utf8.RuneSelf:
+			high = 1
+		}
+	}
+	return 0, jstring{}, jsonSyntaxErr(data, i, "unterminated string")
+}
+
+func jscanEscaped(data []byte, i int) (int, jstring, error) {
+	end, err := jscanString(data, i)
+	if err != nil {
+		return 0, jstring{}, err
+	}
+	return end, jstring{raw: data[i:end]}, nil
 }
 
 // jscanShort is the length up to which strings are scanned word by word.
@@ -406,27 +469,189 @@ func jscanElements(data []byte, fn func(val []byte)) error {
 	return err
 }
 
-// jscanText decodes a raw JSON string into text ending with a newline, in
-// one allocation when it has no escapes.
-func jscanText(raw []byte) string {
+// textArena makes the strings of assistant text, which make up most lines
+// of a stream, from shared blocks instead of one allocation each. A block
+// is a strings.Builder that is only ever appended to, so the strings cut
+// from it stay as they are. A string that is kept keeps its whole block
+// alive, so only short texts go there.
+type textArena struct {
+	block   strings.Builder
+	scratch []byte // an escaped string, decoded
+}
+
+const (
+	// arenaBlock is the size of one block of a textArena.
+	arenaBlock = 32 << 10
+	// arenaMaxText is the longest text a textArena puts into a block.
+	arenaMaxText = arenaBlock / 16
+)
+
+// text decodes a raw JSON string into text ending with a newline, as a
+// message is shown; anything else is "".
+func (a *textArena) text(raw []byte) string { return a.decode(raw, true) }
+
+// str decodes a raw JSON string value as jscanStr does.
+func (a *textArena) str(raw []byte) string { return a.decode(raw, false) }
+
+// scanned decodes a string jscanText read, as text does when nl is set
+// and as str does otherwise.
+func (a *textArena) scanned(s jstring, nl bool) string {
+	if s.plain {
+		return a.plain(s.raw[1:len(s.raw)-1], s.ascii, nl)
+	}
+	return a.decode(s.raw, nl)
+}
+
+func (a *textArena) decode(raw []byte, nl bool) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""
 	}
 	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
-		s := jscanStr(raw)
-		if !strings.HasSuffix(s, "\n") {
+	if bytes.IndexByte(body, '\\') < 0 {
+		return a.plain(body, false, nl)
+	}
+	b, ok := appendUnescaped(a.scratch[:0], body)
+	if cap(b) <= arenaBlock {
+		a.scratch = b // kept for the next one; a huge one is not kept
+	}
+	if ok {
+		return a.add(b, nl)
+	}
+	s := jscanStr(raw)
+	if nl && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// plain is decode for the body of a string known to hold no escapes;
+// ascii says it is known to be all ASCII.
+func (a *textArena) plain(body []byte, ascii, nl bool) string {
+	if !ascii && !utf8.Valid(body) {
+		s := strings.ToValidUTF8(string(body), "\uFFFD")
+		if nl && !strings.HasSuffix(s, "\n") {
 			s += "\n"
 		}
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(body) + 1)
-	b.Write(body)
-	if len(body) == 0 || body[len(body)-1] != '\n' {
-		b.WriteByte('\n')
+	return a.add(body, nl)
+}
+
+// add returns b, with a newline added when nl is set and b lacks one, as a
+// string.
+func (a *textArena) add(b []byte, nl bool) string {
+	nl = nl && (len(b) == 0 || b[len(b)-1] != '\n')
+	n := len(b)
+	if nl {
+		n++
 	}
-	return b.String()
+	if n == 0 {
+		return ""
+	}
+	blk := &a.block
+	if n > arenaMaxText {
+		blk = new(strings.Builder)
+		blk.Grow(n)
+	} else if blk.Cap()-blk.Len() < n {
+		blk.Reset()
+		blk.Grow(arenaBlock)
+	}
+	start := blk.Len()
+	blk.Write(b)
+	if nl {
+		blk.WriteByte('\n')
+	}
+	return blk.String()[start:]
+}
+
+// appendUnescaped appends the decoded body of a JSON string to dst. It
+// leaves to encoding/json (ok false) what it does not handle exactly as
+// encoding/json would: control characters, invalid UTF-8, escaped
+// surrogates and broken escapes.
+func appendUnescaped(dst, body []byte) (_ []byte, ok bool) {
+	for len(body) > 0 {
+		k := bytes.IndexByte(body, '\\')
+		if k < 0 {
+			k = len(body)
+		}
+		if !plainText(body[:k]) {
+			return dst, false
+		}
+		dst = append(dst, body[:k]...)
+		if body = body[k:]; len(body) == 0 {
+			break
+		}
+		if len(body) < 2 {
+			return dst, false
+		}
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(body[2:])
+			if !ok || utf16.IsSurrogate(r) {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, r)
+			body = body[6:]
+			continue
+		default:
+			return dst, false
+		}
+		body = body[2:]
+	}
+	return dst, true
+}
+
+// plainText reports whether b is valid UTF-8 without control characters,
+// which a JSON string may hold unescaped.
+func plainText(b []byte) bool {
+	for i, c := range b {
+		if c < 0x20 {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			for _, c := range b[i:] {
+				if c < 0x20 {
+					return false
+				}
+			}
+			return utf8.Valid(b[i:])
+		}
+	}
+	return true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // jscanStr decodes a raw JSON string value; anything else (null, a number)
@@ -441,6 +666,9 @@ func jscanStr(raw []byte) string {
 			return string(body)
 		}
 		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	if b, ok := appendUnescaped(nil, body); ok {
+		return string(b)
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {

@@ -1,7 +1,6 @@
 package clis
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -62,10 +61,8 @@ const MaxLineBytes = 512 << 20
 // malformed line is reported as soon as it is seen; if there are more, one
 // notice at the end gives their number. The error is a read error of r.
 func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
-	br := bufio.NewReaderSize(r, 256<<10)
+	lr := lineReader{r: r, max: MaxLineBytes}
 	var (
-		long    []byte // a line longer than br's buffer, being assembled
-		skip    bool   // the current line is over MaxLineBytes: drop it
 		lineNo  int
 		bad     int
 		lastErr error
@@ -78,39 +75,18 @@ func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
 		}
 	}
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if !skip {
-				if len(long)+len(chunk) > MaxLineBytes {
-					skip, long = true, nil
-				} else {
-					long = append(long, chunk...)
-				}
-			}
-			continue
-		}
-		if len(chunk) > 0 || long != nil || skip {
-			lineNo++
-			line := chunk
-			if long != nil {
-				long = append(long, chunk...)
-				line = long
-			}
-			switch {
-			case skip:
-				report(fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20))
-			default:
-				if perr := parseLine(p, line, emit); perr != nil {
-					report(perr)
-				}
-			}
-			long, skip = nil, false
-		}
+		line, tooLong, err := lr.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
+		}
+		lineNo++
+		if tooLong {
+			report(fmt.Errorf("line longer than %d MiB", lr.max>>20))
+		} else if perr := parseLine(p, line, emit); perr != nil {
+			report(perr)
 		}
 	}
 	if bad > 1 {
@@ -119,10 +95,106 @@ func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
 	return nil
 }
 
+// streamBufSize is the read buffer of a lineReader. Lines are found in it
+// with bytes.IndexByte and handed out in place, so a line costs no copy
+// and no call into a buffered reader; a longer line grows the buffer for
+// as long as it lasts.
+const streamBufSize = 256 << 10
+
+// lineReader splits what r gives into lines. It reads only when the
+// buffer holds no whole line, and then once, so a line the CLI has written
+// is handled at once rather than when more output arrives.
+type lineReader struct {
+	r   io.Reader
+	max int // longest line handed out; longer ones are skipped
+
+	buf        []byte
+	start, end int   // buf[start:end] is read and not yet handed out
+	scanned    int   // buf[start:start+scanned] holds no newline
+	skipping   bool  // the line being read is over max: its bytes are dropped
+	err        error // the read error to return once the buffer is drained
+	empty      int   // reads in a row that gave nothing
+}
+
+// next returns the next line without its newline; the bytes are valid
+// until the next call. A line over max comes back as tooLong, without its
+// bytes. After the last line (which may lack a newline) err is io.EOF or
+// the read error.
+func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
+	for {
+		from := lr.start + lr.scanned
+		if k := bytes.IndexByte(lr.buf[from:lr.end], '\n'); k >= 0 {
+			line, tooLong = lr.take(from+k, 1)
+			return line, tooLong, nil
+		}
+		lr.scanned = lr.end - lr.start
+		if lr.err != nil {
+			if lr.scanned > 0 || lr.skipping {
+				line, tooLong = lr.take(lr.end, 0)
+				return line, tooLong, nil
+			}
+			return nil, false, lr.err
+		}
+		lr.fill()
+	}
+}
+
+// take hands out buf[start:end] as a line and goes on sep bytes after it.
+func (lr *lineReader) take(end, sep int) (line []byte, tooLong bool) {
+	line, tooLong = lr.buf[lr.start:end], lr.skipping || end-lr.start > lr.max
+	lr.start, lr.scanned, lr.skipping = end+sep, 0, false
+	if tooLong {
+		return nil, true
+	}
+	return line, false
+}
+
+// fill makes room after the unread bytes and reads once.
+func (lr *lineReader) fill() {
+	switch unread := lr.end - lr.start; {
+	case lr.skipping || unread > lr.max:
+		// Over the limit and still no newline: drop what is there.
+		lr.skipping = true
+		lr.start, lr.end, lr.scanned = 0, 0, 0
+		if len(lr.buf) > streamBufSize {
+			lr.buf = nil
+		}
+	case lr.buf == nil || (unread <= streamBufSize/2 && len(lr.buf) > streamBufSize):
+		// First read, or back to normal lines after a long one.
+		buf := make([]byte, streamBufSize)
+		lr.buf, lr.start, lr.end = buf, 0, copy(buf, lr.buf[lr.start:lr.end])
+	case lr.end == len(lr.buf) && lr.start > 0:
+		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.start = 0
+	case lr.end == len(lr.buf):
+		// One line fills the buffer: make it larger, up to one byte over
+		// the limit, which is how a line over it shows.
+		n := min(2*len(lr.buf), lr.max+1)
+		buf := make([]byte, n)
+		lr.end = copy(buf, lr.buf[lr.start:lr.end])
+		lr.buf, lr.start = buf, 0
+	}
+	if lr.buf == nil {
+		lr.buf = make([]byte, streamBufSize)
+	}
+	n, err := lr.r.Read(lr.buf[lr.end:])
+	lr.end += n
+	if n > 0 || err != nil {
+		lr.empty = 0
+		lr.err = err
+		return
+	}
+	if lr.empty++; lr.empty >= 100 {
+		lr.err = io.ErrNoProgress
+	}
+}
+
 // parseLine trims the line ending and blank lines, refuses what cannot be a
 // JSON object at a glance, and hands the rest to p.
 func parseLine(p Parser, line []byte, emit func(Update)) error {
-	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || line[len(line)-1] != '}' {
+		line = bytes.TrimSpace(line)
+	}
 	if len(line) == 0 {
 		return nil
 	}
@@ -139,9 +211,8 @@ func parseLine(p Parser, line []byte, emit func(Update)) error {
 func lineType(line []byte) ([]byte, error) {
 	const prefix = `{"type":"`
 	if bytes.HasPrefix(line, []byte(prefix)) {
-		rest := line[len(prefix):]
-		if k := bytes.IndexByte(rest, '"'); k >= 0 && bytes.IndexByte(rest[:k], '\\') < 0 {
-			return rest[:k], nil
+		if end, t, err := jscanText(line, len(prefix)-1); err == nil && t.plain {
+			return line[len(prefix) : end-1], nil
 		}
 	}
 	var typ []byte
