@@ -151,12 +151,7 @@ func plainLimit(msg string) string {
 }
 
 // oneLine keeps an error on one line whatever a path or a file contained.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-}
+func oneLine(s string) string { return todostore.DisplayLine(s) }
 
 // Run runs one slash-command line. Errors are one line that names the
 // command; /quit and /exit return ErrQuit.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/agent"
@@ -66,14 +65,14 @@ func (r *Renderer) Text(s string) {
 		r.pending = append(r.pending, seg...)
 		for len(r.pending) > r.maxLine {
 			cut := renderRuneCut(r.pending, r.maxLine)
-			b.Write(r.pending[:cut])
+			b.WriteString(renderReplyLine(r.pending[:cut]))
 			b.WriteByte('\n')
 			r.pending = append(r.pending[:0], r.pending[cut:]...)
 		}
 		if i < 0 {
 			break
 		}
-		b.Write(bytes.TrimSuffix(r.pending, []byte("\r")))
+		b.WriteString(renderReplyLine(bytes.TrimSuffix(r.pending, []byte("\r"))))
 		b.WriteByte('\n')
 		r.pending = r.pending[:0]
 		s = s[i+1:]
@@ -84,7 +83,7 @@ func (r *Renderer) Text(s string) {
 // Flush prints the reply text that has no newline yet as a line of its own;
 // it is called before any other output and at the end of a turn.
 func (r *Renderer) Flush() {
-	rest := strings.TrimSuffix(string(r.pending), "\r")
+	rest := renderReplyLine(bytes.TrimSuffix(r.pending, []byte("\r")))
 	r.pending = nil
 	if strings.TrimSpace(rest) != "" {
 		r.write(rest + "\n")
@@ -150,11 +149,10 @@ func renderShort(s string) string {
 // renderOneLine keeps a message on one line and harmless to the terminal:
 // line breaks, tabs and other control characters (a stray escape sequence)
 // are shown as spaces.
-func renderOneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.ReplaceAll(s, "\r\n", "\n"))
+func renderOneLine(s string) string { return todostore.DisplayLine(s) }
+
+// renderReplyLine is one line of the agent's reply made harmless to the
+// terminal; tabs keep their indentation as four spaces.
+func renderReplyLine(line []byte) string {
+	return todostore.DisplayLine(strings.ReplaceAll(string(line), "\t", "    "))
 }

@@ -196,3 +196,16 @@ func FuzzRenderText(f *testing.F) {
 		}
 	})
 }
+
+func TestRenderTextNeutralisesEscapes(t *testing.T) {
+	var out strings.Builder
+	r := NewRenderer(&out)
+	r.Text("hello \x1b]0;PWNED\x07\x1b[2J\tdone\rX?\nnext \x1b[31mred")
+	r.Flush()
+	if strings.ContainsAny(out.String(), "\x1b\x07\r") {
+		t.Fatalf("reply text reached the terminal with control characters: %q", out.String())
+	}
+	if want := "hello  ]0;PWNED  [2J    done X?\nnext  [31mred\n"; out.String() != want {
+		t.Errorf("rendered %q, want %q", out.String(), want)
+	}
+}

@@ -3,6 +3,7 @@ package todostore
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -86,9 +87,32 @@ func itemNote(t Todo) string {
 
 // oneLine keeps a multi-line text on its row so positions stay readable;
 // newlines and tabs are shown as spaces, the stored text is unchanged.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t") {
+func oneLine(s string) string { return DisplayLine(s) }
+
+// DisplayLine makes text from an agent, a file or the person safe to print
+// as (part of) one terminal line: line breaks, tabs, other control
+// characters (ESC above all, which could retitle or clear the terminal) and
+// bidirectional overrides each become a space. The stored text is unchanged.
+func DisplayLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if isDisplayControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
 		return s
 	}
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+	return strings.Map(func(r rune) rune {
+		if isDisplayControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ReplaceAll(s, "\r\n", "\n"))
+}
+
+// isDisplayControl reports runes a terminal would act on instead of show.
+func isDisplayControl(r rune) bool {
+	return unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }

@@ -107,3 +107,16 @@ func TestFormatListDesign(t *testing.T) {
 		t.Errorf("FormatList =\n%s\nwant (DESIGN §4)\n%s", got, want)
 	}
 }
+
+// Text from agents and other programs must not act on the terminal.
+func TestFormatListNeutralisesControlCharacters(t *testing.T) {
+	out := FormatList([]Todo{{ID: "1", Content: "evil\x1b]0;pwned\x07\x1b[2J x\u202eyz\u0085", Status: Pending}})
+	for _, r := range out {
+		if r != '\n' && isDisplayControl(r) {
+			t.Fatalf("FormatList kept control character %U: %q", r, out)
+		}
+	}
+	if !strings.Contains(out, "evil ]0;pwned  [2J x yz") {
+		t.Errorf("FormatList = %q, want the text with each control character as a space", out)
+	}
+}
