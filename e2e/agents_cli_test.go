@@ -391,8 +391,11 @@ func TestAgentCLIFailures(t *testing.T) {
 			if r.code != 1 {
 				t.Errorf("exit status %d, want 1", r.code)
 			}
-			// The turn's message on stdout, and the failed line on stderr.
-			for name, out := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+			// The error once, on stderr; stdout stays clean for the transcript.
+			if r.stdout != "" {
+				t.Errorf("stdout = %q, want nothing (the error goes to stderr)", r.stdout)
+			}
+			for name, out := range map[string]string{"stderr": r.stderr} {
 				if countLines(out) != 1 || !strings.Contains(out, c.want) {
 					t.Errorf("%s = %q, want one line with %q", name, out, c.want)
 				}

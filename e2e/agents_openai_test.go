@@ -255,10 +255,8 @@ func TestOpenAIUnauthorized(t *testing.T) {
 		t.Errorf("exit status %d, want 1", r.code)
 	}
 	const want = "401 Unauthorized: Incorrect API key provided: sk-bad."
-	for name, out := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
-		if countLines(out) != 1 || !strings.Contains(out, want) {
-			t.Errorf("%s = %q, want one line with %q", name, out, want)
-		}
+	if countLines(r.stderr) != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("stdout = %q, stderr = %q; want the error once, on stderr", r.stdout, r.stderr)
 	}
 	if n := len(srv.requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (no continuation after an error)", n)

@@ -36,8 +36,8 @@ func TestRunScript(t *testing.T) {
 		{name: "failed command", commands: []string{"/todo done 3", "/todo add c"}, wantStatus: ExitFailed, wantErr: "/todo done:"},
 		{name: "quit stops", commands: []string{"/quit", "/todo done 3"}, wantStatus: ExitOK},
 		{name: "prompt", commands: []string{"write it"}, wantStatus: ExitOK},
-		{name: "failed prompt", commands: []string{"write it"}, agentErr: errors.New("server down"), wantStatus: ExitFailed, wantErr: "prompt failed"},
-		{name: "no agent", commands: []string{"write it"}, noAgent: true, wantStatus: ExitFailed, wantOut: "no agent is connected", wantErr: "prompt failed"},
+		{name: "failed prompt", commands: []string{"write it"}, agentErr: errors.New("server down"), wantStatus: ExitFailed, wantErr: "agent error: server down"},
+		{name: "no agent", commands: []string{"write it"}, noAgent: true, wantStatus: ExitFailed, wantErr: "no agent is connected"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

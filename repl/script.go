@@ -3,10 +3,9 @@ package repl
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-
-	"github.com/todosh/todosh/commands"
 )
 
 // maxScriptLine is the longest script line read; a longer one stops the
@@ -70,10 +69,11 @@ func (s *shell) runScript(ctx context.Context, next lineSource) int {
 		}
 		if err != nil {
 			status = ExitFailed
-			if !commands.IsCommand(line) {
-				// The turn printed its messages on stdout, which a script
-				// may send to a file: say on stderr that the line failed.
-				fmt.Fprintf(s.stderr, "todosh: prompt failed, %v\n", err)
+			if errors.Is(err, context.Canceled) {
+				// Ctrl-C ended a turn: the person wants the script stopped,
+				// not its next line run.
+				fmt.Fprintln(s.stderr, "todosh: script stopped by Ctrl-C")
+				return status
 			}
 		}
 	}

@@ -87,7 +87,7 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 			Home: cfg.Home, Getenv: cfg.Getenv,
 		},
 		runner: &TurnRunner{
-			Agent: ag, Session: asess, Out: stdout,
+			Agent: ag, Session: asess, Out: stdout, Err: stderr,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
 		},
 		stderr: stderr,

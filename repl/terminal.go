@@ -74,7 +74,7 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		defer asking.Store(false)
 		return ask(prompt)
 	}
-	s.runner.Out = rl.Stdout()
+	s.runner.Out, s.runner.Err = rl.Stdout(), rl.Stderr()
 	s.runner.Countdown = ttyCountdown{fd: int(in.Fd()), out: out}.run
 
 	fmt.Fprintf(s.env.Out, "todosh session %s — type /help for commands, Ctrl-D to quit\n", s.id)

@@ -32,6 +32,10 @@ type TurnRunner struct {
 	Delay    time.Duration // countdown before a continuation
 	// Countdown shows "continuing in 3s — type to take over" and waits up to d. proceed=false if the person pressed a key or Ctrl-C; typed is what they typed. nil means no countdown (script mode): continue at once.
 	Countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
+	// Err receives the lines that say a prompt failed (no agent, an agent
+	// error, an unreadable list); nil means Out. A script sends them to
+	// stderr, once.
+	Err io.Writer
 
 	// interrupt derives the context of one turn, cancelled by Ctrl-C; nil
 	// means SIGINT via signal.NotifyContext. Tests replace it to cancel a
@@ -56,13 +60,13 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	}
 	sess, err := r.startPrompt()
 	if err != nil {
-		r.render.Line("prompt not sent: " + err.Error())
+		r.errLine("prompt not sent: " + err.Error())
 		return "", err
 	}
 	if r.Agent == nil {
 		// The §5 rule applies to every prompt from the person, answered or
 		// not, so a finished list is archived even with no agent.
-		r.render.Line(noAgentHint)
+		r.errLine(noAgentHint)
 		return "", errNoAgent
 	}
 	r.render.Seen(sess.Todos)
@@ -125,6 +129,17 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 	return sess, nil
 }
 
+// errLine prints a line saying the prompt failed, after the reply text
+// shown so far.
+func (r *TurnRunner) errLine(msg string) {
+	if r.Err == nil {
+		r.render.Line(msg)
+		return
+	}
+	r.render.Flush()
+	fmt.Fprintln(r.Err, todostore.DisplayLine(msg))
+}
+
 // runTurn runs one turn, renders it and asks the policy what comes next;
 // it prints the decision's one line. err is set when the turn or the store
 // failed, or ctx ended; dec.Continue is true only when the next turn should
@@ -132,7 +147,7 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
 	sess, err := r.Session.Load()
 	if err != nil {
-		r.render.Line("prompt not sent: " + err.Error())
+		r.errLine("prompt not sent: " + err.Error())
 		return continuation.Decision{}, err
 	}
 	before := todostore.CloneTodos(sess.Todos)
@@ -149,7 +164,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 
 	sess, err = r.Session.Load()
 	if err != nil {
-		r.render.Line("todo list unreadable after the turn: " + err.Error())
+		r.errLine("todo list unreadable after the turn: " + err.Error())
 		return continuation.Decision{}, err
 	}
 	after := todostore.CloneTodos(sess.Todos)
@@ -162,7 +177,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 			s.Paused, s.PauseReason = true, res.PauseReason
 			return nil
 		}); err != nil {
-			r.render.Line("pause not saved: " + err.Error())
+			r.errLine("pause not saved: " + err.Error())
 			return continuation.Decision{}, err
 		}
 	}
@@ -179,10 +194,11 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	switch {
 	case aborted:
 		r.render.Line("turn cancelled")
-		// The shell stays usable after Ctrl-C; only its own end is an error.
-		return continuation.Decision{}, ctx.Err()
+		// The error tells a script to stop; the interactive shell only
+		// prompts again.
+		return continuation.Decision{}, fmt.Errorf("turn cancelled: %w", context.Canceled)
 	case turnErr != nil:
-		r.render.Line("agent error: " + turnErr.Error())
+		r.errLine("agent error: " + turnErr.Error())
 		// Backends' errors already name the agent ("claude: …").
 		return continuation.Decision{}, fmt.Errorf("agent error: %w", turnErr)
 	case dec.Continue && !r.Continue:

@@ -120,6 +120,15 @@ func newTurnHarness(t *testing.T, steps ...turnStep) *turnHarness {
 }
 
 // run sends one prompt and fails the test on an unexpected error.
+// runCancelled runs a prompt whose turn the person cancels with Ctrl-C:
+// the error says so, so that a script stops.
+func (h *turnHarness) runCancelled(prompt string) {
+	h.t.Helper()
+	if _, err := h.runner.RunPrompt(context.Background(), prompt); !errors.Is(err, context.Canceled) {
+		h.t.Fatalf("RunPrompt(%q) after Ctrl-C: err = %v, want context.Canceled\noutput:\n%s", prompt, err, h.out)
+	}
+}
+
 func (h *turnHarness) run(prompt string) string {
 	h.t.Helper()
 	typed, err := h.runner.RunPrompt(context.Background(), prompt)
@@ -277,7 +286,7 @@ func TestTurnCtrlCStopsWithoutContinuation(t *testing.T) {
 		return agent.Result{}, ctx.Err()
 	}
 	h = newTurnHarness(t, turnPlan("a", "b"), interrupted)
-	h.run("go")
+	h.runCancelled("go")
 	h.wantTurns(2)
 	h.wantLine("Working on it", 1)
 	h.wantLine("turn cancelled", 1)
@@ -305,7 +314,7 @@ func TestTurnSIGINT(t *testing.T) {
 		}
 	})
 	h.runner.interrupt = nil
-	h.run("go")
+	h.runCancelled("go")
 	h.wantTurns(1)
 	h.wantLine("turn cancelled", 1)
 }
