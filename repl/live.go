@@ -16,6 +16,9 @@ import (
 // recognised by the watcher and never echoed.
 type liveView struct {
 	out io.Writer // readline's stdout: whole lines redraw the prompt
+	// render is the turn runner's renderer, so that a list shown here is
+	// not shown again at the end of a turn, and the other way round.
+	render *Renderer
 	// setPrompt updates the prompt after a change; it is skipped while
 	// the shell asks a question (the /todo list chooser) so that prompt
 	// stays.
@@ -39,8 +42,7 @@ func (v liveView) show(ch todostore.Change) {
 	case ch.Err != nil:
 		fmt.Fprintf(v.out, "todo list file changed but cannot be used: %v\n", ch.Err)
 	case ch.Session != nil:
-		fmt.Fprintln(v.out, "todo list changed by another process:")
-		io.WriteString(v.out, todostore.FormatList(ch.Session.Todos))
+		v.render.Changed(ch.Session.Todos, "todo list changed by another process:")
 		if !v.asking.Load() {
 			v.setPrompt(promptText(ch.Session))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/agent"
@@ -23,13 +24,16 @@ const (
 // io.Writer. Every Write it makes ends with a newline, because readline
 // redraws its prompt between writes and would erase a partial line. It also
 // remembers the last list it showed, so an unchanged list is never printed
-// twice. It is not safe for concurrent use; agents emit from one goroutine.
+// twice. Agents emit from one goroutine; only the list methods (Todos,
+// Seen, Changed) may also be called from another, the live view's.
 type Renderer struct {
 	out     io.Writer
 	pending []byte // reply text after the last newline
 	maxLine int    // renderMaxLine; tests lower it to reach the cut cheaply
-	shown   string // FormatList of the last list shown or known to the person
-	known   bool   // shown is set
+
+	mu    sync.Mutex // guards shown and known, and orders list output
+	shown string     // FormatList of the last list shown or known to the person
+	known bool       // shown is set
 }
 
 // NewRenderer returns a Renderer writing to out.
@@ -45,7 +49,8 @@ func (r *Renderer) Event(ev agent.Event) {
 	case agent.EventTodos:
 		r.Todos(ev.Todos)
 	case agent.EventPause:
-		r.Line("  ⏸ paused: " + renderShort(ev.Text))
+		// The tool call line and the decision line already show the
+		// reason; a third line would only repeat it.
 	case agent.EventNotice:
 		r.Line("  note: " + renderShort(ev.Text))
 	}
@@ -100,12 +105,24 @@ func (r *Renderer) Line(s string) {
 // Todos prints the list unless it equals the last one shown, and reports
 // whether it printed.
 func (r *Renderer) Todos(todos []todostore.Todo) bool {
+	r.Flush()
+	return r.Changed(todos, "")
+}
+
+// Changed prints notice (if any) and the list, unless the list equals the
+// last one shown; it reports whether it printed. Unlike Todos it leaves a
+// partial reply line alone, so the live view can call it during a turn.
+func (r *Renderer) Changed(todos []todostore.Todo, notice string) bool {
 	text := todostore.FormatList(todos)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.known && text == r.shown {
 		return false
 	}
-	r.Flush()
 	r.shown, r.known = text, true
+	if notice != "" {
+		r.write(renderOneLine(notice) + "\n")
+	}
 	r.write(text)
 	return true
 }
@@ -113,7 +130,10 @@ func (r *Renderer) Todos(todos []todostore.Todo) bool {
 // Seen records todos as the list the person already knows, without printing
 // it, so that only later changes are shown.
 func (r *Renderer) Seen(todos []todostore.Todo) {
-	r.shown, r.known = todostore.FormatList(todos), true
+	text := todostore.FormatList(todos)
+	r.mu.Lock()
+	r.shown, r.known = text, true
+	r.mu.Unlock()
 }
 
 func (r *Renderer) write(s string) {

@@ -55,7 +55,7 @@ func TestRendererEvents(t *testing.T) {
 		{"long tool call shortened", []agent.Event{{Kind: agent.EventToolCall, Text: strings.Repeat("y", 300)}},
 			"  ⏺ " + strings.Repeat("y", renderMaxShort-1) + "…\n"},
 		{"pause and notice", []agent.Event{{Kind: agent.EventPause, Text: "which database?"}, {Kind: agent.EventNotice, Text: "skipped a malformed line"}},
-			"  ⏸ paused: which database?\n  note: skipped a malformed line\n"},
+			"  note: skipped a malformed line\n"}, // the pause shows in the tool call and decision lines
 		{"identical lists printed once", []agent.Event{list(ab), text("x\n"), list(renderTodos("a", "b"))},
 			abList + "x\n"},
 		{"changed list printed again", []agent.Event{list(ab), list(renderTodos("a")), list(ab)},

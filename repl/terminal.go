@@ -53,13 +53,16 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 	stop := ignoreInterrupts()
 	defer stop()
 
+	s.runner.Out, s.runner.Err = rl.Stdout(), rl.Stderr()
+	s.runner.render = NewRenderer(s.runner.Out)
+
 	// The watcher must hook the store before anything else uses it.
 	var asking atomic.Bool
 	if w, err := s.store.Watch(s.id); err != nil {
 		fmt.Fprintf(s.stderr, "todosh: changes from other processes will not be shown: %v\n", err)
 	} else {
 		defer w.Close()
-		view := liveView{out: rl.Stdout(), asking: &asking, setPrompt: func(p string) {
+		view := liveView{out: rl.Stdout(), render: s.runner.render, asking: &asking, setPrompt: func(p string) {
 			rl.SetPrompt(p)
 			rl.Refresh()
 		}}
@@ -74,7 +77,6 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		defer asking.Store(false)
 		return ask(prompt)
 	}
-	s.runner.Out, s.runner.Err = rl.Stdout(), rl.Stderr()
 	s.runner.Countdown = ttyCountdown{fd: int(in.Fd()), out: out}.run
 
 	fmt.Fprintf(s.env.Out, "todosh session %s — type /help for commands, Ctrl-D to quit\n", s.id)

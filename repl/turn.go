@@ -58,6 +58,7 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	if r.Policy == nil {
 		r.Policy = continuation.New()
 	}
+	r.Policy.SetEnabled(r.Continue)
 	sess, err := r.startPrompt()
 	if err != nil {
 		r.errLine("prompt not sent: " + err.Error())
@@ -201,9 +202,6 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		r.errLine("agent error: " + turnErr.Error())
 		// Backends' errors already name the agent ("claude: …").
 		return continuation.Decision{}, fmt.Errorf("agent error: %w", turnErr)
-	case dec.Continue && !r.Continue:
-		r.render.Line(noContinueLine(after))
-		return continuation.Decision{}, nil
 	}
 	if dec.Line != "" { // empty for a conversation that never had a list
 		r.render.Line(dec.Line)
@@ -218,15 +216,4 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 		return r.interrupt(ctx)
 	}
 	return signal.NotifyContext(ctx, os.Interrupt)
-}
-
-// noContinueLine is the decision line when the policy would continue but
-// --no-continue turned continuation off.
-func noContinueLine(todos []todostore.Todo) string {
-	n := todostore.CountTodos(todos).Open()
-	items := "items"
-	if n == 1 {
-		items = "item"
-	}
-	return fmt.Sprintf("stopped: continuation is off (--no-continue) — %d open %s", n, items)
 }

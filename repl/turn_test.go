@@ -249,7 +249,7 @@ func TestTurnPauseStopsAndIsPersisted(t *testing.T) {
 	h := newTurnHarness(t, turnPlan("a", "b"), pause)
 	h.run("go")
 	h.wantTurns(2)
-	h.wantLine("  ⏸ paused: which database?", 1)
+	h.wantLine("  ⏸ paused: which database?", 0)
 	h.wantLine(`stopped: paused — "which database?"`, 1)
 	if s := h.load(); !s.Paused || s.PauseReason != "which database?" {
 		t.Errorf("session paused=%v reason=%q, want the pause saved", s.Paused, s.PauseReason)
@@ -469,7 +469,7 @@ func TestTurnNoContinue(t *testing.T) {
 	h.runner.Continue = false
 	h.run("go")
 	h.wantTurns(1)
-	h.wantLine("stopped: continuation is off (--no-continue) — 3 open items", 1)
+	h.wantLine("stopped: continuation is off — 3 open items", 1)
 	if strings.Contains(h.out.String(), "continuing") {
 		t.Errorf("a continuation was announced with --no-continue:\n%s", h.out)
 	}

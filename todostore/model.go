@@ -35,6 +35,10 @@ const (
 	FormatVersion   = 1
 )
 
+// OriginPerson is the Origin of items and subtasks the person added with
+// /todo add; merging an agent's rewritten list never drops them.
+const OriginPerson = "person"
+
 // Subtask is one checklist entry under a todo; it is either pending or
 // completed.
 type Subtask struct {
@@ -42,6 +46,8 @@ type Subtask struct {
 	Content  string `json:"content"`
 	Status   Status `json:"status"`
 	Evidence string `json:"evidence,omitempty"`
+	// Origin is OriginPerson for subtasks added with /todo add N.M.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Todo is one item of a session's list. When it has subtasks its Status is
@@ -53,7 +59,7 @@ type Todo struct {
 	ActiveForm string    `json:"activeForm,omitempty"`
 	Evidence   string    `json:"evidence,omitempty"`
 	Subtasks   []Subtask `json:"subtasks,omitempty"`
-	// Origin is "person" for items added with /todo add; the merge of an
+	// Origin is OriginPerson for items added with /todo add; the merge of an
 	// agent's rewritten list keeps such items instead of dropping them.
 	Origin string `json:"origin,omitempty"`
 }

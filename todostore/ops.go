@@ -81,25 +81,40 @@ func RemoveSubtask(todos []Todo, item, sub int) {
 }
 
 // SetStatus sets the status of todos[item]. An item with subtasks has a
-// derived status: completing it while subtasks are open is refused with an
-// error that names them, and reopening it reopens its subtasks.
+// derived status: completing it while subtasks are open, or reopening it
+// while some are ticked, is refused with an error that names them, so no
+// tick is changed behind the person's back. Reopening clears evidence.
 func SetStatus(todos []Todo, item int, st Status) error {
 	t := &todos[item]
-	if len(t.Subtasks) > 0 && st != Cancelled {
+	if len(t.Subtasks) > 0 {
 		switch st {
 		case Completed:
 			if open := OpenSubtaskIDs(*t); len(open) > 0 {
 				return fmt.Errorf("todo %d has open subtasks %s: tick them first (its status follows its subtasks)", item+1, strings.Join(open, ", "))
 			}
 		case Pending:
-			for j := range t.Subtasks {
-				t.Subtasks[j].Status = Pending
+			if done := doneSubtaskIDs(*t); len(done) > 0 && t.Status != Cancelled {
+				return fmt.Errorf("todo %d has ticked subtasks %s: untick them instead (its status follows its subtasks)", item+1, strings.Join(done, ", "))
 			}
 		}
+	}
+	if st == Pending || st == InProgress {
+		t.Evidence = ""
 	}
 	t.Status = st
 	Normalize(todos)
 	return nil
+}
+
+// doneSubtaskIDs lists the positions of the ticked subtasks of t.
+func doneSubtaskIDs(t Todo) []string {
+	var ids []string
+	for _, s := range t.Subtasks {
+		if s.Status == Completed {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
 }
 
 // SetSubtaskStatus ticks (Completed) or unticks (Pending) a subtask and
@@ -113,6 +128,9 @@ func SetSubtaskStatus(todos []Todo, item, sub int, st Status) error {
 		t.Status = Pending
 	}
 	t.Subtasks[sub].Status = st
+	if st == Pending {
+		t.Subtasks[sub].Evidence = "" // it no longer proves anything
+	}
 	Normalize(todos)
 	return nil
 }

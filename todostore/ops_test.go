@@ -188,7 +188,6 @@ func TestSetStatus(t *testing.T) {
 		{"plain cancel", 0, Cancelled, "1:one=cancelled |"},
 		{"reopen plain", 2, Pending, "3:three=pending"},
 		{"cancel parent", 1, Cancelled, "2:two=cancelled 2.1:s1=completed 2.2:s2=pending"},
-		{"undo parent reopens subtasks", 1, Pending, "2:two=pending 2.1:s1=pending 2.2:s2=pending"},
 		{"start parent keeps derived", 1, InProgress, "2:two=in_progress 2.1:s1=completed"},
 	}
 	for _, tt := range tests {
@@ -201,6 +200,26 @@ func TestSetStatus(t *testing.T) {
 				t.Errorf("got %s, want it to contain %s", contents(list), tt.want)
 			}
 		})
+	}
+}
+
+// Reopening an item whose status follows ticked subtasks would have to
+// untick them silently; it is refused and names them instead.
+func TestSetStatusRefusesReopeningTickedSubtasks(t *testing.T) {
+	list := sample()
+	before := CloneTodos(list)
+	err := SetStatus(list, 1, Pending)
+	if err == nil || !strings.Contains(err.Error(), "todo 2 has ticked subtasks 2.1: untick them instead") {
+		t.Fatalf("err = %v", err)
+	}
+	if !reflect.DeepEqual(list, before) {
+		t.Errorf("a refused reopen changed the list: %s", contents(list))
+	}
+	if err := SetSubtaskStatus(list, 1, 0, Pending); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetStatus(list, 1, Pending); err != nil || list[1].Status != Pending {
+		t.Errorf("with no tick left: err = %v, status %s; want pending", err, list[1].Status)
 	}
 }
 

@@ -154,6 +154,9 @@ func Decode(data []byte) (*Session, error) {
 	if sess.Todos == nil {
 		sess.Todos = []Todo{}
 	}
+	// A file written by hand or by another program may carry ids and
+	// statuses that disagree with the rules; show it as it will be saved.
+	Normalize(sess.Todos)
 	return &sess, nil
 }
 

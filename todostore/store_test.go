@@ -693,3 +693,15 @@ func TestUpdateDropsOldestArchiveToFit(t *testing.T) {
 		t.Error("a refused update changed the file")
 	}
 }
+
+// A file written by hand is read as it will be saved: derived status and
+// ids follow the rules at once, not after an unrelated write.
+func TestDecodeNormalizes(t *testing.T) {
+	sess, err := Decode([]byte(`{"version":1,"todos":[{"id":"9","content":"a","status":"pending","subtasks":[{"content":"s","status":"completed"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sess.Todos[0]; got.Status != Completed || got.ID != "1" || got.Subtasks[0].ID != "1.1" {
+		t.Errorf("decoded %+v, want item 1 completed with subtask 1.1", got)
+	}
+}

@@ -64,7 +64,11 @@ func (s *sseReader) Next() ([]byte, error) {
 			s.rest, s.spare = s.spare, s.rest
 		}
 		s.hasRest = more
-		if ev, ok := s.field(part); ok {
+		ev, ok, err := s.field(part)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return ev, nil
 		}
 	}
@@ -99,28 +103,32 @@ func (s *sseReader) readLine() ([]byte, error) {
 }
 
 // field handles one line; it returns an event when the line is blank and
-// data was seen.
-func (s *sseReader) field(line []byte) ([]byte, bool) {
+// data was seen. Data lines of one event are bounded together, so a server
+// that never sends the blank line cannot grow memory without end.
+func (s *sseReader) field(line []byte) ([]byte, bool, error) {
 	if len(line) == 0 {
 		if !s.has {
-			return nil, false
+			return nil, false, nil
 		}
-		return s.dispatch(), true
+		return s.dispatch(), true, nil
 	}
 	if line[0] == ':' {
-		return nil, false
+		return nil, false, nil
 	}
 	name, value, _ := bytes.Cut(line, []byte{':'})
 	if string(name) != "data" {
-		return nil, false
+		return nil, false, nil
 	}
 	value = bytes.TrimPrefix(value, []byte{' '})
+	if len(s.data)+1+len(value) > maxSSEEvent {
+		return nil, false, fmt.Errorf("sse: event longer than %d MiB", maxSSEEvent>>20)
+	}
 	if s.has {
 		s.data = append(s.data, '\n')
 	}
 	s.data = append(s.data, value...)
 	s.has = true
-	return nil, false
+	return nil, false, nil
 }
 
 func (s *sseReader) dispatch() []byte {

@@ -155,3 +155,29 @@ func FuzzScript(f *testing.F) {
 		}
 	})
 }
+
+// endlessData is a server that sends data lines and never the blank line
+// that ends the event.
+type endlessData struct {
+	line []byte
+	off  int
+}
+
+func (e *endlessData) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], e.line[e.off:])
+		n += c
+		e.off = (e.off + c) % len(e.line)
+	}
+	return n, nil
+}
+
+func TestSSEBoundsOneEvent(t *testing.T) {
+	line := []byte("data: " + strings.Repeat("y", 1<<20-7) + "\n")
+	r := newSSEReader(&endlessData{line: line})
+	_, err := r.Next()
+	if err == nil || !strings.Contains(err.Error(), "event longer than") {
+		t.Fatalf("Next() error = %v, want the event bound", err)
+	}
+}
