@@ -37,9 +37,10 @@ func TestLiveSyncBetweenTwoShells(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm.expect("cannot be used")
+	tm.expect("todosh 0/2 (file unusable) › ") // the last good progress stays
 	out := tm.run("/todo add more")
-	if !strings.Contains(out, "move it aside") {
-		t.Errorf("/todo add on a corrupt file printed %q, want how to recover", out)
+	if !strings.Contains(out, "move it aside") || !strings.HasSuffix(out, "todosh 0/2 (file unusable) › ") {
+		t.Errorf("/todo add on a corrupt file printed %q, want how to recover and the last good progress", out)
 	}
 	if data, _ := os.ReadFile(path); string(data) != string(bad) {
 		t.Errorf("the corrupt file was overwritten: %q", data)

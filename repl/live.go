@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"sync/atomic"
 
 	"github.com/todosh/todosh/todostore"
@@ -24,6 +25,7 @@ type liveView struct {
 	// stays.
 	setPrompt func(string)
 	asking    *atomic.Bool
+	lastGood  *atomic.Pointer[todostore.Session]
 }
 
 // run prints every change until changes is closed.
@@ -41,7 +43,11 @@ func (v liveView) show(ch todostore.Change) {
 		fmt.Fprintln(v.out, "todo list file was removed by another process; the next change starts it again")
 	case ch.Err != nil:
 		fmt.Fprintf(v.out, "todo list file changed but cannot be used: %v\n", ch.Err)
+		if !v.asking.Load() {
+			v.setPrompt(strings.Replace(promptText(v.lastGood.Load()), " ›", " (file unusable) ›", 1))
+		}
 	case ch.Session != nil:
+		v.lastGood.Store(ch.Session)
 		v.render.Changed(ch.Session.Todos, "todo list changed by another process:")
 		if !v.asking.Load() {
 			v.setPrompt(promptText(ch.Session))

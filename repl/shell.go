@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/todosh/todosh/agent"
@@ -28,6 +29,9 @@ type shell struct {
 	env      *commands.Env
 	runner   *TurnRunner
 	stderr   io.Writer
+	// lastGood is the last list read or delivered that was usable: while
+	// the file on disk cannot be used, the prompt and /todo show keep it.
+	lastGood atomic.Pointer[todostore.Session]
 }
 
 // Run opens the session cfg names and runs the shell until the input ends

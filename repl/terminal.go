@@ -62,7 +62,7 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		fmt.Fprintf(s.stderr, "todosh: changes from other processes will not be shown: %v\n", err)
 	} else {
 		defer w.Close()
-		view := liveView{out: rl.Stdout(), render: s.runner.render, asking: &asking, setPrompt: func(p string) {
+		view := liveView{out: rl.Stdout(), render: s.runner.render, asking: &asking, lastGood: &s.lastGood, setPrompt: func(p string) {
 			rl.SetPrompt(p)
 			rl.Refresh()
 		}}
@@ -134,11 +134,13 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 
 // prompt is the prompt for the session as it is on disk now, so changes
 // by commands, the agent or another process all show.
+// While the file cannot be used the last good progress stays, marked.
 func (s *shell) prompt() string {
 	sess, err := s.store.LoadOrNew(s.id)
 	if err != nil {
-		return promptText(nil)
+		return strings.Replace(promptText(s.lastGood.Load()), " ›", " (file unusable) ›", 1)
 	}
+	s.lastGood.Store(sess)
 	return promptText(sess)
 }
 
