@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -15,7 +17,7 @@ func mergeList(specs ...string) []todostore.Todo {
 	for _, s := range specs {
 		t := todostore.Todo{Status: todostore.Pending}
 		if strings.HasPrefix(s, "*") {
-			t.Origin = "person"
+			t.Origin = todostore.OriginPerson
 			s = s[1:]
 		}
 		text, st, ok := strings.Cut(s, ":")
@@ -33,7 +35,7 @@ func mergeShow(todos []todostore.Todo) []string {
 	out := []string{}
 	for _, t := range todos {
 		s := t.Content + ":" + string(t.Status)
-		if t.Origin == "person" {
+		if t.Origin == todostore.OriginPerson {
 			s = "*" + s
 		}
 		out = append(out, s)
@@ -80,7 +82,8 @@ func TestMergeAgentList(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			curCopy := todostore.CloneTodos(c.current)
 			agentCopy := todostore.CloneTodos(c.agent)
-			merged, dropped := MergeAgentList(c.current, c.agent)
+			m := MergeAgentList(c.current, c.agent)
+			merged, dropped := m.Todos, m.Dropped
 			if got := mergeShow(merged); !reflect.DeepEqual(got, c.wantMerged) {
 				t.Errorf("merged %q, want %q", got, c.wantMerged)
 			}
@@ -98,20 +101,175 @@ func TestMergeKeepsSubtasksAndDetails(t *testing.T) {
 	subs := []todostore.Subtask{{Content: "quoted fields", Status: todostore.Completed}, {Content: "CRLF", Status: todostore.Pending}}
 	current := []todostore.Todo{{Content: "parser", Status: todostore.InProgress, ActiveForm: "Parsing", Evidence: "go test ok", Subtasks: subs}}
 	agentList := []todostore.Todo{{Content: "parser", Status: todostore.InProgress}}
-	merged, _ := MergeAgentList(current, agentList)
-	m := merged[0]
-	if !reflect.DeepEqual(m.Subtasks, subs) || m.ActiveForm != "Parsing" || m.Evidence != "go test ok" {
-		t.Errorf("merged %+v lost what only the current item had", m)
+	m := MergeAgentList(current, agentList)
+	merged := m.Todos
+	if !reflect.DeepEqual(merged[0].Subtasks, subs) || merged[0].ActiveForm != "Parsing" || merged[0].Evidence != "go test ok" {
+		t.Errorf("merged %+v lost what only the current item had", merged[0])
+	}
+	if len(m.DroppedSubtasks) != 0 || len(m.KeptSubtasks) != 0 {
+		t.Errorf("no subtask sent, yet some kept or dropped: %+v", m)
 	}
 	merged[0].Subtasks[0].Content = "changed"
 	if current[0].Subtasks[0].Content != "quoted fields" {
 		t.Error("merged shares subtasks with the input")
 	}
-	// The agent's own subtasks and details win.
+	// The agent's own subtasks and details win; the ones it left out that
+	// the person did not add are the agent's to drop.
 	own := []todostore.Todo{{Content: "parser", Status: todostore.Pending, ActiveForm: "Writing", Subtasks: []todostore.Subtask{{Content: "mine", Status: todostore.Pending}}}}
-	merged, _ = MergeAgentList(current, own)
-	if len(merged[0].Subtasks) != 1 || merged[0].Subtasks[0].Content != "mine" || merged[0].ActiveForm != "Writing" {
-		t.Errorf("merged %+v did not keep the agent's version", merged[0])
+	m = MergeAgentList(current, own)
+	if got := subShow(m.Todos[0].Subtasks); got != "mine:pending" || m.Todos[0].ActiveForm != "Writing" {
+		t.Errorf("merged %+v did not keep the agent's version", m.Todos[0])
+	}
+	if len(m.DroppedSubtasks) != 1 || m.DroppedSubtasks[0].Content != "parser" || subShow(m.DroppedSubtasks[0].Subtasks) != "quoted fields:completed CRLF:pending" {
+		t.Errorf("dropped subtasks %+v, want both under their item", m.DroppedSubtasks)
+	}
+	if got := mergeShow(m.Archived()); !reflect.DeepEqual(got, []string{"parser:in_progress"}) {
+		t.Errorf("archived %q", got)
+	}
+}
+
+// subShow writes subtasks as "text:status" words; a "*" prefix marks the
+// person's.
+func subShow(subs []todostore.Subtask) string {
+	var out []string
+	for _, s := range subs {
+		w := s.Content + ":" + string(s.Status)
+		if s.Origin == todostore.OriginPerson {
+			w = "*" + w
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestMergeKeepsPersonSubtasks: a subtask the person added survives the
+// agent rewriting its item with subtasks of its own, in its place, and is
+// reported as kept; the agent's other subtasks it left out are dropped.
+func TestMergeKeepsPersonSubtasks(t *testing.T) {
+	person := func(s string) todostore.Subtask {
+		return todostore.Subtask{Content: s, Status: todostore.Pending, Origin: todostore.OriginPerson}
+	}
+	sub := func(s string, st todostore.Status) todostore.Subtask {
+		return todostore.Subtask{Content: s, Status: st}
+	}
+	cases := []struct {
+		name           string
+		cur, agent     []todostore.Subtask
+		want, wantLost string
+		wantKept       [][2]int
+	}{
+		{"person subtask in the middle stays in place",
+			[]todostore.Subtask{sub("a", todostore.Completed), person("p"), sub("b", todostore.Pending)},
+			[]todostore.Subtask{sub("a", todostore.Completed), sub("b", todostore.Completed), sub("c", todostore.Pending)},
+			"a:completed *p:pending b:completed c:pending", "", [][2]int{{1, 1}}},
+		{"person subtask first stays first; agent's dropped one archived",
+			[]todostore.Subtask{person("p"), sub("a", todostore.Pending), sub("old", todostore.Pending)},
+			[]todostore.Subtask{sub("a", todostore.Completed)},
+			"*p:pending a:completed", "old:pending", [][2]int{{1, 0}}},
+		{"agent re-sends the person's subtask: it stays the person's, not reported",
+			[]todostore.Subtask{person("p")},
+			[]todostore.Subtask{sub("new", todostore.Pending), sub(" p ", todostore.Completed)},
+			"new:pending *p:completed", "", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			current := []todostore.Todo{{Content: "other", Status: todostore.Pending}, {Content: "item", Status: todostore.InProgress, Subtasks: c.cur}}
+			agentList := []todostore.Todo{{Content: "other", Status: todostore.Pending}, {Content: "item", Status: todostore.InProgress, Subtasks: c.agent}}
+			m := MergeAgentList(current, agentList)
+			if got := strings.ReplaceAll(subShow(m.Todos[1].Subtasks), " p :", "p:"); got != c.want {
+				t.Errorf("subtasks %q, want %q", got, c.want)
+			}
+			lost := ""
+			if len(m.DroppedSubtasks) > 0 {
+				lost = subShow(m.DroppedSubtasks[0].Subtasks)
+			}
+			if lost != c.wantLost {
+				t.Errorf("dropped subtasks %q, want %q", lost, c.wantLost)
+			}
+			if !reflect.DeepEqual(m.KeptSubtasks, c.wantKept) {
+				t.Errorf("kept %v, want %v", m.KeptSubtasks, c.wantKept)
+			}
+		})
+	}
+}
+
+// TestMergeRenameByID: an agent item with new text and the id of a current
+// item is that item renamed; a text match always wins over an id.
+func TestMergeRenameByID(t *testing.T) {
+	current := []todostore.Todo{
+		{ID: "1", Content: "old name", Status: todostore.InProgress, Evidence: "ev", Origin: todostore.OriginPerson,
+			Subtasks: []todostore.Subtask{{ID: "1.1", Content: "s", Status: todostore.Pending}}},
+		{ID: "2", Content: "b", Status: todostore.Pending},
+	}
+	cases := []struct {
+		name        string
+		agent       []todostore.Todo
+		want        []string
+		wantDropped []string
+	}{
+		{"renamed by id", []todostore.Todo{{ID: "1", Content: "new name", Status: todostore.InProgress}, {ID: "2", Content: "b", Status: todostore.Pending}},
+			[]string{"*new name:in_progress", "b:pending"}, []string{}},
+		{"id as a number with spaces", []todostore.Todo{{ID: " 1 ", Content: "new name", Status: todostore.InProgress}, {Content: "b", Status: todostore.Pending}},
+			[]string{"*new name:in_progress", "b:pending"}, []string{}},
+		{"id of an item another text matched is a new item", []todostore.Todo{{ID: "2", Content: "c", Status: todostore.Pending}, {Content: "b", Status: todostore.Pending}},
+			[]string{"*old name:in_progress", "c:pending", "b:pending"}, []string{}},
+		{"id out of range is a new item", []todostore.Todo{{ID: "9", Content: "c", Status: todostore.Pending}, {ID: "x", Content: "d", Status: todostore.Pending}},
+			[]string{"*old name:in_progress", "c:pending", "d:pending"}, []string{"b:pending"}},
+		{"text match wins over the id", []todostore.Todo{{ID: "1", Content: "b", Status: todostore.Completed}},
+			[]string{"*old name:in_progress", "b:completed"}, []string{}},
+		{"two claim one id: the first gets it", []todostore.Todo{{ID: "2", Content: "x", Status: todostore.Pending}, {ID: "2", Content: "y", Status: todostore.Pending}},
+			[]string{"*old name:in_progress", "x:pending", "y:pending"}, []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := MergeAgentList(current, c.agent)
+			if got := mergeShow(m.Todos); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("merged %q, want %q", got, c.want)
+			}
+			if got := mergeShow(m.Dropped); !reflect.DeepEqual(got, c.wantDropped) {
+				t.Errorf("dropped %q, want %q", got, c.wantDropped)
+			}
+		})
+	}
+	m := MergeAgentList(current, []todostore.Todo{{ID: "1", Content: "new name", Status: todostore.InProgress}})
+	if r := m.Todos[0]; r.Evidence != "ev" || len(r.Subtasks) != 1 || r.Subtasks[0].Content != "s" {
+		t.Errorf("renamed item lost its details: %+v", r)
+	}
+}
+
+// TestApplyAgentList checks the shared write path: unchanged lists are not
+// written, changes are, and what was dropped is archived in one entry.
+func TestApplyAgentList(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := todostore.Open(t.TempDir())
+	sess := Session{Store: st, ID: "s1"}
+	start := []todostore.Todo{
+		{Content: "a", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "x", Status: todostore.Pending}, {Content: "p", Status: todostore.Pending, Origin: todostore.OriginPerson}}},
+		{Content: "b", Status: todostore.Pending},
+	}
+	if _, err := sess.Update(func(s *todostore.Session) error { s.Todos = todostore.CloneTodos(start); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ApplyAgentList(sess, []todostore.Todo{{Content: "a", Status: todostore.Pending}, {Content: "b", Status: todostore.Pending}}, now, nil)
+	if err != nil || res.Changed || len(res.Todos) != 2 {
+		t.Fatalf("same list: %+v %v", res, err)
+	}
+	res, err = ApplyAgentList(sess, []todostore.Todo{{Content: "a", Status: todostore.InProgress, Subtasks: []todostore.Subtask{{Content: "y", Status: todostore.Pending}}}}, now, nil)
+	if err != nil || !res.Changed {
+		t.Fatalf("change: %+v %v", res, err)
+	}
+	s, _ := sess.Load()
+	if got := subShow(s.Todos[0].Subtasks); len(s.Todos) != 1 || got != "*p:pending y:pending" {
+		t.Errorf("list %s", todostore.FormatList(s.Todos))
+	}
+	if len(s.Archive) != 1 || s.Archive[0].Reason != DroppedReason || !reflect.DeepEqual(mergeShow(s.Archive[0].Todos), []string{"b:pending", "a:pending"}) ||
+		subShow(s.Archive[0].Todos[1].Subtasks) != "x:pending" {
+		t.Errorf("archive %+v", s.Archive)
+	}
+	// A rule's error changes nothing.
+	_, err = ApplyAgentList(sess, nil, now, func([]todostore.Todo, *Merge) error { return errors.New("refused") })
+	if after, _ := sess.Load(); err == nil || len(after.Todos) != 1 || len(after.Archive) != 1 {
+		t.Errorf("refused apply: %v, list %v", err, after.Todos)
 	}
 }
 
@@ -128,20 +286,45 @@ func FuzzMerge(f *testing.F) {
 		agentList := mergeList(mergeSplit(ag)...)
 		for i := range agentList {
 			agentList[i].Origin = ""
+			if i%2 == 1 {
+				agentList[i].Subtasks = []todostore.Subtask{{Content: "x", Status: todostore.Pending}}
+			}
 		}
-		merged, dropped := MergeAgentList(current, agentList)
+		// Every current item has a subtask of the person's and one of the
+		// agent's.
+		for i := range current {
+			current[i].Subtasks = []todostore.Subtask{{Content: "ns", Status: todostore.Pending}, {Content: "ps", Status: todostore.Pending, Origin: todostore.OriginPerson}}
+		}
+		m := MergeAgentList(current, agentList)
+		merged, dropped := m.Todos, m.Dropped
+		personSubs := 0
+		for _, t := range merged {
+			for _, s := range t.Subtasks {
+				if s.Origin == todostore.OriginPerson {
+					personSubs++
+				}
+			}
+		}
+		if personSubs != len(current)-len(dropped) {
+			t.Fatalf("%d person subtasks kept of %d items kept", personSubs, len(current)-len(dropped))
+		}
+		for _, d := range m.DroppedSubtasks {
+			if len(d.Subtasks) != 1 || d.Subtasks[0].Origin != "" {
+				t.Fatalf("dropped subtasks %+v", d.Subtasks)
+			}
+		}
 		if len(merged)+len(dropped) < len(current) || len(merged) < len(agentList) {
 			t.Fatalf("items lost: %d current, %d agent -> %d merged + %d dropped", len(current), len(agentList), len(merged), len(dropped))
 		}
 		persons := 0
 		for _, c := range current {
-			if c.Origin == "person" {
+			if c.Origin == todostore.OriginPerson {
 				persons++
 			}
 		}
 		kept := 0
 		for _, m := range merged {
-			if m.Origin == "person" {
+			if m.Origin == todostore.OriginPerson {
 				kept++
 			}
 		}
@@ -149,7 +332,7 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("%d person items in, %d out", persons, kept)
 		}
 		for _, d := range dropped {
-			if d.Origin == "person" {
+			if d.Origin == todostore.OriginPerson {
 				t.Fatalf("person item dropped: %v", d)
 			}
 		}

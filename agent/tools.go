@@ -30,9 +30,6 @@ const MaxPauseReason = 500
 // is larger than a session file.
 const MaxToolArgs = todostore.MaxFileSize
 
-// DroppedReason is the archive reason of items an agent's todo_write left out.
-const DroppedReason = "dropped by agent"
-
 // ToolSpec is one tool offered to a model: its name, what it does, and the
 // JSON schema of its arguments, as OpenAI-style "function" tools expect.
 type ToolSpec struct {
@@ -81,12 +78,12 @@ func (t *Tools) Specs() []ToolSpec {
 		"evidence": toolString(evidence),
 	}, "content", "status")
 	item := toolObject(map[string]any{
-		"id":         toolString("Its position as todo_read shows it, such as \"2\" (optional)."),
+		"id":         toolString("Its position as todo_read shows it, such as \"2\" (optional). With new content it renames that item, which keeps its subtasks and evidence."),
 		"content":    toolString("What to do, in the imperative (at most 1000 characters)."),
 		"status":     toolEnum("An item with subtasks completes when all its subtasks are completed.", "pending", "in_progress", "completed", "cancelled"),
 		"activeForm": toolString("The present-continuous form shown while it is in progress (optional)."),
 		"evidence":   toolString(evidence),
-		"subtasks":   map[string]any{"type": "array", "description": "A checklist to tick one by one with todo_tick (optional; left out, the item keeps the subtasks it has).", "items": subtask},
+		"subtasks":   map[string]any{"type": "array", "description": "A checklist to tick one by one with todo_tick (optional; left out, the item keeps the subtasks it has; subtasks the person added always stay).", "items": subtask},
 	}, "content", "status")
 	return []ToolSpec{
 		{
@@ -174,21 +171,6 @@ func (t *Tools) Call(name string, args []byte) ToolOutcome {
 		return ToolOutcome{Result: name + ": " + err.Error() + " (the list is unchanged)", IsError: true}
 	}
 	return out
-}
-
-// errToolUnchanged aborts a Session.Update whose result equals the list on
-// disk, so that nothing is written and no change is reported.
-var errToolUnchanged = errors.New("unchanged")
-
-// toolUpdate runs fn under the session's lock and reports whether the file
-// was written; fn returns errToolUnchanged to skip the write.
-func (t *Tools) toolUpdate(fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
-	sess, err := t.Session.Update(fn)
-	if errors.Is(err, errToolUnchanged) {
-		sess, err = t.Session.Load()
-		return sess, false, err
-	}
-	return sess, err == nil, err
 }
 
 func (t *Tools) now() time.Time {
@@ -297,7 +279,7 @@ func (t *Tools) pause(args []byte) (ToolOutcome, error) {
 	if n := utf8.RuneCountInString(reason); n > MaxPauseReason {
 		return ToolOutcome{}, fmt.Errorf("reason is %d characters, over the limit of %d: shorten it", n, MaxPauseReason)
 	}
-	sess, _, err := t.toolUpdate(func(s *todostore.Session) error {
+	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		s.Paused, s.PauseReason = true, reason
 		return nil
 	})
@@ -336,7 +318,7 @@ func (t *Tools) tick(args []byte) (ToolOutcome, error) {
 		item, sub int
 		ticked    bool
 	)
-	sess, _, err := t.toolUpdate(func(s *todostore.Session) error {
+	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
 		item, sub, err = todostore.FindID(s.Todos, id)
 		if err != nil {
@@ -375,22 +357,22 @@ func toolNotSubtask(t todostore.Todo, item int) error {
 }
 
 // toolTickResult tells the model what it ticked, what is left of that item,
-// and to go on (seed 000's tick result).
+// and to go on (seed 000's tick result). Sentences name positions only;
+// todo text appears only in the list lines under them.
 func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	it := todos[item]
 	var b strings.Builder
 	if !ticked {
-		fmt.Fprintf(&b, "Unticked %s %q: it was already ticked, so it is open again (call %s again to tick it).\n",
-			it.Subtasks[sub].ID, it.Subtasks[sub].Content, ToolTick)
+		fmt.Fprintf(&b, "Unticked %s: it was already ticked, so it is open again (call %s again to tick it).\n",
+			it.Subtasks[sub].ID, ToolTick)
 	} else {
-		fmt.Fprintf(&b, "Ticked %s %q.", it.Subtasks[sub].ID, it.Subtasks[sub].Content)
+		fmt.Fprintf(&b, "Ticked %s.", it.Subtasks[sub].ID)
 	}
-	open := todostore.OpenSubtaskIDs(it)
-	if len(open) == 0 {
-		fmt.Fprintf(&b, " All subtasks of %s are done: %s %q is now %s.\n", it.ID, it.ID, it.Content, toolStatusWord(it.Status))
+	if len(todostore.OpenSubtaskIDs(it)) == 0 {
+		fmt.Fprintf(&b, " All subtasks of %s are done: %s is now %s.\n", it.ID, it.ID, toolStatusWord(it.Status))
 		for _, next := range todos {
 			if next.IsOpen() {
-				fmt.Fprintf(&b, "Continue with the next open item, %s %q.\n", next.ID, next.Content)
+				fmt.Fprintf(&b, "Continue with the next open item, %s:\n  %s %s\n", next.ID, next.ID, toolOneLine(next.Content))
 				return b.String()
 			}
 		}
@@ -400,10 +382,10 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	if ticked {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "Remaining in %s %q:\n", it.ID, it.Content)
+	fmt.Fprintf(&b, "Remaining in %s:\n", it.ID)
 	for _, s := range it.Subtasks {
 		if s.Status != todostore.Completed {
-			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, s.Content)
+			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, toolOneLine(s.Content))
 		}
 	}
 	b.WriteString("Continue working through the remaining subtasks.\n")
@@ -432,14 +414,6 @@ type toolSubtaskArg struct {
 	Evidence string `json:"evidence"`
 }
 
-// toolWriteReport is what a todo_write did beyond saving the list.
-type toolWriteReport struct {
-	dropped []string         // open items left out: `was 2 "text"`
-	closed  int              // finished items left out
-	kept    []int            // indexes in the new list of the person's items kept
-	archive []todostore.Todo // the items left out, open or finished
-}
-
 func (t *Tools) write(args []byte) (ToolOutcome, error) {
 	var a struct {
 		Todos *[]toolItemArg `json:"todos"`
@@ -454,24 +428,13 @@ func (t *Tools) write(args []byte) (ToolOutcome, error) {
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	var rep toolWriteReport
-	sess, changed, err := t.toolUpdate(func(s *todostore.Session) error {
-		todos, r, err := toolMergeList(s.Todos, agentList, t.RequireEvidence)
-		if err != nil {
-			return err
-		}
-		rep = r
-		if toolSameList(s.Todos, todos) {
-			return errToolUnchanged
-		}
-		s.AppendArchive(DroppedReason, r.archive, t.now())
-		s.Todos = todos
-		return nil
+	res, err := ApplyAgentList(t.Session, agentList, t.now(), func(current []todostore.Todo, m *Merge) error {
+		return toolCheckMerge(current, agentList, m, t.RequireEvidence)
 	})
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	return ToolOutcome{Result: toolWriteResult(sess.Todos, rep, changed), Changed: changed, Todos: sess.Todos}, nil
+	return ToolOutcome{Result: toolWriteResult(res), Changed: res.Changed, Todos: res.Todos}, nil
 }
 
 // toolParseList turns the model's items into todos and checks them against
@@ -489,7 +452,8 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 		if len(a.Subtasks) > todostore.MaxSubtasks {
 			return nil, fmt.Errorf("todo %d has %d subtasks, over the limit of %d", i+1, len(a.Subtasks), todostore.MaxSubtasks)
 		}
-		todos[i] = todostore.Todo{Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
+		// The id is kept so that MergeAgentList can tell a renamed item.
+		todos[i] = todostore.Todo{ID: strings.TrimSpace(string(a.ID)), Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
 		for j, sa := range a.Subtasks {
 			where := fmt.Sprintf("subtask %d.%d", i+1, j+1)
 			sst, err := toolStatus(sa.Status, where)
@@ -510,81 +474,55 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 	return todos, nil
 }
 
-// toolMergeList merges the model's list into the current one with
-// MergeAgentList (the one merge rule of every backend: the person's items
-// stay, the rest left out is dropped), then applies the rules of the tool:
-// completing an item with open subtasks is refused, evidence of finished
-// work carries over, and with requireEvidence newly completed work needs
-// evidence. It does not change its inputs.
-func toolMergeList(old, agentList []todostore.Todo, requireEvidence bool) ([]todostore.Todo, toolWriteReport, error) {
-	var rep toolWriteReport
-	done := toolDoneBefore(old)
-	merged, dropped := MergeAgentList(old, agentList)
-	// MergeAgentList keeps the agent's items in order, with their text, and
-	// puts the person's kept items between them.
-	j := 0
-	for i := range merged {
-		m := &merged[i]
-		if j >= len(agentList) || m.Content != agentList[j].Content {
-			rep.kept = append(rep.kept, i)
-			continue
+// toolCheckMerge applies the rules of todo_write to the merge of the
+// model's list (MergeAgentList, the one merge rule of every backend):
+// completing an item with open subtasks is refused, and with
+// requireEvidence newly completed work needs evidence. Errors name
+// positions in the model's own list.
+func toolCheckMerge(current, agentList []todostore.Todo, m *Merge, requireEvidence bool) error {
+	done := toolDoneBefore(current)
+	for i := range m.Todos {
+		j := m.FromAgent[i]
+		if j < 0 {
+			continue // the person's item, kept as it was
 		}
-		pos, own := j+1, agentList[j]
-		j++
-		for k := range m.Subtasks {
-			sub := &m.Subtasks[k]
-			if len(own.Subtasks) == 0 || sub.Status != todostore.Completed {
-				continue // the current checklist, kept as it was
+		it, own, pos := m.Todos[i], agentList[j], j+1
+		for k, sub := range it.Subtasks {
+			if len(own.Subtasks) == 0 || sub.Status != todostore.Completed || sub.Evidence != "" || !requireEvidence {
+				continue
 			}
-			key := mergeKey(m.Content) + "\x00" + mergeKey(sub.Content)
-			ev, wasDone := done[key]
-			if sub.Evidence == "" {
-				sub.Evidence = ev
-			}
-			if sub.Evidence == "" && requireEvidence && !wasDone {
-				return nil, rep, fmt.Errorf("subtask %d.%d is completed without evidence (evidence is required in this session): "+
+			if !done[mergeKey(it.Content)+"\x00"+mergeKey(sub.Content)] {
+				return fmt.Errorf("subtask %d.%d is completed without evidence (evidence is required in this session): "+
 					"give what you ran or saw in its evidence field, or tick it with %s and evidence", pos, k+1, ToolTick)
 			}
 		}
 		if own.Status != todostore.Completed {
 			continue
 		}
-		if open := toolOpenSubtasks(*m, pos); len(open) > 0 {
-			return nil, rep, fmt.Errorf("todo %d has open subtasks %s: tick them first with %s (its status follows its subtasks)",
+		if open := toolOpenSubtasks(it, pos); len(open) > 0 {
+			return fmt.Errorf("todo %d has open subtasks %s: tick them first with %s (its status follows its subtasks)",
 				pos, strings.Join(open, ", "), ToolTick)
 		}
-		if _, wasDone := done[mergeKey(m.Content)]; len(m.Subtasks) == 0 && m.Evidence == "" && requireEvidence && !wasDone {
-			return nil, rep, fmt.Errorf("todo %d is completed without evidence (evidence is required in this session): "+
+		if len(it.Subtasks) == 0 && it.Evidence == "" && requireEvidence && !done[mergeKey(it.Content)] {
+			return fmt.Errorf("todo %d is completed without evidence (evidence is required in this session): "+
 				"give what you ran or saw in its evidence field", pos)
 		}
 	}
-	for _, d := range dropped {
-		if d.IsOpen() {
-			rep.dropped = append(rep.dropped, fmt.Sprintf("was %s %q", d.ID, toolClip(d.Content, 80)))
-		} else {
-			rep.closed++
-		}
-	}
-	rep.archive = dropped
-	todostore.Normalize(merged)
-	if err := todostore.Validate(merged); err != nil {
-		return nil, rep, err
-	}
-	return merged, rep, nil
+	return nil
 }
 
 // toolDoneBefore indexes the finished work of the current list: completed
-// items by text, and completed subtasks by item and subtask text, with
-// their evidence. Re-sending finished work needs no new evidence.
-func toolDoneBefore(old []todostore.Todo) map[string]string {
-	done := map[string]string{}
+// items by text, and completed subtasks by item and subtask text.
+// Re-sending finished work needs no new evidence.
+func toolDoneBefore(old []todostore.Todo) map[string]bool {
+	done := map[string]bool{}
 	for _, t := range old {
 		if t.Status == todostore.Completed {
-			done[mergeKey(t.Content)] = t.Evidence
+			done[mergeKey(t.Content)] = true
 		}
 		for _, s := range t.Subtasks {
 			if s.Status == todostore.Completed {
-				done[mergeKey(t.Content)+"\x00"+mergeKey(s.Content)] = s.Evidence
+				done[mergeKey(t.Content)+"\x00"+mergeKey(s.Content)] = true
 			}
 		}
 	}
@@ -614,52 +552,66 @@ func toolStatus(s, where string) (todostore.Status, error) {
 	return st, nil
 }
 
-// toolSameList compares two lists field by field, treating nil and empty
-// subtask lists alike.
-func toolSameList(a, b []todostore.Todo) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
-			x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
-			return false
-		}
-		for j := range x.Subtasks {
-			if x.Subtasks[j] != y.Subtasks[j] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func toolWriteResult(todos []todostore.Todo, rep toolWriteReport, changed bool) string {
+// toolWriteResult tells the model what its todo_write did. Sentences name
+// positions only; todo text appears in the list lines below them.
+func toolWriteResult(res Applied) string {
 	var b strings.Builder
-	c := todostore.CountTodos(todos)
-	if changed {
+	c := todostore.CountTodos(res.Todos)
+	if res.Changed {
 		fmt.Fprintf(&b, "Saved the list: %d items, %d done, %d open.\n", c.Total, c.Done(), c.Open())
 	} else {
 		b.WriteString("The list is unchanged.\n")
 	}
-	if len(rep.dropped) > 0 {
-		fmt.Fprintf(&b, "Your list left out %d open item(s), now removed and archived: %s. "+
-			"If they still need doing, call %s again with them included; to drop an item on purpose, mark it cancelled.\n",
-			len(rep.dropped), strings.Join(rep.dropped, ", "), ToolWrite)
-	}
-	if rep.closed > 0 {
-		fmt.Fprintf(&b, "%d finished item(s) you left out were archived.\n", rep.closed)
-	}
-	if len(rep.kept) > 0 {
-		var kept []string
-		for _, i := range rep.kept {
-			kept = append(kept, fmt.Sprintf("now %d %q", i+1, toolClip(todos[i].Content, 80)))
+	var open, gone []string // old positions, and the lines listing them
+	closed := 0
+	m := res.Merge
+	for _, d := range m.Dropped {
+		if d.IsOpen() {
+			open = append(open, d.ID)
+			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, toolOneLine(toolClip(d.Content, 80))))
+		} else {
+			closed++
 		}
-		fmt.Fprintf(&b, "Kept %d item(s) the person added that your list left out: %s. "+
+	}
+	if len(open) > 0 {
+		fmt.Fprintf(&b, "Your list left out %d open item(s), now removed and archived (was %s, listed below). "+
+			"If they still need doing, call %s again with them included; to drop an item on purpose, mark it cancelled.\n",
+			len(open), strings.Join(open, ", "), ToolWrite)
+	}
+	if closed > 0 {
+		fmt.Fprintf(&b, "%d finished item(s) you left out were archived.\n", closed)
+	}
+	var subs []string
+	for _, d := range m.DroppedSubtasks {
+		for _, s := range d.Subtasks {
+			subs = append(subs, s.ID)
+			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, toolOneLine(toolClip(s.Content, 80))))
+		}
+	}
+	if len(subs) > 0 {
+		fmt.Fprintf(&b, "Your list left out %d subtask(s) of items it kept, now removed and archived (was %s, listed below).\n",
+			len(subs), strings.Join(subs, ", "))
+	}
+	if len(m.KeptItems) > 0 {
+		var kept []string
+		for _, i := range m.KeptItems {
+			kept = append(kept, m.Todos[i].ID)
+		}
+		fmt.Fprintf(&b, "Kept %d item(s) the person added that your list left out: now %s. "+
 			"Items the person added can be marked cancelled but not removed.\n", len(kept), strings.Join(kept, ", "))
 	}
-	b.WriteString(todostore.FormatList(todos))
+	if len(m.KeptSubtasks) > 0 {
+		var kept []string
+		for _, p := range m.KeptSubtasks {
+			kept = append(kept, m.Todos[p[0]].Subtasks[p[1]].ID)
+		}
+		fmt.Fprintf(&b, "Kept %d subtask(s) the person added that your list left out: now %s. "+
+			"Subtasks the person added can be ticked but not removed.\n", len(kept), strings.Join(kept, ", "))
+	}
+	if len(gone) > 0 {
+		b.WriteString("Archived from your list:\n" + strings.Join(gone, "\n") + "\n")
+	}
+	b.WriteString(todostore.FormatList(res.Todos))
 	return b.String()
 }
 

@@ -188,6 +188,11 @@ func TestWritesRecordOriginCwdAndArchive(t *testing.T) {
 		if td.Origin != OriginPerson {
 			t.Errorf("todo %s origin = %q", td.ID, td.Origin)
 		}
+		for _, st := range td.Subtasks {
+			if st.Origin != OriginPerson {
+				t.Errorf("subtask %s origin = %q", st.ID, st.Origin)
+			}
+		}
 	}
 	env.Cwd = "/elsewhere"
 	if err := r.Run(env, "/todo clear"); err != nil {

@@ -10,9 +10,9 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// OriginPerson marks items added with /todo add, so that merging an
-// agent's rewritten list keeps them.
-const OriginPerson = "person"
+// OriginPerson marks items and subtasks added with /todo add, so that
+// merging an agent's rewritten list keeps them.
+const OriginPerson = todostore.OriginPerson
 
 // Progress is the list's progress for the prompt ("1/3"), or "" when the
 // list is empty or there is no session.
@@ -131,7 +131,7 @@ func runAdd(x *call) error {
 			if n := len(s.Todos[item].Subtasks); n >= todostore.MaxSubtasks {
 				return fmt.Errorf("todo %d already has %d subtasks, the limit (delete some first)", item+1, n)
 			}
-			return todostore.InsertSubtask(s.Todos, item, sub, todostore.Subtask{Content: text})
+			return todostore.InsertSubtask(s.Todos, item, sub, todostore.Subtask{Content: text, Origin: OriginPerson})
 		}
 		if len(s.Todos) >= todostore.MaxTodos {
 			return fmt.Errorf("the list already has %d todos, the limit (delete some, or /todo clear)", len(s.Todos))

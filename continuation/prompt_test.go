@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -165,6 +166,41 @@ func TestInstructionsFromStructure(t *testing.T) {
 	}
 }
 
+// TestCLIWording: for a CLI's own tool the instructions never present a
+// position as the tool's id ("mark item 2 completed with TaskUpdate") and
+// name no status the tool may lack (TaskUpdate has no cancelled,
+// update_plan neither); they name the item by its position in the block
+// and say how to record it with the tool.
+func TestCLIWording(t *testing.T) {
+	todos := items(td("alpha", C), td("bravo", I, "charlie", C, "delta", P), td("echo", P))
+	todostore.Normalize(todos)
+	asID := regexp.MustCompile(`(mark|tick|set) (item|subtask) [0-9.]+ \w+ with`)
+	for _, tool := range []string{"TodoWrite", "TaskUpdate", "update_plan", "write_todos"} {
+		for level := WordingFirst; level <= WordingFinal; level++ {
+			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level}))
+			if m := asID.FindString(head); m != "" {
+				t.Errorf("%s level %d: %q presents a position as the tool's id:\n%s", tool, level, m, head)
+			}
+			for _, w := range []string{"cancelled", TickTool, PauseTool} {
+				if strings.Contains(head, w) {
+					t.Errorf("%s level %d: names %q:\n%s", tool, level, w, head)
+				}
+			}
+			if !strings.Contains(head, "positions in that list, not your tool's ids") {
+				t.Errorf("%s level %d: does not say what item numbers are:\n%s", tool, level, head)
+			}
+			if level > WordingFirst && !strings.Contains(head, "update item 2 in your list with "+tool+": mark it completed when it is done, or remove it if it no longer applies") {
+				t.Errorf("%s level %d: does not say how to record item 2:\n%s", tool, level, head)
+			}
+		}
+	}
+	// todosh's own tool keeps its ids and statuses.
+	head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: ModelAPITodoTool, level: WordingFirmer}))
+	if !strings.Contains(head, "tick subtask 2.2 with todo_tick") || !strings.Contains(head, "mark it cancelled with todo_write") {
+		t.Errorf("todo_write wording changed:\n%s", head)
+	}
+}
+
 func TestNextTarget(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -217,6 +253,8 @@ func TestGolden(t *testing.T) {
 		{"prompt_firmer.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFirmer})},
 		{"prompt_final.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFinal})},
 		{"prompt_final_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "TodoWrite", level: WordingFinal})},
+		{"prompt_first_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "update_plan", level: WordingFirst})},
+		{"prompt_firmer_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "TaskUpdate", level: WordingFirmer})},
 		{"context.golden", TodoContext(l)},
 	}
 	for _, tt := range tests {

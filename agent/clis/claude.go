@@ -11,35 +11,103 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// ClaudeTask is one item made with Claude Code's TaskCreate and changed
-// with TaskUpdate, kept under the id Claude gave it.
+// ClaudeTask links one of Claude's task ids to the item it became, by the
+// item's text as todosh last applied it.
 type ClaudeTask struct {
-	ID         string           `json:"id"`
-	Subject    string           `json:"subject"`
-	ActiveForm string           `json:"activeForm,omitempty"`
-	Status     todostore.Status `json:"status"`
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
 }
 
-// ClaudeTasks is the task list of one Claude Code session. TaskUpdate names
-// tasks by ids made in earlier turns, so the list outlives a turn: the
-// runner saves it next to the session file (see tasksPath).
+// ClaudeTasks maps the task ids of one Claude Code session to items of
+// the list. TaskUpdate names tasks by ids made in earlier turns, so the map
+// outlives a turn: the runner saves it next to the session file (see
+// tasksPath).
 type ClaudeTasks struct {
 	// Session is the Claude session id the tasks belong to.
 	Session string       `json:"session"`
 	Tasks   []ClaudeTask `json:"tasks"`
 }
 
-// Todos is the task list as todos, in creation order.
-func (ct *ClaudeTasks) Todos() ([]todostore.Todo, bool) {
-	out := make([]todostore.Todo, 0, len(ct.Tasks))
-	anyCut := false
-	for _, t := range ct.Tasks {
-		if td, ok, cut := agentTodo(t.Subject, t.Status, t.ActiveForm); ok {
-			out = append(out, td)
-			anyCut = anyCut || cut
+// TaskOp is one Task tool call that succeeded, for ClaudeTasks.Apply:
+// TaskCreate (Create), or TaskUpdate of one task, which Delete removes.
+type TaskOp struct {
+	Create, Delete bool
+	// ID is Claude's task id; empty when a TaskCreate result named none.
+	ID string
+	// Subject, ActiveForm and Status are the new values, empty when the
+	// call leaves them as they are.
+	Subject, ActiveForm string
+	Status              todostore.Status
+}
+
+// Apply applies one task operation to todos, the session's current list,
+// and updates the id map. The Task tools change one item at a time, so
+// only that item changes and the person's edits to the others stand:
+//
+//   - TaskCreate adds the item, unless an item with its text that no other
+//     task claims is already there (the person's, say): that one becomes
+//     the task's.
+//   - TaskUpdate finds the task's item by the text last applied (tasks
+//     with the same text pair with items in order) and changes its status,
+//     text or activeForm; completing it ticks its subtasks. A task whose
+//     item is gone (the person deleted or renamed it) is forgotten: it
+//     stays deleted unless the agent creates it again.
+//   - Deleting a task removes its item and returns it in archived, except
+//     an item the person added, which stays.
+//
+// The returned list is normalized; todos is not changed.
+func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived []todostore.Todo, err error) {
+	out = todostore.CloneTodos(todos)
+	todostore.Normalize(out)
+	if op.Create {
+		t, ok, _ := agentTodo(op.Subject, todostore.Pending, op.ActiveForm)
+		if !ok {
+			return out, nil, nil
 		}
+		if i := ct.find(op.ID); op.ID != "" && i >= 0 {
+			ct.remove(i) // the id made again: it names the new task
+		}
+		ct.prune(out, t.Content)
+		if ct.itemOf(out, len(ct.Tasks), t.Content) < 0 {
+			if out, err = todostore.InsertTodo(out, len(out), t); err != nil {
+				return todos, nil, err
+			}
+		}
+		if op.ID != "" {
+			ct.Tasks = append(ct.Tasks, ClaudeTask{ID: op.ID, Subject: t.Content})
+		}
+		return out, nil, nil
 	}
-	return out, anyCut
+	i := ct.find(op.ID)
+	if i < 0 {
+		return out, nil, nil // made before todosh knew the session
+	}
+	ct.prune(out, ct.Tasks[i].Subject)
+	if i = ct.find(op.ID); i < 0 {
+		return out, nil, nil
+	}
+	k := ct.itemOf(out, i, ct.Tasks[i].Subject)
+	if op.Delete {
+		ct.remove(i)
+		if out[k].Origin == todostore.OriginPerson {
+			return out, nil, nil
+		}
+		return todostore.RemoveTodo(out, k), out[k : k+1], nil
+	}
+	it := &out[k]
+	if op.Status != "" {
+		it.Status = op.Status
+		tickCompleted(out[k : k+1])
+	}
+	if t, ok, _ := agentTodo(op.Subject, it.Status, op.ActiveForm); ok {
+		it.Content = t.Content
+		ct.Tasks[i].Subject = t.Content
+	}
+	if af, _ := cutText(op.ActiveForm); strings.TrimSpace(af) != "" {
+		it.ActiveForm = af
+	}
+	todostore.Normalize(out)
+	return out, nil, nil
 }
 
 func (ct *ClaudeTasks) find(id string) int {
@@ -51,19 +119,77 @@ func (ct *ClaudeTasks) find(id string) int {
 	return -1
 }
 
+func (ct *ClaudeTasks) remove(i int) {
+	ct.Tasks = append(ct.Tasks[:i:i], ct.Tasks[i+1:]...)
+}
+
+// itemOf is the index in todos of the item of task i, whose text is
+// subject: the n-th item with that text for the n-th task with it (n
+// counted among the first i tasks), or -1.
+func (ct *ClaudeTasks) itemOf(todos []todostore.Todo, i int, subject string) int {
+	key := strings.TrimSpace(subject)
+	n := 0
+	for _, t := range ct.Tasks[:i] {
+		if strings.TrimSpace(t.Subject) == key {
+			n++
+		}
+	}
+	for k, t := range todos {
+		if strings.TrimSpace(t.Content) == key {
+			if n == 0 {
+				return k
+			}
+			n--
+		}
+	}
+	return -1
+}
+
+// prune forgets the tasks with text subject beyond the number of items
+// with that text: their items are gone.
+func (ct *ClaudeTasks) prune(todos []todostore.Todo, subject string) {
+	key := strings.TrimSpace(subject)
+	items := 0
+	for _, t := range todos {
+		if strings.TrimSpace(t.Content) == key {
+			items++
+		}
+	}
+	kept := ct.Tasks[:0:0]
+	for _, t := range ct.Tasks {
+		if strings.TrimSpace(t.Subject) == key {
+			if items == 0 {
+				continue
+			}
+			items--
+		}
+		kept = append(kept, t)
+	}
+	ct.Tasks = kept
+}
+
+// tickCompleted ticks the subtasks of items the agent says are completed.
+// The CLIs have no tool to tick a subtask; they see the subtasks in the todo
+// context, and completing the item is their way of saying they did them.
+func tickCompleted(todos []todostore.Todo) {
+	for i := range todos {
+		if todos[i].Status == todostore.Completed {
+			for j := range todos[i].Subtasks {
+				todos[i].Subtasks[j].Status = todostore.Completed
+			}
+		}
+	}
+}
+
 // ClaudeParser reads `claude -p --output-format stream-json --verbose`.
-// TodoWrite calls carry the whole list and are applied when they are made;
-// TaskCreate and TaskUpdate are applied when their tool result arrives,
-// because only the result of TaskCreate says which id the task got and
-// Claude may issue several calls before any result.
+// TodoWrite calls carry the whole list and are reported (UpdateTodos) when
+// they are made; TaskCreate and TaskUpdate change one task each and are
+// reported (UpdateTask) when their tool result arrives, because only the
+// result of TaskCreate says which id the task got and Claude may issue
+// several calls before any result.
 type ClaudeParser struct {
-	// Tasks is the session's task list; set it from the saved one before
-	// the turn and save it when TasksChanged.
-	Tasks ClaudeTasks
-	// TasksChanged is set when a task result changed Tasks.
-	TasksChanged bool
 	// UsesTasks is true once the session offered or used the Task tools
-	// instead of TodoWrite.
+	// instead of TodoWrite; set it when an earlier turn did.
 	UsesTasks bool
 
 	session  string
@@ -358,55 +484,23 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 		if jscanTrue(b.isError) || (results == 1 && res.Success != nil && !*res.Success) {
 			continue
 		}
+		op := TaskOp{Create: call.create, ID: call.taskID, Subject: call.subject, ActiveForm: call.activeForm}
 		if call.create {
-			taskID := ""
 			if results == 1 && res.Task != nil {
-				taskID = anyID(res.Task.ID)
+				op.ID = anyID(res.Task.ID)
 			}
-			if taskID == "" {
+			if op.ID == "" {
 				if m := taskCreatedRegex.FindStringSubmatch(jscanStr(b.content)); m != nil {
-					taskID = m[1]
+					op.ID = m[1]
 				}
 			}
-			p.createTask(taskID, call)
-		} else if !p.updateTask(call) {
-			continue
+		} else if op.Delete = call.status == "deleted"; !op.Delete && call.status != "" {
+			op.Status = mapStatus(call.status)
 		}
-		p.TasksChanged = true
-		todos, cut := p.Tasks.Todos()
-		emitTodos("claude", todos, cut, emit)
+		if _, cut := cutText(op.Subject); cut {
+			emitCut("claude", emit)
+		}
+		emit(Update{Kind: UpdateTask, Task: &op})
 	}
 	return nil
-}
-
-func (p *ClaudeParser) createTask(id string, call claudeTaskCall) {
-	t := ClaudeTask{ID: id, Subject: call.subject, ActiveForm: call.activeForm, Status: todostore.Pending}
-	if i := p.Tasks.find(id); id != "" && i >= 0 {
-		p.Tasks.Tasks[i] = t
-		return
-	}
-	p.Tasks.Tasks = append(p.Tasks.Tasks, t)
-}
-
-// updateTask applies a TaskUpdate and reports whether a task changed.
-func (p *ClaudeParser) updateTask(call claudeTaskCall) bool {
-	i := p.Tasks.find(call.taskID)
-	if i < 0 {
-		return false // made before todosh knew the session: nothing to change
-	}
-	if call.status == "deleted" {
-		p.Tasks.Tasks = append(p.Tasks.Tasks[:i], p.Tasks.Tasks[i+1:]...)
-		return true
-	}
-	t := &p.Tasks.Tasks[i]
-	if call.status != "" {
-		t.Status = mapStatus(call.status)
-	}
-	if call.subject != "" {
-		t.Subject = call.subject
-	}
-	if call.activeForm != "" {
-		t.ActiveForm = call.activeForm
-	}
-	return true
 }

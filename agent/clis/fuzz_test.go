@@ -12,6 +12,9 @@ import (
 // stream must give: no panic, and lists todosh can store.
 func fuzzStream(t *testing.T, p Parser, data []byte) {
 	notices := 0
+	// Task operations apply to a list holding an item of the person's.
+	list := []todostore.Todo{{Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson}}
+	var ct ClaudeTasks
 	err := ParseStream(bytes.NewReader(data), "fuzz", p, func(u Update) {
 		switch u.Kind {
 		case UpdateTodos:
@@ -22,6 +25,18 @@ func fuzzStream(t *testing.T, p Parser, data []byte) {
 					t.Fatalf("parser made a list the store refuses: %v", err)
 				}
 			}
+		case UpdateTask:
+			next, _, err := ct.Apply(list, *u.Task)
+			if err != nil {
+				return // the list is full: the runner reports it
+			}
+			if err := todostore.Validate(next); err != nil {
+				t.Fatalf("task %+v made a list the store refuses: %v", *u.Task, err)
+			}
+			if len(next) == 0 || next[0].Origin != todostore.OriginPerson {
+				t.Fatalf("task %+v lost the person's item", *u.Task)
+			}
+			list = next
 		case UpdateNotice:
 			notices++
 		}

@@ -117,12 +117,21 @@ func TestTranscriptListsMatchCLI(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
 			kind := strings.SplitN(filepath.Base(filepath.Dir(path)), "-", 2)[0]
 			p := parserFor(path)
-			var list []todostore.Todo
+			var (
+				list []todostore.Todo
+				ct   ClaudeTasks
+			)
 			checks := 0
 			for n, line := range readLines(t, path) {
 				if err := parseLine(p, line, func(u Update) {
-					if u.Kind == UpdateTodos {
+					switch u.Kind {
+					case UpdateTodos:
 						list = u.Todos
+					case UpdateTask:
+						var err error
+						if list, _, err = ct.Apply(list, *u.Task); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}); err != nil {
 					t.Fatalf("line %d: %v", n+1, err)
@@ -139,9 +148,12 @@ func TestTranscriptListsMatchCLI(t *testing.T) {
 					continue
 				}
 				// A task result: the task's item has the status Claude says.
-				cp := p.(*ClaudeParser)
-				i := cp.Tasks.find(want.taskID)
-				if i < 0 || i >= len(list) || string(list[i].Status) != want.taskStatus || list[i].Content != cp.Tasks.Tasks[i].Subject {
+				i := ct.find(want.taskID)
+				k := -1
+				if i >= 0 {
+					k = ct.itemOf(list, i, ct.Tasks[i].Subject)
+				}
+				if k < 0 || string(list[k].Status) != want.taskStatus {
 					t.Fatalf("line %d: task %s: list %v, want status %s", n+1, want.taskID, list, want.taskStatus)
 				}
 			}
@@ -162,8 +174,26 @@ func TestTranscriptGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			var b strings.Builder
-			if err := ParseStream(f, "test", parserFor(path), func(u Update) { b.WriteString(formatUpdate(u)) }); err != nil {
+			var (
+				b    strings.Builder
+				list []todostore.Todo
+				ct   ClaudeTasks
+			)
+			if err := ParseStream(f, "test", parserFor(path), func(u Update) {
+				b.WriteString(formatUpdate(u))
+				if u.Kind == UpdateTask {
+					// The list after the task's change, as the runner
+					// applies it to an empty session.
+					next, _, err := ct.Apply(list, *u.Task)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(next, list) {
+						b.WriteString("todos:\n" + todostore.FormatList(next))
+					}
+					list = next
+				}
+			}); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "golden", name+".golden")
@@ -186,14 +216,36 @@ func TestTranscriptGolden(t *testing.T) {
 	}
 }
 
-var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice"}
+var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task"}
 
 func formatUpdate(u Update) string {
-	if u.Kind == UpdateTodos {
+	switch u.Kind {
+	case UpdateTodos:
 		todostore.Normalize(u.Todos)
 		return "todos:\n" + todostore.FormatList(u.Todos)
+	case UpdateTask:
+		return "task: " + formatTask(*u.Task) + "\n"
 	}
 	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
+}
+
+// formatTask writes a task operation as one line: "create #1 \"text\"",
+// "update #2 completed", "delete #3".
+func formatTask(op TaskOp) string {
+	switch {
+	case op.Create:
+		return fmt.Sprintf("create #%s %q", op.ID, op.Subject)
+	case op.Delete:
+		return "delete #" + op.ID
+	}
+	s := "update #" + op.ID
+	if op.Status != "" {
+		s += " " + string(op.Status)
+	}
+	if op.Subject != "" {
+		s += fmt.Sprintf(" %q", op.Subject)
+	}
+	return s
 }
 
 // collect parses a whole stream and returns its updates.
@@ -344,30 +396,124 @@ func TestCodexKeepsInProgress(t *testing.T) {
 	}
 }
 
-func TestClaudeTasksAcrossTurns(t *testing.T) {
+// TestClaudeTaskOps: each Task tool result becomes one operation on one
+// task; failed calls and calls without a result become none.
+func TestClaudeTaskOps(t *testing.T) {
+	var ops []string
 	p := &ClaudeParser{}
 	for _, line := range readLines(t, "testdata/transcripts/claude-tasks/claude-run1.jsonl") {
-		if err := parseLine(p, line, func(Update) {}); err != nil {
+		if err := parseLine(p, line, func(u Update) {
+			if u.Kind == UpdateTask {
+				ops = append(ops, formatTask(*u.Task))
+			}
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !p.UsesTasks || !p.TasksChanged || len(p.Tasks.Tasks) != 3 {
-		t.Fatalf("after run1: %+v", p)
+	want := []string{`create #1 "Create project skeleton for csvkit-lite"`, `create #2 "Implement CSV parser with quoted-field support"`,
+		`create #3 "Write unit tests for the parser"`, "update #1 in_progress", "update #2 in_progress", "update #1 completed"}
+	if !p.UsesTasks || !reflect.DeepEqual(ops, want) {
+		t.Fatalf("ops %q\nwant %q", ops, want)
 	}
-	// A later turn's parser starts from the saved tasks.
-	next := &ClaudeParser{Tasks: p.Tasks}
-	stream := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"u1","name":"TaskUpdate","input":{"taskId":"2","status":"completed"}},{"type":"tool_use","id":"u2","name":"TaskUpdate","input":{"taskId":"3","status":"deleted"}},{"type":"tool_use","id":"u3","name":"TaskUpdate","input":{"taskId":"77","status":"completed"}}]},"parent_tool_use_id":null}
+	stream := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"u1","name":"TaskUpdate","input":{"taskId":"2","status":"completed"}},{"type":"tool_use","id":"u2","name":"TaskUpdate","input":{"taskId":3,"status":"deleted"}},{"type":"tool_use","id":"u3","name":"TaskUpdate","input":{"taskId":"77","status":"completed"}},{"type":"tool_use","id":"u4","name":"TaskUpdate","input":{"taskId":"1","subject":"Renamed"}},{"type":"tool_use","id":"u5","name":"TaskUpdate","input":{"taskId":"1","status":"blocked"}}]},"parent_tool_use_id":null}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u1","content":"Updated task #2 status"}]},"parent_tool_use_id":null,"tool_use_result":{"success":true,"taskId":"2"}}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u2","content":"Updated task #3 deleted"}]},"parent_tool_use_id":null,"tool_use_result":{"success":true,"taskId":"3"}}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u3","content":"Task not found","is_error":true}]},"parent_tool_use_id":null,"tool_use_result":"Error: Task not found"}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u4","content":"Updated task #1 subject"}]},"parent_tool_use_id":null,"tool_use_result":{"success":true,"taskId":"1"}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"u5","content":"nope"}]},"parent_tool_use_id":null,"tool_use_result":{"success":false}}
 `
-	todos := ofKind(collect(t, next, stream), UpdateTodos)
-	if len(todos) != 2 {
-		t.Fatalf("%d todo updates, want 2 (the failed update changes nothing)", len(todos))
+	ops = nil
+	for _, u := range ofKind(collect(t, &ClaudeParser{}, stream), UpdateTask) {
+		ops = append(ops, formatTask(*u.Task))
 	}
-	last := todos[1].Todos
-	if len(last) != 2 || last[0].Status != todostore.Completed || last[1].Status != todostore.Completed || last[1].Content != "Implement CSV parser with quoted-field support" {
-		t.Errorf("final tasks %v", last)
+	if want := []string{"update #2 completed", "delete #3", `update #1 "Renamed"`}; !reflect.DeepEqual(ops, want) {
+		t.Errorf("ops %q, want %q (failed calls change nothing)", ops, want)
+	}
+}
+
+// TestClaudeTaskApply: a Task operation changes its one item, found by
+// the text last applied, and leaves the person's edits to the rest alone.
+func TestClaudeTaskApply(t *testing.T) {
+	item := func(text string, st todostore.Status) todostore.Todo {
+		return todostore.Todo{Content: text, Status: st}
+	}
+	P, I, C := todostore.Pending, todostore.InProgress, todostore.Completed
+	mine := todostore.Todo{Content: "mine", Status: P, Origin: todostore.OriginPerson}
+	tasks := func(pairs ...string) []ClaudeTask {
+		var out []ClaudeTask
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, ClaudeTask{ID: pairs[i], Subject: pairs[i+1]})
+		}
+		return out
+	}
+	cases := []struct {
+		name      string
+		todos     []todostore.Todo
+		tasks     []ClaudeTask
+		op        TaskOp
+		want      string // statuses and texts after
+		wantTasks []ClaudeTask
+		archived  string
+	}{
+		{"create adds the item", []todostore.Todo{mine}, nil, TaskOp{Create: true, ID: "1", Subject: "a", ActiveForm: "Doing a"},
+			"mine:pending a:pending", tasks("1", "a"), ""},
+		{"create adopts an unclaimed item with its text", []todostore.Todo{mine}, nil, TaskOp{Create: true, ID: "1", Subject: " mine"},
+			"mine:pending", tasks("1", " mine"), ""},
+		{"create of a claimed text adds another", []todostore.Todo{item("a", C)}, tasks("1", "a"), TaskOp{Create: true, ID: "2", Subject: "a"},
+			"a:completed a:pending", tasks("1", "a", "2", "a"), ""},
+		{"create without a subject does nothing", nil, nil, TaskOp{Create: true, ID: "1", Subject: " "}, "", nil, ""},
+		{"create without an id adds an item it cannot update", nil, nil, TaskOp{Create: true, Subject: "a"}, "a:pending", nil, ""},
+		{"update changes only its item", []todostore.Todo{item("a", C), item("b", P), item("c", C)}, tasks("1", "a", "2", "b", "3", "c"),
+			TaskOp{ID: "2", Status: I}, "a:completed b:in_progress c:completed", tasks("1", "a", "2", "b", "3", "c"), ""},
+		{"update of an item the person deleted stays deleted", []todostore.Todo{item("b", P)}, tasks("1", "a", "2", "b"),
+			TaskOp{ID: "1", Status: C}, "b:pending", tasks("2", "b"), ""},
+		{"update of an unknown task does nothing", []todostore.Todo{item("a", P)}, tasks("1", "a"), TaskOp{ID: "9", Status: C}, "a:pending", tasks("1", "a"), ""},
+		{"update renames the item and the map", []todostore.Todo{item("a", P)}, tasks("1", "a"), TaskOp{ID: "1", Subject: "b", Status: I},
+			"b:in_progress", tasks("1", "b"), ""},
+		{"same texts pair in order", []todostore.Todo{item("x", P), item("x", P)}, tasks("1", "x", "2", "x"), TaskOp{ID: "2", Status: C},
+			"x:pending x:completed", tasks("1", "x", "2", "x"), ""},
+		{"delete removes and archives the item", []todostore.Todo{item("a", P), item("b", I)}, tasks("1", "a", "2", "b"), TaskOp{ID: "2", Delete: true},
+			"a:pending", tasks("1", "a"), "b:in_progress"},
+		{"delete keeps the person's item", []todostore.Todo{mine}, tasks("1", "mine"), TaskOp{ID: "1", Delete: true},
+			"mine:pending", nil, ""},
+	}
+	show := func(todos []todostore.Todo) string {
+		var out []string
+		for _, td := range todos {
+			out = append(out, td.Content+":"+string(td.Status))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ct := ClaudeTasks{Session: "s", Tasks: c.tasks}
+			before := todostore.CloneTodos(c.todos)
+			out, archived, err := ct.Apply(c.todos, c.op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := show(out); got != c.want {
+				t.Errorf("list %q, want %q", got, c.want)
+			}
+			if !reflect.DeepEqual(ct.Tasks, c.wantTasks) && len(ct.Tasks)+len(c.wantTasks) > 0 {
+				t.Errorf("tasks %v, want %v", ct.Tasks, c.wantTasks)
+			}
+			if got := show(archived); got != c.archived {
+				t.Errorf("archived %q, want %q", got, c.archived)
+			}
+			if !reflect.DeepEqual(before, c.todos) {
+				t.Error("the input list changed")
+			}
+			if err := todostore.Validate(out); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// Completing an item ticks its subtasks; the activeForm is kept.
+	ct := ClaudeTasks{Tasks: tasks("1", "p")}
+	out, _, _ := ct.Apply([]todostore.Todo{{Content: "p", Status: I, Subtasks: []todostore.Subtask{{Content: "s", Status: P}}}}, TaskOp{ID: "1", Status: C, ActiveForm: "Doing p"})
+	if out[0].Status != C || out[0].Subtasks[0].Status != C || out[0].ActiveForm != "Doing p" {
+		t.Errorf("completed %+v", out[0])
 	}
 }
 
@@ -376,10 +522,9 @@ func TestClaudeTaskCreateFallbackID(t *testing.T) {
 	stream := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"c1","name":"TaskCreate","input":{"subject":"S"}}]},"parent_tool_use_id":null}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"c1","content":"Task #4 created successfully: S"}]},"parent_tool_use_id":null}
 `
-	p := &ClaudeParser{}
-	collect(t, p, stream)
-	if len(p.Tasks.Tasks) != 1 || p.Tasks.Tasks[0].ID != "4" {
-		t.Errorf("tasks %+v", p.Tasks)
+	us := ofKind(collect(t, &ClaudeParser{}, stream), UpdateTask)
+	if len(us) != 1 || us[0].Task.ID != "4" || !us[0].Task.Create {
+		t.Errorf("updates %+v", us)
 	}
 }
 

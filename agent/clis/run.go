@@ -1,7 +1,8 @@
 // Package clis wraps the agent CLIs people already use — Claude Code, Codex
 // and Gemini CLI — behind agent.Agent. Each turn runs the CLI once in its
 // headless streaming mode, maps its todo events onto the session's list
-// (merged with agent.MergeAgentList so the person's items survive) and
+// (whole lists merged with agent.ApplyAgentList so the person's items
+// survive, Claude's Task tools applied one item at a time) and
 // saves the CLI's own session id so every later turn resumes it.
 //
 // The stream parsers (ClaudeParser, CodexParser, GeminiParser) are pure and
@@ -18,7 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,10 +54,6 @@ const DefaultKillGrace = 2 * time.Second
 // outputLinger is how long todosh keeps reading after the CLI exited, in
 // case a process it left behind still holds its standard output.
 const outputLinger = 500 * time.Millisecond
-
-// DroppedReason is the archive reason of items an agent left out of its
-// rewritten list.
-const DroppedReason = "dropped by agent"
 
 // New returns the backend for kind ("claude", "codex" or "gemini") working
 // on sess. The executable is looked up when a turn starts, so a missing
@@ -108,6 +105,7 @@ type turnState struct {
 	message   strings.Builder // text since the last other update
 	lastMsg   string          // the last finished run of text
 	errMsg    string          // the last error the CLI reported, cleared by a later success
+	tasks     ClaudeTasks     // Claude's task ids, as saved in tasksPath
 }
 
 // endMessage closes the run of text pieces in progress.
@@ -138,14 +136,14 @@ func (a *cliAgent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.kind)})
 		}
 	}
-	parser := a.newParser(s, resume)
-	args := buildArgs(a.kind, a.cfg.Args, turn, resume, a.kind == "codex" && !insideGitRepo(a.dirOrCwd()))
 	var st turnState
+	parser := a.newParser(s, resume, &st)
+	args := buildArgs(a.kind, a.cfg.Args, turn, resume, a.kind == "codex" && !insideGitRepo(a.dirOrCwd()))
 	handle := func(u Update) {
 		if ctx.Err() != nil {
 			return // cancelled: nothing more is shown or saved
 		}
-		a.handle(u, parser, &st, emit)
+		a.handle(u, &st, emit)
 	}
 	runErr := a.run(ctx, args, parser, handle)
 	if a.kind == "claude" {
@@ -177,27 +175,27 @@ func (a *cliAgent) dirOrCwd() string {
 }
 
 // newParser makes the turn's parser, seeded with what earlier turns left:
-// Codex's previous list, Claude's task list.
-func (a *cliAgent) newParser(s *todostore.Session, resume string) Parser {
+// Codex's previous list; for Claude, the task ids of the resumed session
+// (into st.tasks) and whether it uses the Task tools.
+func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState) Parser {
 	switch a.kind {
 	case "codex":
 		return &CodexParser{Prev: todostore.CloneTodos(s.Todos)}
 	case "gemini":
 		return &GeminiParser{}
 	}
-	p := &ClaudeParser{}
+	st.tasks = ClaudeTasks{Session: resume}
 	if resume != "" {
 		if ct, err := loadTasks(a.tasksPath()); err == nil && ct.Session == resume {
-			p.Tasks = ct
-			p.UsesTasks = len(ct.Tasks) > 0
+			st.tasks = ct
 		}
 	}
-	a.usesTasks = p.UsesTasks
-	return p
+	a.usesTasks = len(st.tasks.Tasks) > 0
+	return &ClaudeParser{UsesTasks: a.usesTasks}
 }
 
 // handle acts on one update of the stream.
-func (a *cliAgent) handle(u Update, parser Parser, st *turnState, emit func(agent.Event)) {
+func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 	if u.Kind != UpdateText {
 		st.endMessage()
 	}
@@ -206,10 +204,13 @@ func (a *cliAgent) handle(u Update, parser Parser, st *turnState, emit func(agen
 		if err := a.saveSession(u.Text); err != nil {
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
 		}
-		if cp, ok := parser.(*ClaudeParser); ok {
+		if a.kind == "claude" && st.tasks.Session != u.Text {
 			// A resumed session may come back under a new id; its tasks
-			// are the same tasks.
-			cp.Tasks.Session = u.Text
+			// are the same tasks, and the next turn resumes the new id.
+			st.tasks.Session = u.Text
+			if len(st.tasks.Tasks) > 0 {
+				a.saveTasks(st.tasks, emit)
+			}
 		}
 	case UpdateText:
 		st.message.WriteString(u.Text)
@@ -217,17 +218,14 @@ func (a *cliAgent) handle(u Update, parser Parser, st *turnState, emit func(agen
 	case UpdateToolCall:
 		emit(agent.Event{Kind: agent.EventToolCall, Text: u.Text})
 	case UpdateTodos:
-		todos, changed, err := a.applyTodos(u.Todos)
-		if err != nil {
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: todo list not saved: %v", a.kind, err)})
-		} else if changed {
-			emit(agent.Event{Kind: agent.EventTodos, Todos: todos})
-		}
-		if cp, ok := parser.(*ClaudeParser); ok && cp.TasksChanged {
-			cp.TasksChanged = false
-			if err := saveTasks(a.tasksPath(), cp.Tasks); err != nil {
-				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("claude: task ids not saved: %v", err)})
-			}
+		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todostore.Todo, m *agent.Merge) error {
+			tickCompleted(m.Todos)
+			return nil
+		})
+		a.shown(res.Todos, res.Changed, err, emit)
+	case UpdateTask:
+		if u.Task != nil {
+			a.applyTask(*u.Task, st, emit)
 		}
 	case UpdateError:
 		st.errMsg = u.Text
@@ -239,44 +237,51 @@ func (a *cliAgent) handle(u Update, parser Parser, st *turnState, emit func(agen
 	}
 }
 
-// errUnchanged stops a store update that would write the same list.
-var errUnchanged = errors.New("unchanged")
-
-// applyTodos merges the agent's list into the store and reports the new
-// list and whether it changed. Items the agent dropped are archived.
-func (a *cliAgent) applyTodos(agentList []todostore.Todo) ([]todostore.Todo, bool, error) {
-	s, err := a.sess.Update(func(s *todostore.Session) error {
-		merged, dropped := agent.MergeAgentList(s.Todos, agentList)
-		tickCompleted(merged)
-		todostore.Normalize(merged)
-		before := todostore.CloneTodos(s.Todos)
-		todostore.Normalize(before)
-		if len(dropped) == 0 && reflect.DeepEqual(merged, before) {
-			return errUnchanged
-		}
-		s.Todos = merged
-		s.AppendArchive(DroppedReason, dropped, time.Now())
-		return nil
-	})
-	if errors.Is(err, errUnchanged) {
-		return nil, false, nil
-	}
+// shown emits the list after a todo update when it changed, or the error
+// that kept it from being saved.
+func (a *cliAgent) shown(todos []todostore.Todo, changed bool, err error, emit func(agent.Event)) {
 	if err != nil {
-		return nil, false, err
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: todo list not saved: %v", a.kind, err)})
+	} else if changed {
+		emit(agent.Event{Kind: agent.EventTodos, Todos: todos})
 	}
-	return s.Todos, true, nil
 }
 
-// tickCompleted ticks the subtasks of items the agent says are completed.
-// The CLIs have no tool to tick a subtask; they see the subtasks in the todo
-// context, and completing the item is their way of saying they did them.
-func tickCompleted(todos []todostore.Todo) {
-	for i := range todos {
-		if todos[i].Status == todostore.Completed {
-			for j := range todos[i].Subtasks {
-				todos[i].Subtasks[j].Status = todostore.Completed
-			}
+// applyTask applies one Task tool call to its item under the session's
+// lock, and saves the task ids when they changed. Items it deletes are
+// archived as agent.DroppedReason.
+func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
+	var next ClaudeTasks
+	s, changed, err := agent.UpdateIfChanged(a.sess, func(s *todostore.Session) (bool, error) {
+		next = ClaudeTasks{Session: st.tasks.Session, Tasks: slices.Clone(st.tasks.Tasks)}
+		out, archived, err := next.Apply(s.Todos, op)
+		if err != nil || agent.SameList(s.Todos, out) {
+			return false, err
 		}
+		s.AppendArchive(agent.DroppedReason, archived, time.Now())
+		s.Todos = out
+		return true, nil
+	})
+	if err == nil && !slices.Equal(next.Tasks, st.tasks.Tasks) {
+		st.tasks = next
+		a.saveTasks(st.tasks, emit)
+	}
+	var todos []todostore.Todo
+	if s != nil {
+		todos = s.Todos
+	}
+	a.shown(todos, changed, err, emit)
+}
+
+// saveTasks writes the task ids next to the session file; failing, it
+// says so and the turn goes on.
+func (a *cliAgent) saveTasks(ct ClaudeTasks, emit func(agent.Event)) {
+	data, err := json.MarshalIndent(ct, "", "  ")
+	if err == nil {
+		err = todostore.WriteFileAtomic(a.tasksPath(), append(data, '\n'))
+	}
+	if err != nil {
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("claude: task ids not saved: %v", err)})
 	}
 }
 
@@ -311,14 +316,6 @@ func loadTasks(path string) (ClaudeTasks, error) {
 		return ClaudeTasks{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	return ct, nil
-}
-
-func saveTasks(path string, ct ClaudeTasks) error {
-	data, err := json.MarshalIndent(ct, "", "  ")
-	if err != nil {
-		return err
-	}
-	return todostore.WriteFileAtomic(path, append(data, '\n'))
 }
 
 // run starts the CLI, feeds its output to parser, and waits for it. On

@@ -245,7 +245,7 @@ func TestEndToEnd(t *testing.T) {
 			// resumes the CLI's session.
 			if _, err := f.sess.Update(func(s *todostore.Session) error {
 				var err error
-				s.Todos, err = todostore.InsertTodo(s.Todos, len(s.Todos), todostore.Todo{Content: "Write the README", Origin: "person"})
+				s.Todos, err = todostore.InsertTodo(s.Todos, len(s.Todos), todostore.Todo{Content: "Write the README", Origin: todostore.OriginPerson})
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -259,7 +259,7 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("turn 2 final text %q", res.FinalText)
 			}
 			s = f.load()
-			if got := statuses(s.Todos); got != "completed,completed,completed,pending" || s.Todos[3].Content != "Write the README" || s.Todos[3].Origin != "person" {
+			if got := statuses(s.Todos); got != "completed,completed,completed,pending" || s.Todos[3].Content != "Write the README" || s.Todos[3].Origin != todostore.OriginPerson {
 				t.Fatalf("after turn 2:\n%s", todostore.FormatList(s.Todos))
 			}
 			if a.TodoTool() != c.tool2 {
@@ -592,7 +592,7 @@ func TestDroppedItemsArchived(t *testing.T) {
 		`{"type":"tool_use","tool_name":"write_todos","tool_id":"b","parameters":{"todos":[{"description":"one","status":"completed"}]}}`,
 		`{"type":"result","status":"success"}`)
 	f := newFakeRun(t, "gemini", map[string]string{"FAKECLI_RUN1": stream})
-	s := f.turnFrom([]todostore.Todo{{Content: "mine", Status: todostore.Pending, Origin: "person", Subtasks: []todostore.Subtask{{Content: "a", Status: todostore.Pending}}}})
+	s := f.turnFrom([]todostore.Todo{{Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson, Subtasks: []todostore.Subtask{{Content: "a", Status: todostore.Pending}}}})
 	var got []string
 	for _, td := range s.Todos {
 		got = append(got, td.Content+":"+string(td.Status))
@@ -600,7 +600,7 @@ func TestDroppedItemsArchived(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"mine:pending", "one:completed"}) {
 		t.Errorf("list %v", got)
 	}
-	if len(s.Archive) != 1 || s.Archive[0].Reason != DroppedReason || s.Archive[0].Todos[0].Content != "two" {
+	if len(s.Archive) != 1 || s.Archive[0].Reason != agent.DroppedReason || s.Archive[0].Todos[0].Content != "two" {
 		t.Errorf("archive %+v", s.Archive)
 	}
 }
@@ -664,5 +664,131 @@ func TestBuildArgs(t *testing.T) {
 	// No context, no block.
 	if got := buildArgs("codex", nil, agent.Turn{Prompt: "hi"}, "", false); got[len(got)-1] != "hi" {
 		t.Errorf("codex prompt without context %q", got)
+	}
+}
+
+// taskStream is a resumed Claude turn of session id whose TaskUpdate calls
+// set task ids to statuses ("2=completed").
+func taskStream(t *testing.T, id string, updates ...string) string {
+	t.Helper()
+	lines := []string{`{"type":"system","subtype":"init","session_id":"` + id + `","tools":["TaskCreate","TaskUpdate"]}`}
+	for i, u := range updates {
+		task, status, _ := strings.Cut(u, "=")
+		use := fmt.Sprintf("toolu_%d", i)
+		lines = append(lines,
+			`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"`+use+`","name":"TaskUpdate","input":{"taskId":"`+task+`","status":"`+status+`"}}]},"parent_tool_use_id":null,"session_id":"`+id+`"}`,
+			`{"type":"user","message":{"content":[{"tool_use_id":"`+use+`","type":"tool_result","content":"Updated task #`+task+` status"}]},"parent_tool_use_id":null,"session_id":"`+id+`","tool_use_result":{"success":true,"taskId":"`+task+`"}}`)
+	}
+	lines = append(lines, `{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"`+id+`"}`)
+	return writeStream(t, lines...)
+}
+
+// listShow is a list as "text:status" words.
+func listShow(todos []todostore.Todo) []string {
+	out := []string{}
+	for _, td := range todos {
+		out = append(out, td.Content+":"+string(td.Status))
+	}
+	return out
+}
+
+// TestClaudeTasksKeepPersonEdits: with the Task tools, a task result
+// changes only its own item, so what the person did between turns stands:
+// an item deleted with /todo delete does not come back, and /todo done on a
+// task is not reverted by the agent's update of another task.
+func TestClaudeTasksKeepPersonEdits(t *testing.T) {
+	const session = "12ec3832-a7d8-4254-b780-88c4e469102c"
+	cases := []struct {
+		name   string
+		edit   func([]todostore.Todo) ([]todostore.Todo, error)
+		resume func(t *testing.T) string
+		want   []string
+	}{
+		{"deleted item stays deleted",
+			func(l []todostore.Todo) ([]todostore.Todo, error) { return todostore.RemoveTodo(l, 0), nil },
+			func(*testing.T) string { return transcript("fake", "claude-tasks-resume.jsonl") },
+			[]string{"Implement CSV parser with quoted-field support:completed", "Write unit tests for the parser:completed"}},
+		{"done on a task stands",
+			func(l []todostore.Todo) ([]todostore.Todo, error) {
+				return l, todostore.SetStatus(l, 2, todostore.Completed)
+			},
+			func(t *testing.T) string { return taskStream(t, session, "2=completed") },
+			[]string{"Create project skeleton for csvkit-lite:completed", "Implement CSV parser with quoted-field support:completed", "Write unit tests for the parser:completed"}},
+		{"an update of the deleted item's task changes nothing else",
+			func(l []todostore.Todo) ([]todostore.Todo, error) { return todostore.RemoveTodo(l, 2), nil },
+			func(t *testing.T) string { return taskStream(t, session, "3=in_progress", "3=completed") },
+			[]string{"Create project skeleton for csvkit-lite:completed", "Implement CSV parser with quoted-field support:in_progress"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeRun(t, "claude", map[string]string{
+				"FAKECLI_RUN1":    transcript("transcripts", "claude-tasks", "claude-run1.jsonl"),
+				"FAKECLI_RESUME":  c.resume(t),
+				"FAKECLI_SESSION": session,
+			})
+			if _, _, err := f.turn(f.agent(Config{}), agent.Turn{Prompt: "start"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.sess.Update(func(s *todostore.Session) error {
+				var err error
+				s.Todos, err = c.edit(s.Todos)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			evs, _, err := f.turn(f.agent(Config{}), agent.Turn{Prompt: "continue please"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := f.load()
+			if got := listShow(s.Todos); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("list %q\nwant %q", got, c.want)
+			}
+			for _, e := range evs {
+				if e.Kind == agent.EventTodos && len(e.Todos) > len(c.want) {
+					t.Errorf("a list shown during the turn has the deleted item back:\n%s", todostore.FormatList(e.Todos))
+				}
+			}
+		})
+	}
+}
+
+// TestClaudeTasksSurviveNewSessionID: a resumed Claude session that comes
+// back under a new id keeps its task ids, so the turn after it, resuming
+// the new id, still applies TaskUpdate and names TaskUpdate.
+func TestClaudeTasksSurviveNewSessionID(t *testing.T) {
+	const first, second = "12ec3832-a7d8-4254-b780-88c4e469102c", "second-session-id"
+	textOnly := writeStream(t,
+		`{"type":"system","subtype":"init","session_id":"`+second+`","tools":["Bash"]}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"Still thinking."}]},"parent_tool_use_id":null,"session_id":"`+second+`"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"Still thinking.","session_id":"`+second+`"}`)
+	f := newFakeRun(t, "claude", map[string]string{
+		"FAKECLI_RUN1":    transcript("transcripts", "claude-tasks", "claude-run1.jsonl"),
+		"FAKECLI_RESUME":  textOnly,
+		"FAKECLI_SESSION": first,
+	})
+	for i, prompt := range []string{"start", "go on"} {
+		if _, _, err := f.turn(f.agent(Config{}), agent.Turn{Prompt: prompt}); err != nil {
+			t.Fatalf("turn %d: %v", i+1, err)
+		}
+	}
+	if s := f.load(); s.Agent == nil || s.Agent.Session != second {
+		t.Fatalf("agent ref %+v, want the new session id", s.Agent)
+	}
+	f.env["FAKECLI_SESSION"] = second
+	f.env["FAKECLI_RESUME"] = taskStream(t, second, "2=completed", "3=in_progress")
+	a := f.agent(Config{})
+	if _, _, err := f.turn(a, agent.Turn{Prompt: "finish"}); err != nil {
+		t.Fatalf("turn 3: %v", err)
+	}
+	want := []string{"Create project skeleton for csvkit-lite:completed", "Implement CSV parser with quoted-field support:completed", "Write unit tests for the parser:in_progress"}
+	if got := listShow(f.load().Todos); !reflect.DeepEqual(got, want) {
+		t.Errorf("list after turn 3 %q\nwant %q", got, want)
+	}
+	if a.TodoTool() != "TaskUpdate" {
+		t.Errorf("TodoTool %q, want TaskUpdate", a.TodoTool())
+	}
+	if inv := f.invocations(); len(inv) != 3 || inv[1].Resume != first || inv[2].Resume != second {
+		t.Errorf("invocations %+v", inv)
 	}
 }

@@ -24,7 +24,8 @@ const (
 	UpdateText
 	// UpdateToolCall: Text is a one-line summary of a tool call.
 	UpdateToolCall
-	// UpdateTodos: Todos is the agent's whole list after a todo event.
+	// UpdateTodos: Todos is the agent's whole list after a todo event
+	// (TodoWrite, update_plan, write_todos).
 	UpdateTodos
 	// UpdateError: Text is an error the CLI reported for the turn.
 	UpdateError
@@ -34,6 +35,9 @@ const (
 	// UpdateNotice: Text is a one-line remark (a malformed line skipped,
 	// a warning event).
 	UpdateNotice
+	// UpdateTask: Task is one Claude Task tool call that succeeded, to
+	// apply to its one item (ClaudeTasks.Apply).
+	UpdateTask
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -41,6 +45,7 @@ type Update struct {
 	Kind  UpdateKind
 	Text  string
 	Todos []todostore.Todo
+	Task  *TaskOp
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps
@@ -314,9 +319,14 @@ func cutText(s string) (string, bool) {
 // a text had to be cut.
 func emitTodos(name string, todos []todostore.Todo, cut bool, emit func(Update)) {
 	if cut {
-		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: a todo text over %d characters was cut", name, todostore.MaxTextLen)})
+		emitCut(name, emit)
 	}
 	emit(Update{Kind: UpdateTodos, Todos: todos})
+}
+
+// emitCut says that a todo text was cut to the limit.
+func emitCut(name string, emit func(Update)) {
+	emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: a todo text over %d characters was cut", name, todostore.MaxTextLen)})
 }
 
 // decodePayload decodes a todo tool's input into v. A payload of a shape

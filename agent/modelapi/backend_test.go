@@ -123,7 +123,7 @@ func TestTurnDroppedItemAndBadCalls(t *testing.T) {
 	}
 	m := f.requests()[1].Messages
 	results := []string{m[3].Content, m[4].Content, m[5].Content}
-	for i, want := range []string{`left out 1 open item(s), now removed and archived: was 2 "Forgotten"`, `unknown tool "rm_rf"`, "todo_tick: arguments are not valid JSON"} {
+	for i, want := range []string{"left out 1 open item(s), now removed and archived (was 2, listed below)", `unknown tool "rm_rf"`, "todo_tick: arguments are not valid JSON"} {
 		if !strings.Contains(results[i], want) {
 			t.Errorf("tool result %d %q lacks %q", i, results[i], want)
 		}
