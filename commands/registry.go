@@ -37,6 +37,10 @@ type Env struct {
 	// directories; nil means none is set.
 	Home   string
 	Getenv func(string) string
+	// LastGood returns the last usable list the shell saw, shown by
+	// /todo show while the session file cannot be used; nil (or a nil
+	// result) shows nothing more than the error.
+	LastGood func() *todostore.Session
 }
 
 func (e *Env) now() time.Time {

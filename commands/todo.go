@@ -95,6 +95,14 @@ func runShow(x *call) error {
 		return err
 	}
 	sess, err := x.load()
+	var corrupt *todostore.CorruptError
+	if errors.As(err, &corrupt) && x.env.LastGood != nil {
+		if last := x.env.LastGood(); last != nil {
+			// The person still sees their list; the error says the file
+			// is not it.
+			x.print("The last good list (the file on disk cannot be used):\n" + todostore.FormatList(last.Todos))
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,10 @@ func TestLiveSyncBetweenTwoShells(t *testing.T) {
 	if !strings.Contains(out, "move it aside") || !strings.HasSuffix(out, "todosh 0/2 (file unusable) › ") {
 		t.Errorf("/todo add on a corrupt file printed %q, want how to recover and the last good progress", out)
 	}
+	shown = tm.run("/todo show")
+	if !strings.Contains(shown, "The last good list") || !strings.Contains(shown, "2. ○ theirs") || !strings.Contains(shown, "move it aside") {
+		t.Errorf("/todo show on a corrupt file printed %q, want the last good list and the error", shown)
+	}
 	if data, _ := os.ReadFile(path); string(data) != string(bad) {
 		t.Errorf("the corrupt file was overwritten: %q", data)
 	}

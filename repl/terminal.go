@@ -71,6 +71,7 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 
 	// Writes through readline redraw the prompt when it is shown.
 	s.env.Out, s.env.Err = rl.Stdout(), rl.Stderr()
+	s.env.LastGood = s.lastGood.Load
 	ask := askWith(rl)
 	s.env.Ask = func(prompt string) (string, error) {
 		asking.Store(true)
