@@ -172,7 +172,12 @@ func renderShort(s string) string {
 func renderOneLine(s string) string { return todostore.DisplayLine(s) }
 
 // renderReplyLine is one line of the agent's reply made harmless to the
-// terminal; tabs keep their indentation as four spaces.
+// terminal. Tabs stay (code keeps its indentation); it is never longer than
+// line, so the cut to renderMaxLine holds.
 func renderReplyLine(line []byte) string {
-	return todostore.DisplayLine(strings.ReplaceAll(string(line), "\t", "    "))
+	parts := strings.Split(string(line), "\t")
+	for i, p := range parts {
+		parts[i] = todostore.DisplayLine(p)
+	}
+	return strings.Join(parts, "\t")
 }

@@ -205,7 +205,7 @@ func TestRenderTextNeutralisesEscapes(t *testing.T) {
 	if strings.ContainsAny(out.String(), "\x1b\x07\r") {
 		t.Fatalf("reply text reached the terminal with control characters: %q", out.String())
 	}
-	if want := "hello  ]0;PWNED  [2J    done X?\nnext  [31mred\n"; out.String() != want {
+	if want := "hello  ]0;PWNED  [2J\tdone X?\nnext  [31mred\n"; out.String() != want {
 		t.Errorf("rendered %q, want %q", out.String(), want)
 	}
 }

@@ -92,11 +92,13 @@ func oneLine(s string) string { return DisplayLine(s) }
 // DisplayLine makes text from an agent, a file or the person safe to print
 // as (part of) one terminal line: line breaks, tabs, other control
 // characters (ESC above all, which could retitle or clear the terminal) and
-// bidirectional overrides each become a space. The stored text is unchanged.
+// bidirectional overrides each become a space, and a byte that is not UTF-8
+// becomes "?". The result is never longer than s, so callers can cut lines
+// to a byte limit first. The stored text is unchanged.
 func DisplayLine(s string) string {
 	clean := true
 	for _, r := range s {
-		if isDisplayControl(r) {
+		if r == utf8.RuneError || isDisplayControl(r) {
 			clean = false
 			break
 		}
@@ -104,12 +106,22 @@ func DisplayLine(s string) string {
 	if clean {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		if isDisplayControl(r) {
-			return ' '
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteByte('?')
+		case isDisplayControl(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteString(s[i : i+n])
 		}
-		return r
-	}, strings.ReplaceAll(s, "\r\n", "\n"))
+		i += n
+	}
+	return b.String()
 }
 
 // isDisplayControl reports runes a terminal would act on instead of show.
