@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
@@ -163,7 +162,7 @@ func (t *Tools) Call(name string, args []byte) ToolOutcome {
 		out, err = t.pause(args)
 	default:
 		return ToolOutcome{
-			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", toolClip(name, 60), ToolWrite, ToolRead, ToolTick, ToolPause),
+			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todostore.ShortLine(name, 60), ToolWrite, ToolRead, ToolTick, ToolPause),
 			IsError: true,
 		}
 	}
@@ -243,7 +242,7 @@ func (id *toolID) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	return fmt.Errorf("id must be a string such as \"2.1\", not %s", toolClip(string(b), 20))
+	return fmt.Errorf("id must be a string such as \"2.1\", not %s", todostore.ShortLine(string(b), 20))
 }
 
 // --- todo_read ---
@@ -372,7 +371,7 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 		fmt.Fprintf(&b, " All subtasks of %s are done: %s is now %s.\n", it.ID, it.ID, toolStatusWord(it.Status))
 		for _, next := range todos {
 			if next.IsOpen() {
-				fmt.Fprintf(&b, "Continue with the next open item, %s:\n  %s %s\n", next.ID, next.ID, toolOneLine(next.Content))
+				fmt.Fprintf(&b, "Continue with the next open item, %s:\n  %s %s\n", next.ID, next.ID, todostore.ShortLine(next.Content, 0))
 				return b.String()
 			}
 		}
@@ -385,7 +384,7 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	fmt.Fprintf(&b, "Remaining in %s:\n", it.ID)
 	for _, s := range it.Subtasks {
 		if s.Status != todostore.Completed {
-			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, toolOneLine(s.Content))
+			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, todostore.ShortLine(s.Content, 0))
 		}
 	}
 	b.WriteString("Continue working through the remaining subtasks.\n")
@@ -568,7 +567,7 @@ func toolWriteResult(res Applied) string {
 	for _, d := range m.Dropped {
 		if d.IsOpen() {
 			open = append(open, d.ID)
-			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, toolOneLine(toolClip(d.Content, 80))))
+			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, todostore.ShortLine(d.Content, 80)))
 		} else {
 			closed++
 		}
@@ -585,7 +584,7 @@ func toolWriteResult(res Applied) string {
 	for _, d := range m.DroppedSubtasks {
 		for _, s := range d.Subtasks {
 			subs = append(subs, s.ID)
-			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, toolOneLine(toolClip(s.Content, 80))))
+			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, todostore.ShortLine(s.Content, 80)))
 		}
 	}
 	if len(subs) > 0 {
@@ -634,28 +633,9 @@ func DescribeToolCall(name string, args []byte) string {
 	case name == ToolTick:
 		s = name + " " + string(a.ID)
 	case name == ToolPause:
-		s = name + ` "` + toolClip(a.Reason, 60) + `"`
+		s = name + ` "` + todostore.ShortLine(a.Reason, 60) + `"`
 	default:
 		s = name
 	}
-	return toolClip(toolOneLine(s), 100)
-}
-
-// toolOneLine replaces control characters and line breaks with spaces.
-func toolOneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-// toolClip shortens s to at most n characters, marking the cut with "…".
-func toolClip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return todostore.ShortLine(s, 100)
 }

@@ -521,7 +521,7 @@ func TestDescribeToolCall(t *testing.T) {
 		{ToolWrite, `{"todos":[{},{},{}]}`, "todo_write 3 items"},
 		{ToolTick, `{"id":"2.1"}`, "todo_tick 2.1"},
 		{ToolTick, `{"id":2.1}`, "todo_tick 2.1"},
-		{ToolPause, `{"reason":"which DB?\n\u001b[2J"}`, `todo_pause "which DB?  [2J"`},
+		{ToolPause, `{"reason":"which DB?\n\u001b[2J"}`, `todo_pause "which DB? [2J"`},
 		{ToolRead, ``, "todo_read"},
 		{ToolWrite, `{bad`, "todo_write"},
 		{"evil\x1b[31m", `{}`, "evil [31m"},

@@ -239,13 +239,5 @@ func runClear(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(fmt.Sprintf("Cleared %s (kept in this session's archive)", plural(n, "todo")), sess)
-}
-
-// plural renders "1 todo", "3 todos".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return x.printList(fmt.Sprintf("Cleared %s (kept in this session's archive)", todostore.Plural(n, "todo")), sess)
 }

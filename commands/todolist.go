@@ -204,7 +204,7 @@ func renderPage(rows []listRow, page int, now time.Time) string {
 		cells = append(cells, c)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Saved todo lists (%s; * is this session, then newest first):\n", plural(len(rows), "list"))
+	fmt.Fprintf(&b, "Saved todo lists (%s; * is this session, then newest first):\n", todostore.Plural(len(rows), "list"))
 	for _, c := range cells {
 		num := strings.Repeat(" ", widths[0]-len(c[0])) + c[0]
 		line := num + " " + pad(c[1], widths[1]) + "  " + pad(c[2], widths[2]) + "  " + pad(c[3], widths[3]) + "  " + c[4]
@@ -250,7 +250,7 @@ func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.T
 	if r.Source != "" {
 		item = "[" + r.Source + "] " + item
 	}
-	return [5]string{strconv.Itoa(num) + mark, age(now, r.ModTime), counts, truncate(oneLine(item), itemWidth), oneLine(where)}
+	return [5]string{strconv.Itoa(num) + mark, age(now, r.ModTime), counts, todostore.ShortLine(item, itemWidth), oneLine(where)}
 }
 
 // countsText is the counts of a list by status, zeros left out: "1 done,
@@ -305,15 +305,6 @@ func age(now, t time.Time) string {
 		return "1 day ago"
 	}
 	return fmt.Sprintf("%d days ago", d/(24*time.Hour))
-}
-
-// truncate shortens s to at most n characters, ending with "…" when cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // pad fills s with spaces to n characters (not bytes), for the columns.
@@ -375,12 +366,12 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("Loaded list %d (session %s, %s)", n, row.ID, plural(len(src.Todos), "todo"))
+	note := fmt.Sprintf("Loaded list %d (session %s, %s)", n, row.ID, todostore.Plural(len(src.Todos), "todo"))
 	if row.Source != "" {
-		note = fmt.Sprintf("Loaded list %d (%s %s, %s)", n, row.Source, row.ID, plural(len(src.Todos), "todo"))
+		note = fmt.Sprintf("Loaded list %d (%s %s, %s)", n, row.Source, row.ID, todostore.Plural(len(src.Todos), "todo"))
 	}
 	if replaced > 0 {
-		note += fmt.Sprintf("; the previous %s went to the archive", plural(replaced, "todo"))
+		note += fmt.Sprintf("; the previous %s went to the archive", todostore.Plural(replaced, "todo"))
 	}
 	return x.printList(note, sess)
 }

@@ -44,8 +44,6 @@ package continuation
 
 import (
 	"fmt"
-	"strings"
-	"unicode"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -167,7 +165,7 @@ func (p *Policy) Decide(t Turn, todoTool string) Decision {
 	case t.Aborted:
 		return stop(Aborted, "stopped: turn cancelled")
 	case t.Err != nil:
-		return stop(Failed, "stopped: error: "+displayText(t.Err.Error()))
+		return stop(Failed, "stopped: error: "+todostore.ShortLine(t.Err.Error(), 0))
 	case p.paused:
 		return stop(Paused, pauseLine(p.reason))
 	case open == 0:
@@ -175,7 +173,7 @@ func (p *Policy) Decide(t Turn, todoTool string) Decision {
 	case EndsWithQuestion(t.FinalText):
 		return stop(AskedQuestion, "stopped: the agent asked a question")
 	case p.disabled:
-		return stop(Disabled, "stopped: continuation is off — "+plural(open, "open item"))
+		return stop(Disabled, "stopped: continuation is off — "+todostore.Plural(open, "open item"))
 	case p.noProgress >= MaxNoProgress:
 		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", MaxNoProgress))
 	case p.perPrompt >= MaxPerPrompt:
@@ -197,7 +195,7 @@ func (p *Policy) Decide(t Turn, todoTool string) Decision {
 		Attempt:  p.noProgress,
 		Wording:  p.level,
 		Progress: progress,
-		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, MaxNoProgress, plural(open, "open item")),
+		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, MaxNoProgress, todostore.Plural(open, "open item")),
 	}
 }
 
@@ -217,18 +215,8 @@ func doneLine(before, after []todostore.Todo) string {
 // pauseLine quotes the pause reason, which is the agent's question to the
 // person: `stopped: paused — "need the API key"`.
 func pauseLine(reason string) string {
-	if r := displayText(reason); r != "" {
+	if r := todostore.ShortLine(reason, 0); r != "" {
 		return "stopped: paused — \"" + r + "\""
 	}
 	return "stopped: paused"
-}
-
-// displayText makes text from the agent or an error fit the one-line
-// display: control characters (a terminal escape, a newline) and bidi
-// overrides become spaces and runs of space collapse. Nothing is cut: a pause reason is the agent's
-// question and is bounded by the pause tool.
-func displayText(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
-	}), " ")
 }

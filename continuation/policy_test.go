@@ -88,7 +88,7 @@ func progressTurns(n int) []step {
 
 func TestDecideRules(t *testing.T) {
 	cont := func(a, open int) string {
-		return "continuing " + string(rune('0'+a)) + "/3 — " + plural(open, "open item")
+		return "continuing " + string(rune('0'+a)) + "/3 — " + todostore.Plural(open, "open item")
 	}
 	tests := []struct {
 		name  string

@@ -157,14 +157,7 @@ func renderRuneCut(b []byte, limit int) int {
 }
 
 // renderShort keeps a tool call or remark on one short line.
-func renderShort(s string) string {
-	s = strings.TrimSpace(renderOneLine(s))
-	if utf8.RuneCountInString(s) <= renderMaxShort {
-		return s
-	}
-	runes := []rune(s)
-	return string(runes[:renderMaxShort-1]) + "…"
-}
+func renderShort(s string) string { return todostore.ShortLine(s, renderMaxShort) }
 
 // renderOneLine keeps a message on one line and harmless to the terminal:
 // line breaks, tabs and other control characters (a stray escape sequence)

@@ -91,7 +91,7 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 			Home: cfg.Home, Getenv: cfg.Getenv,
 		},
 		runner: &TurnRunner{
-			Agent: ag, Session: asess, Out: stdout, Err: stderr,
+			Agent: ag, Session: asess, Out: stdout, Err: stderr, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
 		},
 		stderr: stderr,
@@ -125,27 +125,8 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 		}
 		return "", false, err
 	}
-	if s.runner.Agent != nil {
-		s.recordCwd()
-	}
 	typed, err = s.runner.RunPrompt(ctx, line)
 	return typed, false, err
-}
-
-// recordCwd makes sure a session the agent works on says where it was
-// started, so that --resume finds it even if no slash command ever wrote
-// it. Errors are left to the turn, which reports an unreadable file.
-func (s *shell) recordCwd() {
-	sess, err := s.store.LoadOrNew(s.id)
-	if err != nil || sess.Cwd != "" {
-		return
-	}
-	s.store.Update(s.id, func(sess *todostore.Session) error {
-		if sess.Cwd == "" {
-			sess.Cwd = s.cwd
-		}
-		return nil
-	})
 }
 
 // promptText is the readline prompt for a session: its progress, or none

@@ -32,6 +32,8 @@ type TurnRunner struct {
 	Delay    time.Duration // countdown before a continuation
 	// Countdown shows "continuing in 3s — type to take over" and waits up to d. proceed=false if the person pressed a key or Ctrl-C; typed is what they typed. nil means no countdown (script mode): continue at once.
 	Countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
+	// Cwd is recorded in a session the agent works on that has none yet.
+	Cwd string
 	// Err receives the lines that say a prompt failed (no agent, an agent
 	// error, an unreadable list); nil means Out. A script sends them to
 	// stderr, once.
@@ -104,7 +106,10 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 	r.Policy.PersonPrompt()
 	sess, err := r.Session.Load()
-	if err != nil || (!sess.Paused && sess.PauseReason == "" && !todostore.AllDone(sess.Todos)) {
+	// An agent's session records where it was started, so --resume finds
+	// it even when no slash command ever wrote it.
+	needCwd := r.Agent != nil && r.Cwd != ""
+	if err != nil || (!sess.Paused && sess.PauseReason == "" && !todostore.AllDone(sess.Todos) && !(needCwd && sess.Cwd == "")) {
 		return sess, err
 	}
 	archived := 0
@@ -114,6 +119,9 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 			archived = len(s.Todos)
 			s.ArchiveTodos("all done", r.Session.Store.Now())
 		}
+		if needCwd && s.Cwd == "" {
+			s.Cwd = r.Cwd
+		}
 		s.Paused, s.PauseReason = false, ""
 		return nil
 	})
@@ -121,11 +129,7 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 		return nil, err
 	}
 	if archived > 0 {
-		noun := "items"
-		if archived == 1 {
-			noun = "item"
-		}
-		r.render.Line(fmt.Sprintf("the list was done (%d %s): archived, see /todo list; starting a new one", archived, noun))
+		r.render.Line(fmt.Sprintf("the list was done (%s): archived, see /todo list; starting a new one", todostore.Plural(archived, "item")))
 	}
 	return sess, nil
 }

@@ -124,7 +124,27 @@ func DisplayLine(s string) string {
 	return b.String()
 }
 
-// isDisplayControl reports runes a terminal would act on instead of show.
+// isDisplayControl reports runes a terminal would act on instead of show,
+// or that would start a new line in a reader's eyes.
 func isDisplayControl(r rune) bool {
-	return unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
+}
+
+// ShortLine is DisplayLine for one-line summaries and error messages: runs
+// of white space also collapse to one space, and the result is cut to at
+// most n characters, ending in "…" when cut (n <= 0 cuts nothing).
+func ShortLine(s string, n int) string {
+	s = strings.Join(strings.Fields(DisplayLine(s)), " ")
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// Plural counts a noun for a message: "1 item", "3 items".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

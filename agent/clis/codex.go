@@ -169,7 +169,7 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 	case `"error"`:
 		// An error item is a warning inside a turn that goes on.
 		if msg := jscanStr(it.message); phase == codexCompleted && msg != "" {
-			emit(Update{Kind: UpdateNotice, Text: "codex: " + oneLineCut(msg, 200)})
+			emit(Update{Kind: UpdateNotice, Text: "codex: " + todostore.ShortLine(msg, 200)})
 		}
 	}
 	return nil

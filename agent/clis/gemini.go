@@ -42,7 +42,7 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 			return err
 		}
 		if string(severity) == `"warning"` {
-			emit(Update{Kind: UpdateNotice, Text: "gemini: " + oneLineCut(jscanStr(msg), 200)})
+			emit(Update{Kind: UpdateNotice, Text: "gemini: " + todostore.ShortLine(jscanStr(msg), 200)})
 		} else {
 			emit(Update{Kind: UpdateError, Text: jscanStr(msg)})
 		}

@@ -159,7 +159,7 @@ func (a *cliAgent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent
 	var ee *exitError
 	switch {
 	case st.errMsg != "" && (runErr == nil || errors.As(runErr, &ee)):
-		return res, fmt.Errorf("%s: %s", a.kind, oneLineCut(st.errMsg, 300))
+		return res, fmt.Errorf("%s: %s", a.kind, todostore.ShortLine(st.errMsg, 300))
 	case runErr != nil:
 		return res, runErr
 	}
@@ -517,7 +517,7 @@ func (t *tailBuffer) lastLine() string {
 	lines := strings.Split(string(t.buf), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			return oneLineCut(l, 300)
+			return todostore.ShortLine(l, 300)
 		}
 	}
 	return ""

@@ -76,7 +76,7 @@ func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
 		bad++
 		lastErr = err
 		if bad == 1 {
-			emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped malformed output line %d: %s", name, lineNo, oneLineCut(err.Error(), 160))})
+			emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped malformed output line %d: %s", name, lineNo, todostore.ShortLine(err.Error(), 160))})
 		}
 	}
 	for {
@@ -95,7 +95,7 @@ func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
 		}
 	}
 	if bad > 1 {
-		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped %d malformed output lines in all (last: %s)", name, bad, oneLineCut(lastErr.Error(), 120))})
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped %d malformed output lines in all (last: %s)", name, bad, todostore.ShortLine(lastErr.Error(), 120))})
 	}
 	return nil
 }
@@ -249,23 +249,13 @@ func cutBytes(b []byte, n int) string {
 	return string(b)
 }
 
-// oneLineCut keeps s on one line of at most n characters.
-func oneLineCut(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
 // toolLine is the one-line summary of a tool call: the tool's name and,
 // when there is one, its most telling argument.
 func toolLine(name, arg string) string {
 	if arg == "" {
 		return name
 	}
-	return name + " " + oneLineCut(arg, 100)
+	return name + " " + todostore.ShortLine(arg, 100)
 }
 
 // toolArgKeys are the argument names worth showing in a tool call's line,
@@ -338,7 +328,7 @@ func decodePayload(cli, what string, raw []byte, v any, emit func(Update)) bool 
 		err = json.Unmarshal(raw, v)
 	}
 	if err != nil {
-		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: %s not understood, list unchanged: %s", cli, what, oneLineCut(err.Error(), 120))})
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: %s not understood, list unchanged: %s", cli, what, todostore.ShortLine(err.Error(), 120))})
 		return false
 	}
 	return true

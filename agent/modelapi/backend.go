@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -204,7 +203,7 @@ func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) agent.ToolOut
 	out := b.tools.Call(fn.Name, []byte(fn.Arguments))
 	line := agent.DescribeToolCall(fn.Name, []byte(fn.Arguments))
 	if out.IsError {
-		line += " → error: " + clipOneLine(out.Result, 160)
+		line += " → error: " + todostore.ShortLine(out.Result, 160)
 	}
 	emit(agent.Event{Kind: agent.EventToolCall, Text: line})
 	if out.Changed {
@@ -249,8 +248,6 @@ const (
 	contextClose = "</todosh-context>"
 )
 
-var contextCloseRE = regexp.MustCompile(`(?i)[<\x{FF1C}\x{FE64}](\s*[/\x{FF0F}\x{2215}]\s*todosh[\s\-_]*context)`)
-
 // SystemPrompt is the system message of every request: fixed instructions
 // about the todo tools, then the turn's todo context between delimiters. Todo
 // text appears only inside that block, and nothing inside can close it.
@@ -279,9 +276,9 @@ Rules:
 		b.WriteString("The todo list has no open items.")
 		return b.String()
 	}
-	// Any spelling of the closing delimiter in todo text loses its '<' and
-	// cannot end the block early.
-	ctx = contextCloseRE.ReplaceAllString(ctx, "‹$1")
+	// Any spelling of the delimiter in todo text loses its '<' and cannot
+	// end the block early.
+	ctx = todostore.NeutraliseDelimiter(ctx, "todoshcontext")
 	b.WriteString(contextOpen + "\n" + ctx + "\n" + contextClose)
 	return b.String()
 }

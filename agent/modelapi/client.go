@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/todostore"
 )
 
 // DefaultBaseURL is Ollama's OpenAI-compatible endpoint, used when neither
@@ -100,7 +101,7 @@ func (c *Client) Complete(ctx context.Context, req Request, onText func(string))
 			err = ue.Err
 		}
 		return Message{}, fmt.Errorf("cannot reach %s: %s (is the server running? set --base-url or OPENAI_BASE_URL)",
-			c.BaseURL, clipOneLine(err.Error(), 200))
+			c.BaseURL, todostore.ShortLine(err.Error(), 200))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -160,7 +161,7 @@ func statusError(code int, body []byte) error {
 		hint = "check --base-url and --model"
 	}
 	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
-	if msg = clipOneLine(msg, 300); msg != "" {
+	if msg = todostore.ShortLine(msg, 300); msg != "" {
 		return fmt.Errorf("%s: %s (%s)", status, msg, hint)
 	}
 	return fmt.Errorf("%s (%s)", status, hint)

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/todosh/todosh/todostore"
 )
 
 // Message is one message of a conversation in the chat completions format;
@@ -191,7 +191,7 @@ func decodeStream(r io.Reader, onText func(string)) (Message, error) {
 		}
 		var c streamChunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return Message{}, fmt.Errorf("malformed stream chunk %s: %v", clipOneLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
+			return Message{}, fmt.Errorf("malformed stream chunk %s: %v", todostore.ShortLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
 		}
 		if hasError(c.Error) {
 			return Message{}, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
@@ -241,7 +241,7 @@ func hasError(raw json.RawMessage) bool {
 func errorText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return clipOneLine(s, 300)
+		return todostore.ShortLine(s, 300)
 	}
 	var o struct {
 		Message string          `json:"message"`
@@ -251,25 +251,12 @@ func errorText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &o) == nil {
 		switch {
 		case o.Message != "":
-			return clipOneLine(o.Message, 300)
+			return todostore.ShortLine(o.Message, 300)
 		case hasError(o.Error):
 			return errorText(o.Error)
 		case hasError(o.Detail):
 			return errorText(o.Detail)
 		}
 	}
-	return clipOneLine(string(raw), 300)
-}
-
-// clipOneLine makes server text fit one line of an error: control
-// characters become spaces, runs of space collapse, and it is cut at n
-// characters.
-func clipOneLine(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
-	}), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return todostore.ShortLine(string(raw), 300)
 }
