@@ -159,17 +159,6 @@ func TestCountsAndFirstItem(t *testing.T) {
 	}
 }
 
-func TestProgress(t *testing.T) {
-	if got := Progress(nil); got != "" {
-		t.Errorf("Progress(nil) = %q", got)
-	}
-	for spec, want := range map[string]string{"": "", "-a": "0/1", "+a;-b;-c": "1/3", "+a;xb": "2/2"} {
-		if got := Progress(&todostore.Session{Todos: parseSpec(t, spec)}); got != want {
-			t.Errorf("Progress(%q) = %q, want %q", spec, got, want)
-		}
-	}
-}
-
 // TestWritesRecordOriginCwdAndArchive checks what the transcripts cannot
 // show: the fields written to the file.
 func TestWritesRecordOriginCwdAndArchive(t *testing.T) {

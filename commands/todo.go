@@ -14,19 +14,6 @@ import (
 // merging an agent's rewritten list keeps them.
 const OriginPerson = todostore.OriginPerson
 
-// Progress is the list's progress for the prompt ("1/3"), or "" when the
-// list is empty or there is no session.
-func Progress(sess *todostore.Session) string {
-	if sess == nil {
-		return ""
-	}
-	done, total, ok := sess.Progress()
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", done, total)
-}
-
 // load reads the current session; a session with no file yet is empty.
 func (x *call) load() (*todostore.Session, error) {
 	return x.env.Store.LoadOrNew(x.env.SessionID)
