@@ -9,3 +9,5 @@ require (
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	golang.org/x/sys v0.13.0
 )
+
+require github.com/rivo/uniseg v0.4.7 // indirect

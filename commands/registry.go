@@ -41,6 +41,20 @@ type Env struct {
 	// /todo show while the session file cannot be used; nil (or a nil
 	// result) shows nothing more than the error.
 	LastGood func() *todostore.Session
+	// Quiet (--quiet) keeps commands to what was asked for: the one-line
+	// change messages are not printed; /todo show and /todo list are.
+	Quiet bool
+	// Width is the terminal's width in columns, read when a command
+	// prints; nil or 0 means unknown (a script): nothing is wrapped.
+	Width func() int
+}
+
+// width is Env.Width, 0 when unknown.
+func (e *Env) width() int {
+	if e.Width == nil {
+		return 0
+	}
+	return e.Width()
 }
 
 func (e *Env) now() time.Time {
@@ -131,10 +145,13 @@ func IsCommand(line string) bool {
 // call is one running command: where it prints, its arguments, and the
 // name its errors carry ("/todo add").
 type call struct {
-	env  *Env
-	args *Args
-	cmd  *command
-	name string
+	env *Env
+	// before is the list as update last read it, before the command's
+	// change: printList derives its one line from it.
+	before []todostore.Todo
+	args   *Args
+	cmd    *command
+	name   string
 }
 
 // cmdError is a command's error as the person sees it: one line that names
@@ -392,7 +409,7 @@ func (r *Registry) runHelp(x *call) error {
 	case 0:
 		b.WriteString("Commands (Tab completes them; a line that does not start with / is a prompt for the agent):\n")
 		writeEntries(&b, "/", r.cmds)
-		return x.print(b.String())
+		return x.printFit(b.String())
 	case 1, 2:
 	default:
 		return fmt.Errorf("takes at most a command and a subcommand, e.g. /help todo add")
@@ -411,7 +428,7 @@ func (r *Registry) runHelp(x *call) error {
 		if sub.args != "" && strings.Contains(sub.args, "POS") {
 			b.WriteString(positionHelp)
 		}
-		return x.print(b.String())
+		return x.printFit(b.String())
 	}
 	writeEntries(&b, "/", []*command{cmd})
 	if len(cmd.subs) > 0 {
@@ -419,7 +436,7 @@ func (r *Registry) runHelp(x *call) error {
 		writeEntries(&b, "/"+cmd.name+" ", cmd.subs)
 		b.WriteString(positionHelp)
 	}
-	return x.print(b.String())
+	return x.printFit(b.String())
 }
 
 // positionHelp explains positions under the help of the commands that
@@ -444,6 +461,11 @@ func writeEntries(b *strings.Builder, prefix string, cmds []*command) {
 		fmt.Fprintf(b, "  %-*s  %s\n", width, synopsis[i], c.summary)
 		fmt.Fprintf(b, "  %-*s  e.g. %s\n", width, "", c.example)
 	}
+}
+
+// printFit is print with every line wrapped to the terminal's width.
+func (x *call) printFit(s string) error {
+	return x.print(todostore.FitLines(s, x.env.width()))
 }
 
 // print writes s in one Write, so readline redraws its prompt once.

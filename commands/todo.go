@@ -34,6 +34,7 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 		}
 	}
 	return env.Store.Update(env.SessionID, func(s *todostore.Session) error {
+		x.before = todostore.CloneTodos(s.Todos)
 		if err := fn(s); err != nil {
 			return err
 		}
@@ -44,13 +45,23 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 	})
 }
 
-// printList shows the list after a change, once, after an optional
-// one-line note of what happened.
+// printList says in one line what a command changed and the progress
+// after it (`✓ 2 "Implement the parser" — 2/3 done`): note when given,
+// else the change from the list update last read to sess. Every command
+// that writes the list ends with it; /todo show prints the whole list.
+// Nothing is printed with --quiet.
 func (x *call) printList(note string, sess *todostore.Session) error {
-	if note != "" {
-		note += "\n"
+	if x.env.Quiet {
+		return nil
 	}
-	return x.print(note + todostore.FormatList(sess.Todos))
+	line := todostore.DescribeChange(x.before, sess.Todos)
+	switch {
+	case note != "":
+		line = note + " — " + todostore.ProgressText(sess.Todos)
+	case line == "":
+		line = "list unchanged — " + todostore.ProgressText(sess.Todos)
+	}
+	return x.print(todostore.DisplayLine(line) + "\n")
 }
 
 // onePosition reads the single position argument of delete, done and undo.
@@ -87,7 +98,7 @@ func runShow(x *call) error {
 		if last := x.env.LastGood(); last != nil {
 			// The person still sees their list; the error says the file
 			// is not it.
-			x.print("The last good list (the file on disk cannot be used):\n" + todostore.FormatList(last.Todos))
+			x.print("The last good list (the file on disk cannot be used):\n" + todostore.FormatListWidth(last.Todos, x.env.width()))
 		}
 	}
 	if err != nil {
@@ -96,7 +107,7 @@ func runShow(x *call) error {
 	if len(sess.Todos) == 0 {
 		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
 	}
-	return x.print(todostore.FormatList(sess.Todos))
+	return x.print(todostore.FormatListWidth(sess.Todos, x.env.width()))
 }
 
 // runAdd implements /todo add [POS] TEXT. A first word shaped like a
@@ -153,28 +164,22 @@ func runDelete(x *call) error {
 	if err != nil {
 		return err
 	}
-	var gone string
 	sess, err := x.update(func(s *todostore.Session) error {
 		item, sub, err := p.Target(s.Todos)
 		if err != nil {
 			return err
 		}
 		if sub < 0 {
-			gone = fmt.Sprintf("Deleted %d. %s", item+1, s.Todos[item].Content)
-			if n := len(s.Todos[item].Subtasks); n > 0 {
-				gone += fmt.Sprintf(" (with %d subtasks)", n)
-			}
 			s.Todos = todostore.RemoveTodo(s.Todos, item)
 			return nil
 		}
-		gone = fmt.Sprintf("Deleted %d.%d %s", item+1, sub+1, s.Todos[item].Subtasks[sub].Content)
 		todostore.RemoveSubtask(s.Todos, item, sub)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return x.printList(oneLine(gone), sess)
+	return x.printList("", sess)
 }
 
 func runDone(x *call) error { return setStatus(x, todostore.Completed) }

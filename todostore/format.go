@@ -22,48 +22,103 @@ const noteColumn = 40
 // FormatList renders a list exactly as the person and the agent see it: a
 // header with progress, then one line per todo with its position, and one
 // line per subtask. It is the only formatter: /todo show, the list shown
-// after each change, todo_read and the continuation prompt all use it. An
-// empty list renders as "Todo list is empty".
-func FormatList(todos []Todo) string {
+// after each change, todo_read and the continuation prompt all use it
+// (FormatListWidth for a terminal). An empty list renders as "Todo list is
+// empty". Lines are not wrapped.
+func FormatList(todos []Todo) string { return FormatListWidth(todos, 0) }
+
+// FormatListWidth is FormatList for a terminal cols columns wide: texts
+// wrap at word boundaries with a hanging indent under the text, and the
+// "(in progress, 1/2)" note goes at the end of the last line when it fits,
+// else on a line of its own. Columns are counted by display width, so CJK
+// and emoji items align. cols <= 0 wraps nothing; a width below MinWidth is
+// laid out for MinWidth.
+func FormatListWidth(todos []Todo, cols int) string {
 	if len(todos) == 0 {
 		return "Todo list is empty\n"
+	}
+	if cols > 0 && cols < MinWidth {
+		cols = MinWidth
 	}
 	var b strings.Builder
 	c := CountTodos(todos)
 	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
 	width := len(fmt.Sprint(len(todos)))
+	indent := strings.Repeat(" ", width+3)
 	for i, t := range todos {
 		mark := statusMarks[t.Status]
 		if mark == "" {
 			mark = "?"
 		}
-		line := fmt.Sprintf(" %*d. %s %s", width, i+1, mark, oneLine(t.Content))
+		prefix := fmt.Sprintf(" %*d. %s ", width, i+1, mark)
+		lines := wrapItem(prefix, oneLine(t.Content), cols)
 		if note := itemNote(t); note != "" {
-			if pad := noteColumn - utf8.RuneCountInString(line); pad > 2 {
-				line += strings.Repeat(" ", pad)
-			} else {
-				line += "  "
+			last := lines[len(lines)-1]
+			lw := Width(last)
+			switch {
+			case cols <= 0 || max(lw, noteColumn)+Width(note) <= cols && lw+2 <= noteColumn:
+				lines[len(lines)-1] = Pad(last, max(noteColumn, lw+2)) + note
+			case lw+2+Width(note) <= cols:
+				lines[len(lines)-1] = last + "  " + note
+			default:
+				lines = append(lines, wrapItem(hangIndent(prefix, cols), note, cols)...)
 			}
-			line += note
 		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-		indent := strings.Repeat(" ", width+3)
+		writeLines(&b, lines)
 		if t.Evidence != "" {
-			fmt.Fprintf(&b, "%s  evidence: %s\n", indent, oneLine(t.Evidence))
+			writeLines(&b, wrapItem(indent+"  evidence: ", oneLine(t.Evidence), cols))
 		}
 		for j, s := range t.Subtasks {
 			box := "[ ]"
 			if s.Status == Completed {
 				box = "[x]"
 			}
-			fmt.Fprintf(&b, "%s%d.%d %s %s\n", indent, i+1, j+1, box, oneLine(s.Content))
+			sub := fmt.Sprintf("%s%d.%d %s ", indent, i+1, j+1, box)
+			writeLines(&b, wrapItem(sub, oneLine(s.Content), cols))
 			if s.Evidence != "" {
-				fmt.Fprintf(&b, "%s      evidence: %s\n", indent, oneLine(s.Evidence))
+				writeLines(&b, wrapItem(indent+"      evidence: ", oneLine(s.Evidence), cols))
 			}
 		}
 	}
 	return b.String()
+}
+
+// hangIndent is the indent of an item's continuation lines: under its text,
+// or less when that would leave fewer than 12 columns for the text.
+func hangIndent(prefix string, cols int) string {
+	n := Width(prefix)
+	if cols > 0 && cols-n < 12 {
+		n = max(2, cols-12)
+		n = min(n, Width(prefix))
+	}
+	return strings.Repeat(" ", n)
+}
+
+// wrapItem lays out prefix and text in cols columns (0: one line), the
+// text's further lines under the text.
+func wrapItem(prefix, text string, cols int) []string {
+	hang := hangIndent(prefix, cols)
+	if cols <= 0 {
+		return []string{prefix + text}
+	}
+	first := cols - Width(prefix)
+	parts := wrap(text, first, cols-len(hang))
+	lines := make([]string, len(parts))
+	for i, p := range parts {
+		if i == 0 {
+			lines[i] = prefix + p
+		} else {
+			lines[i] = hang + p
+		}
+	}
+	return lines
+}
+
+func writeLines(b *strings.Builder, lines []string) {
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
 }
 
 // itemNote is the parenthesised note after an item: its status when that is

@@ -1,0 +1,146 @@
+package todostore
+
+import (
+	"strings"
+
+	"github.com/rivo/uniseg"
+)
+
+// MinWidth is the narrowest terminal todosh lays text out for; a smaller
+// width is treated as this one.
+const MinWidth = 20
+
+// Width is the number of terminal columns s takes: a CJK character or an
+// emoji takes two, a combining mark none (Unicode East Asian Width and
+// emoji presentation, via uniseg).
+func Width(s string) int { return uniseg.StringWidth(s) }
+
+// Truncate cuts s to at most cols columns, ending in "…" when cut; it never
+// splits a grapheme cluster (an emoji with its modifiers, a letter with its
+// accents). cols <= 0 cuts nothing.
+func Truncate(s string, cols int) string {
+	if cols <= 0 || Width(s) <= cols {
+		return s
+	}
+	var b strings.Builder
+	used, state := 0, -1
+	rest := s
+	for rest != "" {
+		var cluster string
+		var w int
+		cluster, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if used+w > cols-1 {
+			break
+		}
+		b.WriteString(cluster)
+		used += w
+	}
+	return b.String() + "…"
+}
+
+// Pad appends spaces to s up to cols columns (nothing if it is wider).
+func Pad(s string, cols int) string {
+	if w := Width(s); w < cols {
+		return s + strings.Repeat(" ", cols-w)
+	}
+	return s
+}
+
+// Wrap breaks one line of text into lines of at most cols columns, at the
+// break opportunities of Unicode line breaking (after spaces, between CJK
+// characters), never inside a word unless the word alone is wider than
+// cols, which is then cut between grapheme clusters. Trailing spaces of a
+// line are dropped. cols <= 0, or a text that fits, gives one line.
+func Wrap(s string, cols int) []string { return wrap(s, cols, cols) }
+
+// wrap is Wrap with a different width for the first line, which follows a
+// prefix (an item's number and mark) the other lines are indented under.
+func wrap(s string, first, cols int) []string {
+	if cols <= 0 || Width(s) <= first {
+		return []string{s}
+	}
+	if first < 1 {
+		first = 1
+	}
+	var lines []string
+	var line strings.Builder
+	lineW := 0
+	limit := first
+	flush := func() {
+		lines = append(lines, strings.TrimRight(line.String(), " "))
+		line.Reset()
+		lineW = 0
+		limit = cols
+	}
+	state := -1
+	rest := s
+	for rest != "" {
+		var seg string
+		seg, rest, _, state = uniseg.FirstLineSegmentInString(rest, state)
+		segW := Width(seg)
+		// Trailing spaces may hang past the edge: they are dropped.
+		visible := Width(strings.TrimRight(seg, " "))
+		if lineW+visible <= limit {
+			line.WriteString(seg)
+			lineW += segW
+			continue
+		}
+		if lineW > 0 || len(lines) == 0 && limit < cols && visible <= cols {
+			// The second case leaves a narrow first line empty rather
+			// than cut a word that fits the next one.
+			flush()
+		}
+		if visible <= limit {
+			line.WriteString(seg)
+			lineW = segW
+			continue
+		}
+		// A word wider than a whole line: cut it by grapheme clusters.
+		gstate := -1
+		for seg != "" {
+			var cluster string
+			var w int
+			cluster, seg, w, gstate = uniseg.FirstGraphemeClusterInString(seg, gstate)
+			if lineW+w > limit && lineW > 0 {
+				flush()
+			}
+			line.WriteString(cluster)
+			lineW += w
+		}
+	}
+	if line.Len() > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}
+
+// FitLines wraps every line of text wider than cols at word boundaries,
+// its further lines indented two columns past the line's own indent, so
+// help and tables fit a terminal. cols <= 0 changes nothing.
+func FitLines(text string, cols int) string {
+	if cols <= 0 {
+		return text
+	}
+	cols = max(cols, MinWidth)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		if Width(body) <= cols {
+			b.WriteString(line)
+			continue
+		}
+		trimmed := strings.TrimLeft(body, " ")
+		indent := min(len(body)-len(trimmed), cols/2)
+		hang := strings.Repeat(" ", indent+2)
+		for i, part := range wrap(trimmed, cols-indent, cols-len(hang)) {
+			if i == 0 {
+				b.WriteString(body[:indent])
+			} else {
+				b.WriteString(hang)
+			}
+			b.WriteString(part)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

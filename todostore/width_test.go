@@ -1,0 +1,98 @@
+package todostore
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWidthRules(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{
+		{"abc", 3}, {"日本語", 6}, {"🚀", 2}, {"é", 1}, {"👍🏽", 2}, {"", 0},
+	} {
+		if got := Width(tc.s); got != tc.want {
+			t.Errorf("Width(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		s    string
+		cols int
+		want string
+	}{
+		{"hello world", 20, "hello world"},
+		{"hello world", 6, "hello…"},
+		{"日本語のテキスト", 7, "日本語…"},
+		{"👍🏽👍🏽👍🏽", 5, "👍🏽👍🏽…"},
+		{"abc", 0, "abc"},
+	} {
+		if got := Truncate(tc.s, tc.cols); got != tc.want || Width(got) > max(tc.cols, Width(tc.s)) {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.s, tc.cols, got, tc.want)
+		}
+	}
+}
+
+func TestWrapAtWords(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		cols int
+		want []string
+	}{
+		{"implement the parser for the config", 12, []string{"implement", "the parser", "for the", "config"}},
+		{"short", 12, []string{"short"}},
+		{"averyveryverylongword here", 10, []string{"averyveryv", "erylongwor", "d here"}},
+		{"日本語のテキストを折り返す", 8, []string{"日本語の", "テキスト", "を折り返", "す"}},
+	} {
+		got := Wrap(tc.s, tc.cols)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", tc.s, tc.cols, got, tc.want)
+		}
+		for _, l := range got {
+			if Width(l) > tc.cols {
+				t.Errorf("Wrap(%q, %d): line %q is %d columns", tc.s, tc.cols, l, Width(l))
+			}
+		}
+	}
+}
+
+// TestFormatListWidth checks that every line fits, CJK and emoji items
+// align their notes by display width, and wrapped text hangs under the
+// item's text.
+func TestFormatListWidth(t *testing.T) {
+	todos := []Todo{
+		{Content: "Implement the parser for the configuration file format", Status: InProgress},
+		{Content: "日本語のドキュメントを書く", Status: InProgress},
+		{Content: "Ship it 🚀", Status: InProgress},
+		{Content: "Tests", Status: Pending, Subtasks: []Subtask{{Content: "edge cases with a rather long description", Status: Completed}, {Content: "fuzz", Status: Pending}}},
+	}
+	Normalize(todos)
+	for _, cols := range []int{20, 40, 120} {
+		out := FormatListWidth(todos, cols)
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if Width(l) > cols {
+				t.Errorf("at %d columns line %q is %d wide:\n%s", cols, l, Width(l), out)
+			}
+		}
+	}
+	out := FormatListWidth(todos, 120)
+	var notes []int
+	for _, l := range strings.Split(out, "\n") {
+		if i := strings.Index(l, "(in progress"); i >= 0 {
+			notes = append(notes, Width(l[:i]))
+		}
+	}
+	if len(notes) != 4 || notes[0] < noteColumn || notes[1] != noteColumn || notes[2] != noteColumn || notes[3] != noteColumn {
+		t.Errorf("notes start at columns %v, want the two short items at %d:\n%s", notes, noteColumn, out)
+	}
+	out = FormatListWidth(todos, 40)
+	want := " 1. ▸ Implement the parser for the\n" +
+		"      configuration file format\n" +
+		"      (in progress)\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("at 40 columns item 1 is not wrapped under its text:\n%s", out)
+	}
+	if FormatList(todos) != FormatListWidth(todos, 0) {
+		t.Error("FormatList is not FormatListWidth(0)")
+	}
+}
