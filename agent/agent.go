@@ -28,6 +28,10 @@ const (
 	// EventNotice is a one-line remark about the turn (a malformed stream
 	// line skipped, the step cap reached) that is not the agent's text.
 	EventNotice
+	// EventStatus is what the agent is doing now, as one line that replaces
+	// the previous one ("retrying the API (3/10)", "waiting for
+	// permission"); "" clears it. A terminal shows it in the status line.
+	EventStatus
 )
 
 // Event is one thing that happened during a turn.

@@ -18,11 +18,20 @@ const keyPoll = 100 * time.Millisecond
 
 // ttyCountdown is TurnRunner.Countdown on a terminal. It runs while
 // readline is not reading, so it owns the terminal: it switches it to a
-// raw mode whose reads return after keyPoll, and rewrites one line in
-// place.
+// raw mode whose reads return after keyPoll, and shows its line with
+// show: in the live region's status line, or (show nil) rewritten in
+// place on the terminal's last line.
 type ttyCountdown struct {
-	fd  int
-	out io.Writer
+	term Terminal
+	show func(line string) // "" clears it
+}
+
+func (c ttyCountdown) showLine(line string) {
+	if c.show != nil {
+		c.show(line)
+		return
+	}
+	io.WriteString(c.term.Output(), "\r"+line+"\x1b[K")
 }
 
 // run shows "continuing in Ns — type to take over" for d and returns
@@ -31,12 +40,12 @@ type ttyCountdown struct {
 // terminal cannot be put in raw mode the continuation goes ahead at once,
 // as in a script.
 func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, typed string) {
-	restore, err := pollingRawMode(c.fd)
+	restore, err := c.term.PollMode()
 	if err != nil {
 		return true, ""
 	}
 	defer restore()
-	defer io.WriteString(c.out, "\r\x1b[K")
+	defer c.showLine("")
 	deadline := time.Now().Add(d)
 	shown := ""
 	buf := make([]byte, 256)
@@ -46,13 +55,13 @@ func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, t
 			return true, ""
 		}
 		if line := countdownLine(left); line != shown {
-			io.WriteString(c.out, "\r"+line+"\x1b[K")
+			c.showLine(line)
 			shown = line
 		}
 		if ctx.Err() != nil {
 			return false, ""
 		}
-		n, err := syscall.Read(c.fd, buf)
+		n, err := c.term.ReadKey(buf)
 		switch {
 		case n > 0:
 			return false, typedText(buf[:n])

@@ -57,6 +57,9 @@ func describeList(before, after []Todo) string {
 			return fmt.Sprintf("- %d %s", i+1, quote(before[i].Content))
 		}
 	}
+	if len(before) == 0 {
+		return fmt.Sprintf("new list: %s", Plural(len(after), "item"))
+	}
 	if len(after) != len(before) {
 		return fmt.Sprintf("list replaced: %s", Plural(len(after), "item"))
 	}

@@ -43,44 +43,111 @@ func FormatListWidth(todos []Todo, cols int) string {
 	var b strings.Builder
 	c := CountTodos(todos)
 	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
-	width := len(fmt.Sprint(len(todos)))
-	indent := strings.Repeat(" ", width+3)
-	for i, t := range todos {
-		mark := statusMarks[t.Status]
-		if mark == "" {
-			mark = "?"
-		}
-		prefix := fmt.Sprintf(" %*d. %s ", width, i+1, mark)
-		lines := wrapItem(prefix, oneLine(t.Content), cols)
-		if note := itemNote(t); note != "" {
-			last := lines[len(lines)-1]
-			lw := Width(last)
-			switch {
-			case cols <= 0 || max(lw, noteColumn)+Width(note) <= cols && lw+2 <= noteColumn:
-				lines[len(lines)-1] = Pad(last, max(noteColumn, lw+2)) + note
-			case lw+2+Width(note) <= cols:
-				lines[len(lines)-1] = last + "  " + note
-			default:
-				lines = append(lines, wrapItem(hangIndent(prefix, cols), note, cols)...)
-			}
-		}
-		writeLines(&b, lines)
-		if t.Evidence != "" {
-			writeLines(&b, wrapItem(indent+"  evidence: ", oneLine(t.Evidence), cols))
-		}
-		for j, s := range t.Subtasks {
-			box := "[ ]"
-			if s.Status == Completed {
-				box = "[x]"
-			}
-			sub := fmt.Sprintf("%s%d.%d %s ", indent, i+1, j+1, box)
-			writeLines(&b, wrapItem(sub, oneLine(s.Content), cols))
-			if s.Evidence != "" {
-				writeLines(&b, wrapItem(indent+"      evidence: ", oneLine(s.Evidence), cols))
-			}
-		}
+	for i := range todos {
+		writeLines(&b, itemBlock(todos, i, cols))
 	}
 	return b.String()
+}
+
+// FoldList is FormatListWidth cut to at most maxLines lines (at least the
+// header and one more) for the live region of a terminal: when the list
+// is too long, done and cancelled items fold first into one line, then
+// the open items at the end fold into "… N more". Positions stay those of
+// the whole list.
+func FoldList(todos []Todo, cols, maxLines int) string {
+	full := FormatListWidth(todos, cols)
+	if len(todos) == 0 || strings.Count(full, "\n") <= maxLines {
+		return full
+	}
+	if cols > 0 && cols < MinWidth {
+		cols = MinWidth
+	}
+	maxLines = max(maxLines, 2)
+	var closed, open []int
+	for i, t := range todos {
+		if t.IsOpen() {
+			open = append(open, i)
+		} else {
+			closed = append(closed, i)
+		}
+	}
+	var lines []string
+	room := maxLines - 2 // the header and the fold line of closed items
+	if len(closed) == 0 {
+		room++
+	}
+	shown := 0
+	for n, i := range open {
+		block := itemBlock(todos, i, cols)
+		left := len(open) - n - 1
+		need := len(block)
+		if left > 0 {
+			need++ // keep room for "… N more"
+		}
+		if need > room {
+			if room > 0 && left == 0 || shown == 0 && room > 0 {
+				lines = append(lines, Truncate(block[0], cols))
+				room--
+				shown++
+			}
+			break
+		}
+		lines = append(lines, block...)
+		room -= len(block)
+		shown++
+	}
+	var b strings.Builder
+	c := CountTodos(todos)
+	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
+	if len(closed) > 0 {
+		fmt.Fprintf(&b, "  ✓ %s done or cancelled (folded)\n", Plural(len(closed), "item"))
+	}
+	writeLines(&b, lines)
+	if more := len(open) - shown; more > 0 {
+		fmt.Fprintf(&b, "  … %d more open\n", more)
+	}
+	return b.String()
+}
+
+// itemBlock is the lines of item i of todos: the item, its evidence, its
+// subtasks and theirs.
+func itemBlock(todos []Todo, i, cols int) []string {
+	t := todos[i]
+	width := len(fmt.Sprint(len(todos)))
+	indent := strings.Repeat(" ", width+3)
+	mark := statusMarks[t.Status]
+	if mark == "" {
+		mark = "?"
+	}
+	prefix := fmt.Sprintf(" %*d. %s ", width, i+1, mark)
+	lines := wrapItem(prefix, oneLine(t.Content), cols)
+	if note := itemNote(t); note != "" {
+		last := lines[len(lines)-1]
+		lw := Width(last)
+		switch {
+		case cols <= 0 || max(lw, noteColumn)+Width(note) <= cols && lw+2 <= noteColumn:
+			lines[len(lines)-1] = Pad(last, max(noteColumn, lw+2)) + note
+		case lw+2+Width(note) <= cols:
+			lines[len(lines)-1] = last + "  " + note
+		default:
+			lines = append(lines, wrapItem(hangIndent(prefix, cols), note, cols)...)
+		}
+	}
+	if t.Evidence != "" {
+		lines = append(lines, wrapItem(indent+"  evidence: ", oneLine(t.Evidence), cols)...)
+	}
+	for j, s := range t.Subtasks {
+		box := "[ ]"
+		if s.Status == Completed {
+			box = "[x]"
+		}
+		sub := fmt.Sprintf("%s%d.%d %s ", indent, i+1, j+1, box)
+		lines = append(lines, wrapItem(sub, oneLine(s.Content), cols)...)
+		if s.Evidence != "" {
+			lines = append(lines, wrapItem(indent+"      evidence: ", oneLine(s.Evidence), cols)...)
+		}
+	}
+	return lines
 }
 
 // hangIndent is the indent of an item's continuation lines: under its text,
