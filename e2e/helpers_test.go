@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -342,4 +343,94 @@ func countLines(s string) int {
 		}
 	}
 	return n
+}
+
+// jsonlEvent is one line of --output jsonl, as far as the tests read it.
+type jsonlEvent struct {
+	V       int    `json:"v"`
+	Type    string `json:"type"`
+	Session string `json:"session"`
+	Source  string `json:"source"`
+	Items   []struct {
+		ID, Content, Status, Evidence string
+		Subtasks                      []struct{ ID, Content, Status, Evidence string }
+	} `json:"items"`
+	Text     string `json:"text"`
+	Reason   string `json:"reason"`
+	Message  string `json:"message"`
+	Continue *bool  `json:"continue"`
+	Exit     *int   `json:"exit"`
+}
+
+// parseJSONL parses a --output jsonl stream, failing the test on a line
+// that is not one JSON object of schema version 1.
+func parseJSONL(t testing.TB, stdout string) []jsonlEvent {
+	t.Helper()
+	var evs []jsonlEvent
+	for _, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var ev jsonlEvent
+		dec := json.NewDecoder(strings.NewReader(line))
+		if err := dec.Decode(&ev); err != nil || dec.More() {
+			t.Fatalf("not one JSON object: %q (%v)", line, err)
+		}
+		if ev.V != 1 || ev.Type == "" {
+			t.Fatalf("event without version 1 or type: %q", line)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// jsonlTodos is the list of a todo_list event.
+func (ev jsonlEvent) todos() []todostore.Todo {
+	todos := []todostore.Todo{}
+	for _, it := range ev.Items {
+		td := todostore.Todo{Content: it.Content, Status: todostore.Status(it.Status), Evidence: it.Evidence}
+		for _, s := range it.Subtasks {
+			td.Subtasks = append(td.Subtasks, todostore.Subtask{Content: s.Content, Status: todostore.Status(s.Status), Evidence: s.Evidence})
+		}
+		todos = append(todos, td)
+	}
+	return todos
+}
+
+// jsonlAsText renders a --output jsonl stream as the text output would
+// show it with every list whole: text, tool call lines, lists and
+// decision lines. Tests that compare the lists an agent produced run with
+// --output jsonl and read this.
+func jsonlAsText(t testing.TB, stdout string) string {
+	t.Helper()
+	var b, text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			s := text.String()
+			b.WriteString(s)
+			if !strings.HasSuffix(s, "\n") {
+				b.WriteByte('\n')
+			}
+			text.Reset()
+		}
+	}
+	for _, ev := range parseJSONL(t, stdout) {
+		if ev.Type == "text" {
+			text.WriteString(ev.Text)
+			continue
+		}
+		flush()
+		switch ev.Type {
+		case "tool_call":
+			b.WriteString("  ⏺ " + ev.Text + "\n")
+		case "todo_list":
+			b.WriteString(todostore.FormatList(ev.todos()))
+		case "continuation", "notice", "output":
+			if ev.Text != "" {
+				b.WriteString(strings.TrimSuffix(ev.Text, "\n") + "\n")
+			}
+		}
+	}
+	flush()
+	return b.String()
 }

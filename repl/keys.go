@@ -67,6 +67,9 @@ func translateKeys(in []byte, inPaste bool, paste *strings.Builder) (out []byte,
 			if i < 0 {
 				// Keep a possible start of pasteEnd for the next read.
 				keep := partialSuffix(in, pasteEnd)
+				if keep == 0 && in[len(in)-1] == '\r' {
+					keep = 1 // CR LF split by the read is one break
+				}
 				chunk, in = in[:len(in)-keep], in[len(in)-keep:]
 				pasteText(paste, chunk)
 				return out, pastes, in, true
