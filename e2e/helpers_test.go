@@ -213,7 +213,10 @@ func replay(out string) string {
 				n = 1
 			}
 			switch m[2] {
-			case "K": // erase in line: to its end, or all of it with 2
+			case "K", "J": // erase in line (or below): to its end, or all of it with 2
+				// The live region erases itself from column 0 with J after
+				// moving up (A, not modelled): each line of it stays in the
+				// log as erased.
 				if m[1] == "2" || col == 0 {
 					// An erased line stays in the log, marked, so the log
 					// only grows and a match stays where it was found.

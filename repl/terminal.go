@@ -32,35 +32,12 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	if err := os.MkdirAll(store.Root, 0o755); err != nil {
 		fmt.Fprintf(stderr, "todosh: history will not be saved: %v\n", err)
 	}
-	keys := newKeyFilter(t.Input())
 	var reg *commands.Registry
-	rl, err := readline.NewEx(&readline.Config{
-		Prompt:            promptText(nil),
-		HistoryFile:       store.HistoryPath(),
-		HistorySearchFold: true,
-		AutoComplete: completer{complete: func(line string) []string {
-			if reg == nil {
-				return nil
-			}
-			return reg.Complete(line)
-		}},
-		Stdin:  keys,
-		Stdout: t.Output(),
-		Stderr: t.Output(),
-		Listener: readline.FuncListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
-			if key != pasteMark {
-				return nil, 0, false
-			}
-			return keys.insertPastes(line, pos)
-		}),
-		FuncIsTerminal: func() bool { return true },
-		FuncMakeRaw:    t.MakeRaw,
-		FuncExitRaw:    t.ExitRaw,
-		FuncGetWidth: func() int {
-			cols, _ := t.Size()
-			return cols
-		},
-		FuncOnWidthChanged: t.OnResize,
+	rl, err := newEditor(t, store.HistoryPath(), func(line string) []string {
+		if reg == nil {
+			return nil
+		}
+		return reg.Complete(line)
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "todosh: start the terminal: %v\n", err)
@@ -102,6 +79,37 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	}
 	reg = sh.registry
 	return sh.interactive(context.Background(), rl, t, render, &asking)
+}
+
+// newEditor is the line editor on t: readline behind the key filter
+// (Home/End, bracketed paste, Alt-Enter), with history and completion.
+func newEditor(t Terminal, history string, complete func(string) []string) (*readline.Instance, error) {
+	keys := newKeyFilter(t.Input())
+	return readline.NewEx(&readline.Config{
+		Prompt:            promptText(nil),
+		HistoryFile:       history,
+		HistorySearchFold: true,
+		AutoComplete:      completer{complete: complete},
+		Stdin:             keys,
+		Stdout:            t.Output(),
+		Stderr:            t.Output(),
+		// A pasted block arrives as one pasteMark; it is swapped for the
+		// block in one redraw instead of one per character.
+		Listener: readline.FuncListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
+			if key != pasteMark {
+				return nil, 0, false
+			}
+			return keys.insertPastes(line, pos)
+		}),
+		FuncIsTerminal: func() bool { return true },
+		FuncMakeRaw:    t.MakeRaw,
+		FuncExitRaw:    t.ExitRaw,
+		FuncGetWidth: func() int {
+			cols, _ := t.Size()
+			return cols
+		},
+		FuncOnWidthChanged: t.OnResize,
+	})
 }
 
 // interactive is the read loop of RunTerminal.
