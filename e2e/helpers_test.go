@@ -133,6 +133,40 @@ type term struct {
 	mu   sync.Mutex
 	raw  []byte // everything the terminal showed
 	mark int    // expect searches the stripped screen text from here
+	// cols and rows are the size; resizes records where in raw the size
+	// changed, for the screen model.
+	cols, rows int
+	resizes    []resizeAt
+}
+
+// resizeAt is a change of the window's size at offset at of the output.
+type resizeAt struct{ at, cols, rows int }
+
+// resize changes the window's size (the kernel sends SIGWINCH).
+func (tm *term) resize(cols, rows int) {
+	tm.t.Helper()
+	tm.mu.Lock()
+	tm.resizes = append(tm.resizes, resizeAt{len(tm.raw), cols, rows})
+	tm.mu.Unlock()
+	if err := pty.Setsize(tm.tty, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
+		tm.t.Fatalf("resize: %v", err)
+	}
+}
+
+// vtScreen is the output replayed on the screen model: the scrollback and
+// the window, as a person would see them now.
+func (tm *term) vtScreen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	v := newVT(tm.cols, tm.rows)
+	from := 0
+	for _, r := range tm.resizes {
+		v.write(string(tm.raw[from:r.at]))
+		v.resize(r.cols, r.rows)
+		from = r.at
+	}
+	v.write(string(tm.raw[from:]))
+	return v.text()
 }
 
 // startTerm starts todosh in a new pseudo-terminal and stops it at the end
@@ -145,14 +179,20 @@ func (h home) startTerm(t testing.TB, args ...string) *term {
 // startProgram is startTerm for any program, with extra environment.
 func (h home) startProgram(t testing.TB, program string, env []string, args ...string) *term {
 	t.Helper()
+	return h.startSized(t, 120, 40, program, env, args...)
+}
+
+// startSized is startProgram in a terminal of cols x rows.
+func (h home) startSized(t testing.TB, cols, rows int, program string, env []string, args ...string) *term {
+	t.Helper()
 	cmd := exec.Command(program, args...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Fatalf("start todosh in a pty: %v", err)
 	}
-	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), cols: cols, rows: rows}
 	go tm.read()
 	go func() {
 		cmd.Wait()

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 )
@@ -70,10 +71,14 @@ func (p palette) List(text string) string {
 	}
 	lines := strings.SplitAfter(text, "\n")
 	for i, l := range lines {
+		if c := p.Change(l); c != l {
+			lines[i] = c
+			continue
+		}
 		m := itemLine.FindStringSubmatchIndex(l)
 		if m == nil {
 			if i == 0 && strings.HasPrefix(l, "Todo ") {
-				lines[i] = p.paint("1", strings.TrimSuffix(l, "\n")) + "\n"
+				lines[i] = p.paint("1", strings.TrimSuffix(l, "\n")) + tail(l)
 			}
 			continue
 		}
@@ -116,6 +121,22 @@ func (p palette) Change(line string) string {
 		}
 	}
 	return line
+}
+
+// colorWriter colours what commands print: lists and change lines.
+type colorWriter struct {
+	w   interface{ Write([]byte) (int, error) }
+	pal palette
+}
+
+func (c colorWriter) Write(b []byte) (int, error) {
+	if !c.pal.on {
+		return c.w.Write(b)
+	}
+	if _, err := io.WriteString(c.w, c.pal.List(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // errorWriter colours every line written to it as an error.

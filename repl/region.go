@@ -175,7 +175,12 @@ func (l *liveRegion) lines() []string {
 		rows = 24
 	}
 	width := max(cols-1, 1)
-	out := []string{l.pal.Muted(todostore.Truncate(l.statusLine(), width))}
+	status := l.statusLine()
+	if todostore.Width(status) > width && l.status != "" {
+		// A narrow window: the countdown's seconds matter most.
+		status = l.status
+	}
+	out := []string{l.pal.Muted(todostore.Truncate(status, width))}
 	if l.hasList && len(l.todos) > 0 {
 		maxList := max(rows/2, 3)
 		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), maxList)
@@ -186,17 +191,19 @@ func (l *liveRegion) lines() []string {
 	return out
 }
 
-// statusLine is "⠋ 12s · Bash ls -la · continuation 1/3".
+// statusLine is "⠋ 12s · continuation 1/3 · Bash ls -la": the runner's
+// status (a countdown) comes before the agent's activity, so a narrow
+// window cuts the activity first.
 func (l *liveRegion) statusLine() string {
 	elapsed := l.now().Sub(l.started).Truncate(time.Second)
 	parts := []string{spinnerFrames[l.frame%len(spinnerFrames)] + " " + elapsed.String()}
-	if l.activity != "" {
-		parts = append(parts, todostore.ShortLine(l.activity, 0))
-	} else {
-		parts = append(parts, "working")
-	}
 	if l.status != "" {
 		parts = append(parts, l.status)
+	}
+	if l.activity != "" {
+		parts = append(parts, todostore.ShortLine(l.activity, 0))
+	} else if l.status == "" {
+		parts = append(parts, "working")
 	}
 	return strings.Join(parts, " · ")
 }

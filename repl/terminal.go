@@ -65,7 +65,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	var asking atomic.Bool
 	ask := askWith(rl)
 	sh, err := open(cfg, shellIO{
-		out: rl.Stdout(), err: errorWriter{rl.Stderr(), pal}, render: render, live: live, width: width,
+		out: colorWriter{rl.Stdout(), pal}, err: errorWriter{rl.Stderr(), pal}, render: render, live: live, width: width,
 		ask: func(prompt string) (string, error) {
 			asking.Store(true)
 			defer asking.Store(false)
