@@ -3,6 +3,7 @@ package repl
 import (
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/todosh/todosh/agent"
@@ -28,6 +29,11 @@ type jsonlView struct {
 
 	shown string // FormatList of the last list sent
 	known bool
+
+	// pending is reply text after its last newline: text events are whole
+	// lines (the newline kept), so the stream does not depend on how the
+	// agent split its reply.
+	pending strings.Builder
 }
 
 func newJSONLView(out io.Writer) *jsonlView {
@@ -96,9 +102,12 @@ func itoa(n int) string {
 
 // Event sends one event of a turn.
 func (j *jsonlView) Event(ev agent.Event) {
+	if ev.Kind == agent.EventText {
+		j.text(ev.Text)
+		return
+	}
+	j.Flush()
 	switch ev.Kind {
-	case agent.EventText:
-		j.emit(jsonlEvent{Type: "text", Text: ev.Text})
 	case agent.EventToolCall:
 		j.emit(jsonlEvent{Type: "tool_call", Text: ev.Text})
 	case agent.EventTodos:
@@ -112,11 +121,34 @@ func (j *jsonlView) Event(ev agent.Event) {
 	}
 }
 
-// Flush does nothing: text events are sent as they come.
-func (j *jsonlView) Flush() {}
+// text sends every line s completes.
+func (j *jsonlView) text(s string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			j.pending.WriteString(s)
+			return
+		}
+		j.pending.WriteString(s[:i+1])
+		j.emit(jsonlEvent{Type: "text", Text: j.pending.String()})
+		j.pending.Reset()
+		s = s[i+1:]
+	}
+}
+
+// Flush sends reply text that has no newline yet.
+func (j *jsonlView) Flush() {
+	if j.pending.Len() > 0 {
+		j.emit(jsonlEvent{Type: "text", Text: j.pending.String()})
+		j.pending.Reset()
+	}
+}
 
 // Line sends one of todosh's own lines ("turn cancelled") as a notice.
-func (j *jsonlView) Line(s string) { j.emit(jsonlEvent{Type: "notice", Text: s}) }
+func (j *jsonlView) Line(s string) {
+	j.Flush()
+	j.emit(jsonlEvent{Type: "notice", Text: s})
+}
 
 // Todos sends a todo_list event unless the list equals the last one sent.
 func (j *jsonlView) Todos(todos []todostore.Todo) bool {
@@ -129,6 +161,7 @@ func (j *jsonlView) Todos(todos []todostore.Todo) bool {
 	if same {
 		return false
 	}
+	j.Flush()
 	c := todostore.CountTodos(todos)
 	done, total := c.Done(), c.Total
 	j.emit(jsonlEvent{Type: "todo_list", Source: src, Items: items(todos), Done: &done, Total: &total})
@@ -144,6 +177,7 @@ func (j *jsonlView) Seen(todos []todostore.Todo) {
 
 // Decision sends the continuation policy's decision after a turn.
 func (j *jsonlView) Decision(dec continuation.Decision) {
+	j.Flush()
 	cont, prog := dec.Continue, dec.Progress
 	ev := jsonlEvent{Type: "continuation", Continue: &cont, Progress: &prog, Text: dec.Line}
 	if dec.Continue {
@@ -155,11 +189,15 @@ func (j *jsonlView) Decision(dec continuation.Decision) {
 }
 
 // Error sends an error event.
-func (j *jsonlView) Error(msg string) { j.emit(jsonlEvent{Type: "error", Message: msg}) }
+func (j *jsonlView) Error(msg string) {
+	j.Flush()
+	j.emit(jsonlEvent{Type: "error", Message: msg})
+}
 
 // End sends the end event of a prompt with its reason and the exit status
 // it gives a script that ends there.
 func (j *jsonlView) End(reason string) {
+	j.Flush()
 	code := ExitFor(reason)
 	j.emit(jsonlEvent{Type: "end", Reason: reason, Exit: &code})
 }
