@@ -154,6 +154,9 @@ func itemBlock(todos []Todo, i, cols int) []string {
 // or less when that would leave fewer than 12 columns for the text.
 func hangIndent(prefix string, cols int) string {
 	n := Width(prefix)
+	if cols <= 0 {
+		return ""
+	}
 	if cols > 0 && cols-n < 12 {
 		n = max(2, cols-12)
 		n = min(n, Width(prefix))
@@ -164,10 +167,10 @@ func hangIndent(prefix string, cols int) string {
 // wrapItem lays out prefix and text in cols columns (0: one line), the
 // text's further lines under the text.
 func wrapItem(prefix, text string, cols int) []string {
-	hang := hangIndent(prefix, cols)
 	if cols <= 0 {
 		return []string{prefix + text}
 	}
+	hang := hangIndent(prefix, cols)
 	first := cols - Width(prefix)
 	parts := wrap(text, first, cols-len(hang))
 	lines := make([]string, len(parts))

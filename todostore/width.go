@@ -2,6 +2,7 @@ package todostore
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
 )
@@ -13,7 +14,55 @@ const MinWidth = 20
 // Width is the number of terminal columns s takes: a CJK character or an
 // emoji takes two, a combining mark none (Unicode East Asian Width and
 // emoji presentation, via uniseg).
-func Width(s string) int { return uniseg.StringWidth(s) }
+func Width(s string) int {
+	if n, ok := asciiWidth(s); ok {
+		return n
+	}
+	return uniseg.StringWidth(s)
+}
+
+// asciiWidth is the width of text made only of printable characters below
+// U+0300 (ASCII and the Latin letters, before the combining marks): one
+// column each. ok is false for anything else, which needs uniseg.
+func asciiWidth(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 {
+			if c < 0x20 || c == 0x7f {
+				return 0, false
+			}
+			n++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < 0xa0 || r >= 0x300 {
+			return 0, false
+		}
+		n++
+		i += size - 1
+	}
+	return n, true
+}
+
+// nextSegment is uniseg.FirstLineSegmentInString with a fast path for
+// ASCII text: a word and the spaces after it, the only break
+// opportunities of plain ASCII prose that matter for wrapping (uniseg also
+// breaks after hyphens; here they stay inside words).
+func nextSegment(s string, state int) (seg, rest string, newState int) {
+	i := 0
+	for i < len(s) && s[i] != ' ' {
+		if s[i] >= 0x80 {
+			seg, rest, _, newState = uniseg.FirstLineSegmentInString(s, state)
+			return seg, rest, newState
+		}
+		i++
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return s[:i], s[i:], -1
+}
 
 // Truncate cuts s to at most cols columns, ending in "…" when cut; it never
 // splits a grapheme cluster (an emoji with its modifiers, a letter with its
@@ -76,10 +125,10 @@ func wrap(s string, first, cols int) []string {
 	rest := s
 	for rest != "" {
 		var seg string
-		seg, rest, _, state = uniseg.FirstLineSegmentInString(rest, state)
+		seg, rest, state = nextSegment(rest, state)
 		segW := Width(seg)
 		// Trailing spaces may hang past the edge: they are dropped.
-		visible := Width(strings.TrimRight(seg, " "))
+		visible := segW - (len(seg) - len(strings.TrimRight(seg, " ")))
 		if lineW+visible <= limit {
 			line.WriteString(seg)
 			lineW += segW
