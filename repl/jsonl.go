@@ -224,10 +224,15 @@ func (j *jsonlView) commandDone(store *todostore.Store, id string, before []todo
 	if todostore.FormatList(sess.Todos) == todostore.FormatList(before) {
 		return
 	}
+	j.listFrom("command", sess.Todos)
+}
+
+// listFrom sends a todo_list event with another source than the agent's.
+func (j *jsonlView) listFrom(source string, todos []todostore.Todo) {
 	j.mu.Lock()
-	j.source = "command"
+	j.source = source
 	j.mu.Unlock()
-	j.Todos(sess.Todos)
+	j.Todos(todos)
 	j.mu.Lock()
 	j.source = "agent"
 	j.mu.Unlock()

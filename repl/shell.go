@@ -110,7 +110,7 @@ func (s *shell) showResumed(sio shellIO) {
 	}
 	if sio.jsonl != nil {
 		sio.jsonl.Seen(nil)
-		sio.jsonl.Todos(sess.Todos)
+		sio.jsonl.listFrom("resume", sess.Todos)
 		return
 	}
 	if s.quiet {

@@ -122,7 +122,9 @@ func (s *shell) interactive(ctx context.Context, rl *readline.Instance, t Termin
 		fmt.Fprintf(s.stderr, "todosh: changes from other processes will not be shown: %v\n", err)
 	} else {
 		defer w.Close()
-		view := liveView{out: rl.Stdout(), render: render, asking: asking, lastGood: &s.lastGood, setPrompt: func(p string) {
+		// Through the live region, which passes lines through between
+		// turns and keeps itself below them during one.
+		view := liveView{out: render.live, render: render, asking: asking, lastGood: &s.lastGood, setPrompt: func(p string) {
 			rl.SetPrompt(p)
 			rl.Refresh()
 		}}

@@ -79,15 +79,14 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 	shown := 0
 	for n, i := range open {
 		block := itemBlock(todos, i, cols)
-		left := len(open) - n - 1
-		need := len(block)
-		if left > 0 {
-			need++ // keep room for "… N more"
+		reserve := 0
+		if n < len(open)-1 {
+			reserve = 1 // for "… N more open"
 		}
-		if need > room {
-			if room > 0 && left == 0 || shown == 0 && room > 0 {
+		if len(block)+reserve > room {
+			if room-reserve >= 1 || n == len(open)-1 && room >= 1 {
+				// Its first line, cut, rather than nothing.
 				lines = append(lines, Truncate(block[0], cols))
-				room--
 				shown++
 			}
 			break

@@ -1,6 +1,7 @@
 package todostore
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -123,4 +124,33 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestFoldList: a list too long for the live region folds its done items
+// first, then the open items at the end, and never exceeds its lines.
+func TestFoldList(t *testing.T) {
+	var todos []Todo
+	for i := range 30 {
+		st := Pending
+		if i < 10 {
+			st = Completed
+		}
+		todos = append(todos, Todo{Content: fmt.Sprintf("item number %d", i+1), Status: st})
+	}
+	for _, max := range []int{3, 8, 25, 40} {
+		out := FoldList(todos, 40, max)
+		n := strings.Count(out, "\n")
+		if n > max && max < 31 {
+			t.Errorf("FoldList(max %d) has %d lines:\n%s", max, n, out)
+		}
+		if max < 31 && !strings.Contains(out, "10 items done or cancelled (folded)") {
+			t.Errorf("FoldList(max %d) did not fold the done items:\n%s", max, out)
+		}
+		if max == 8 && (!strings.Contains(out, "11. ○ item number 11") || !strings.Contains(out, "… 15 more open")) {
+			t.Errorf("FoldList(max 8) should keep positions and count the rest:\n%s", out)
+		}
+	}
+	if out := FoldList(todos[:3], 40, 10); out != FormatListWidth(todos[:3], 40) {
+		t.Errorf("a list that fits is not folded:\n%s", out)
+	}
 }
