@@ -253,6 +253,9 @@ func nameSome(ids []string) string {
 	return strings.Join(ids[:pruneShown], ", ") + fmt.Sprintf(" and %d more", len(ids)-pruneShown)
 }
 
+// maxAge bounds AGE, far below time.Duration's limit of 292 years.
+const maxAge = 100 * 365 * 24 * time.Hour
+
 // parseAge reads the AGE of /todo prune older AGE: a whole number of
 // hours, days or weeks, "12h", "30d", "2w".
 func parseAge(s string) (time.Duration, error) {
@@ -265,6 +268,9 @@ func parseAge(s string) (time.Duration, error) {
 	n, valid := parseCount(s[:len(s)-1])
 	if !ok || !valid || n < 1 {
 		return 0, bad
+	}
+	if n > int(maxAge/unit) { // past it the duration would overflow
+		return 0, fmt.Errorf("age %q is over 100 years", s)
 	}
 	return time.Duration(n) * unit, nil
 }
