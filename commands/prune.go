@@ -35,16 +35,9 @@ type pruneSet struct {
 // confirmation (a question in a terminal, --yes in a script). The current
 // session and other agents' lists are never removed.
 func (r *Registry) runPrune(x *call) error {
-	var words []string
-	for {
-		w, ok, err := x.args.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		words = append(words, w.Value)
+	words, err := x.args.Words()
+	if err != nil {
+		return err
 	}
 	yes := len(words) > 0 && words[len(words)-1] == yesWord
 	if yes {

@@ -404,16 +404,12 @@ func runQuit(x *call) error {
 // runHelp prints every command with its summary and example, or one
 // command (/help todo, /help todo add) in more detail.
 func (r *Registry) runHelp(x *call) error {
-	var path []string
-	for {
-		w, ok, err := x.args.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		path = append(path, strings.TrimPrefix(w.Value, "/"))
+	path, err := x.args.Words()
+	if err != nil {
+		return err
+	}
+	for i := range path {
+		path[i] = strings.TrimPrefix(path[i], "/")
 	}
 	var b strings.Builder
 	switch len(path) {
