@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/shlex"
@@ -172,6 +173,26 @@ func FuzzParseSelection(f *testing.F) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// FuzzParseAge: the AGE of /todo prune older is positive and bounded
+// whenever it parses, and a whole number of its unit.
+func FuzzParseAge(f *testing.F) {
+	for _, s := range []string{"30d", "12h", "2w", "0d", "99999999999999999999d", "1", "d", "-1d", "1.5d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseAge(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("error adds a line break: %q", err)
+			}
+			return
+		}
+		if d <= 0 || d > maxAge || d%time.Hour != 0 {
+			t.Fatalf("parseAge(%q) = %v", s, d)
 		}
 	})
 }
