@@ -155,8 +155,6 @@ func runAdd(x *call) error {
 	return x.printList("", sess)
 }
 
-// runDelete removes the selected items (with their subtasks) or
-// subtasks, all in one update.
 // mistypedPosition is the error for a first word of /todo add that looks
 // like a position but is none: it shows how to add the line as text.
 func mistypedPosition(word, line string) error {
@@ -177,6 +175,8 @@ func mistypedPosition(word, line string) error {
 	return fmt.Errorf("%q is %s (%s); to add text that starts with it, quote the text: /todo add %s", word, kind, positionForms, example)
 }
 
+// runDelete removes the selected items (with their subtasks) or
+// subtasks, all in one update.
 func runDelete(x *call) error {
 	sel, err := x.oneSelection()
 	if err != nil {
