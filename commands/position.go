@@ -298,7 +298,7 @@ func (s Selection) Targets(todos []todostore.Todo) ([]Target, error) {
 		}
 		return []Target{{Item: item, Sub: sub}}, nil
 	case !s.From.HasSub:
-		lo, hi, err := s.checkRange(s.From.Item, s.To.Item, s.To.Last, "", len(todos), "the list is empty")
+		lo, hi, err := s.bounds(s.From.Item, s.To.Item, s.To.Last, "", len(todos), "the list is empty")
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func (s Selection) Targets(todos []todostore.Todo) ([]Target, error) {
 	}
 	item := s.From.Item
 	k := len(todos[item-1].Subtasks)
-	lo, hi, err := s.checkRange(s.From.Sub, s.To.Sub, s.To.SubLast, fmt.Sprintf("%d.", item), k, fmt.Sprintf("todo %d has no subtasks", item))
+	lo, hi, err := s.bounds(s.From.Sub, s.To.Sub, s.To.SubLast, fmt.Sprintf("%d.", item), k, fmt.Sprintf("todo %d has no subtasks", item))
 	if err != nil {
 		return nil, err
 	}
@@ -324,25 +324,25 @@ func (s Selection) Targets(todos []todostore.Todo) ([]Target, error) {
 	return out, nil
 }
 
-// checkRange applies llxprt-code's two range checks to lo-hi (hi is n
+// bounds applies llxprt-code's two range checks to lo-hi (hi is n
 // when toLast) over 1..n: the start must not be past the end, and both
 // must lie in 1..n. The errors name the valid range, prefix+"1-"+prefix+n.
-func (s Selection) checkRange(lo, hi int, toLast bool, prefix string, n int, empty string) (int, int, error) {
+func (s Selection) bounds(lo, hi int, toLast bool, prefix string, n int, empty string) (int, int, error) {
 	if toLast {
 		hi = n
 	}
-	if err := CheckRange(s.typed, lo, hi, !toLast, prefix, n, empty); err != nil {
+	if err := checkRange(s.typed, lo, hi, !toLast, prefix, n, empty); err != nil {
 		return 0, 0, err
 	}
 	return lo, hi, nil
 }
 
-// CheckRange is llxprt-code's pair of checks on a typed range lo-hi over
+// checkRange is llxprt-code's pair of checks on a typed range lo-hi over
 // the numbers 1..n, with its wording: "start must be <= end" (only when
 // ordered is set: a range ending in "last" has no typed end), then "valid
 // range is 1-N". prefix is put before each number of the valid range
 // ("2." for subtasks of item 2); empty describes n == 0.
-func CheckRange(typed string, lo, hi int, ordered bool, prefix string, n int, empty string) error {
+func checkRange(typed string, lo, hi int, ordered bool, prefix string, n int, empty string) error {
 	if ordered && lo > hi {
 		return fmt.Errorf("range %s: start must be <= end (e.g. %s%d-%s%d)", typed, prefix, hi, prefix, lo)
 	}

@@ -151,7 +151,7 @@ func pickRows(rows []listRow, word string) (pruneSet, error) {
 		if hi, ok = parseCount(tail); !ok {
 			return pruneSet{}, fmt.Errorf("%q is not a list number or range (%s)", word, pruneUsage)
 		}
-		if err := CheckRange(word, lo, hi, true, "", len(rows), "no saved lists"); err != nil {
+		if err := checkRange(word, lo, hi, true, "", len(rows), "no saved lists"); err != nil {
 			return pruneSet{}, err
 		}
 	} else if lo < 1 || lo > len(rows) {
