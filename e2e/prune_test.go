@@ -47,7 +47,7 @@ func TestTerminalPruneAsksFirst(t *testing.T) {
 
 	tm.typ("/todo prune older 30d" + enter)
 	asked := tm.expect("for good? (y/N) ")
-	if !strings.Contains(asked, "old") || strings.Contains(asked, "mid") {
+	if !sessionRow("old").MatchString(asked) || sessionRow("mid").MatchString(asked) {
 		t.Errorf("the question for older 30d shows %q, want only the old session", asked)
 	}
 	tm.typ("n" + enter)
@@ -64,11 +64,11 @@ func TestTerminalPruneAsksFirst(t *testing.T) {
 	tm.typ("/todo prune all" + enter)
 	asked = tm.expect("remove 3 saved sessions for good? (y/N) ")
 	for _, id := range []string{"old", "mid", "new"} {
-		if !strings.Contains(asked, id) {
+		if !sessionRow(id).MatchString(asked) {
 			t.Errorf("the question for all does not name %s:\n%s", id, asked)
 		}
 	}
-	if strings.Contains(asked, "current") {
+	if sessionRow("current").MatchString(asked) {
 		t.Errorf("the question for all names the current session:\n%s", asked)
 	}
 	tm.typ("y" + enter)
@@ -120,4 +120,10 @@ func TestTerminalSetAliasCompletesAndRuns(t *testing.T) {
 			t.Errorf("%q is %s after set 1-2 and unset all, want pending", td.Content, td.Status)
 		}
 	}
+}
+
+// sessionRow matches the row of session id in the list /todo prune asks
+// about: the id, then its age.
+func sessionRow(id string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(id) + `\s+(just now|\d+ (min|h|days?) ago)`)
 }
