@@ -32,23 +32,7 @@ func writeScript(t *testing.T, script string) string {
 }
 
 // goldenJSONL compares a stream with testdata/jsonl/name.golden.
-func goldenJSONL(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("..", "testdata", "jsonl", name+".golden")
-	if *updateScreens {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./e2e -run %s -screens.update)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("stream differs from %s (rerun with -screens.update and review):\n--- got\n%s--- want\n%s", path, got, want)
-	}
-}
+func goldenJSONL(t *testing.T, name, got string) { goldenOutput(t, "jsonl", name, got) }
 
 // The demo's two prompts as a script with --output jsonl: the first ends
 // paused (exit status 4 had it been the last), the second done (0).

@@ -15,9 +15,13 @@ import (
 var updateScreens = flag.Bool("screens.update", false, "rewrite testdata/screens/*.golden")
 
 // goldenScreen compares a screen with testdata/screens/name.golden.
-func goldenScreen(t *testing.T, name, got string) {
+func goldenScreen(t *testing.T, name, got string) { goldenOutput(t, "screens", name, got) }
+
+// goldenOutput compares got with testdata/dir/name.golden, or rewrites
+// the file with -screens.update.
+func goldenOutput(t *testing.T, dir, name, got string) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "screens", name+".golden")
+	path := filepath.Join("..", "testdata", dir, name+".golden")
 	if *updateScreens {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -32,7 +36,7 @@ func goldenScreen(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test ./e2e -run %s -screens.update)", err, t.Name())
 	}
 	if string(want) != got {
-		t.Errorf("screen differs from %s (rerun with -screens.update and review):\n--- got\n%s--- want\n%s", path, got, want)
+		t.Errorf("output differs from %s (rerun with -screens.update and review):\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }
 

@@ -73,7 +73,14 @@ func describeList(before, after []Todo) string {
 	case 1, 2:
 		return strings.Join(changes, "; ")
 	}
-	return fmt.Sprintf("%d changes", len(changes))
+	// A range (/todo done 1-3): the same mark on each.
+	mark, _, _ := strings.Cut(changes[0], " ")
+	for _, c := range changes[1:] {
+		if m, _, _ := strings.Cut(c, " "); m != mark {
+			return fmt.Sprintf("%d changes", len(changes))
+		}
+	}
+	return fmt.Sprintf("%s %s", mark, Plural(len(changes), "item"))
 }
 
 // describeItem lists the changes to item i (position i+1) and its subtasks.

@@ -37,7 +37,13 @@ func TestDescribeChange(t *testing.T) {
 				l[i].Content += "!"
 			}
 			return l
-		}), `3 changes — 1/3 done`},
+		}), `~ 3 items — 1/3 done`},
+		{"mixed", edit(func(l []Todo) []Todo {
+			l[0].Content += "!"
+			l[2].Status = Completed
+			l[1].Content += "?"
+			return l
+		}), `3 changes — 2/3 done`},
 		{"nothing", base(), ``},
 		{"cjk truncated", edit(func(l []Todo) []Todo {
 			l[2].Content = "日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語"
