@@ -62,7 +62,7 @@ func (x *call) printList(note string, sess *todostore.Session) error {
 	case line == "":
 		line = "list unchanged — " + todostore.ProgressText(sess.Todos)
 	}
-	return x.print(todostore.DisplayLine(line) + "\n")
+	return x.printFit(todostore.DisplayLine(line) + "\n")
 }
 
 // oneSelection reads the single position argument of delete, done,

@@ -133,7 +133,12 @@ func (s *shell) interactive(ctx context.Context, rl *readline.Instance, t Termin
 	s.env.LastGood = s.lastGood.Load
 
 	if !s.quiet {
-		fmt.Fprintf(s.env.Out, "todosh session %s — type /help for commands, Alt-Enter for a new line, Ctrl-D to quit\n", s.id)
+		cols := 0
+		if s.env.Width != nil {
+			cols = s.env.Width()
+		}
+		banner := fmt.Sprintf("todosh session %s — type /help for commands, Alt-Enter for a new line, Ctrl-D to quit\n", s.id)
+		io.WriteString(s.env.Out, todostore.FitLines(banner, cols))
 	}
 	if sess, err := s.store.LoadOrNew(s.id); err != nil {
 		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)

@@ -55,12 +55,27 @@ func FormatListWidth(todos []Todo, cols int) string {
 // the open items at the end fold into "… N more". Positions stay those of
 // the whole list.
 func FoldList(todos []Todo, cols, maxLines int) string {
-	full := FormatListWidth(todos, cols)
-	if len(todos) == 0 || strings.Count(full, "\n") <= maxLines {
-		return full
+	if len(todos) == 0 {
+		return FormatListWidth(todos, cols)
 	}
 	if cols > 0 && cols < MinWidth {
 		cols = MinWidth
+	}
+	blocks := make([][]string, len(todos))
+	n := 1
+	for i := range todos {
+		blocks[i] = itemBlock(todos, i, cols)
+		n += len(blocks[i])
+	}
+	c := CountTodos(todos)
+	header := fmt.Sprintf("Todo %d/%d done\n", c.Done(), c.Total)
+	if n <= maxLines {
+		var b strings.Builder
+		b.WriteString(header)
+		for _, bl := range blocks {
+			writeLines(&b, bl)
+		}
+		return b.String()
 	}
 	maxLines = max(maxLines, 2)
 	var closed, open []int
@@ -78,7 +93,7 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 	}
 	shown := 0
 	for n, i := range open {
-		block := itemBlock(todos, i, cols)
+		block := blocks[i]
 		reserve := 0
 		if n < len(open)-1 {
 			reserve = 1 // for "… N more open"
@@ -96,8 +111,7 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 		shown++
 	}
 	var b strings.Builder
-	c := CountTodos(todos)
-	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
+	b.WriteString(header)
 	if len(closed) > 0 {
 		fmt.Fprintf(&b, "  ✓ %s done or cancelled (folded)\n", Plural(len(closed), "item"))
 	}

@@ -164,8 +164,10 @@ func wrap(s string, first, cols int) []string {
 }
 
 // FitLines wraps every line of text wider than cols at word boundaries,
-// its further lines indented two columns past the line's own indent, so
-// help and tables fit a terminal. cols <= 0 changes nothing.
+// so help and tables fit a terminal. A line's further lines hang under its
+// second column (the text after the first run of two or more spaces, as
+// in "  /help [COMMAND]  list the commands") when that leaves 12 columns,
+// else two columns past the line's own indent. cols <= 0 changes nothing.
 func FitLines(text string, cols int) string {
 	if cols <= 0 {
 		return text
@@ -180,8 +182,15 @@ func FitLines(text string, cols int) string {
 		}
 		trimmed := strings.TrimLeft(body, " ")
 		indent := min(len(body)-len(trimmed), cols/2)
-		hang := strings.Repeat(" ", indent+2)
-		for i, part := range wrap(trimmed, cols-indent, cols-len(hang)) {
+		hangAt := indent + 2
+		if gap := strings.Index(trimmed, "  "); gap > 0 {
+			col := indent + gap + len(trimmed[gap:]) - len(strings.TrimLeft(trimmed[gap:], " "))
+			if w := Width(body[:col]); cols-w >= 12 {
+				hangAt = w
+			}
+		}
+		hang := strings.Repeat(" ", hangAt)
+		for i, part := range wrap(trimmed, cols-indent, cols-hangAt) {
 			if i == 0 {
 				b.WriteString(body[:indent])
 			} else {
