@@ -259,3 +259,24 @@ func TestColour(t *testing.T) {
 		t.Errorf("a script without --color has colour: %q", r.stdout)
 	}
 }
+
+// --resume shows the session's id and its list, in a terminal and in a
+// script; /todo list shows every session's id.
+func TestResumeShowsIDAndList(t *testing.T) {
+	h := newHome(t)
+	if r := h.script(t, h.dir, "", "--session", "work-1", "-c", "/todo add write the parser"); r.code != 0 {
+		t.Fatalf("prepare: %+v", r)
+	}
+	tm := h.startTerm(t, "--resume")
+	tm.expect("todosh session work-1")
+	tm.expect(" 1. ○ write the parser")
+	tm.expect("todosh 0/1 › ")
+	tm.typ("/todo list" + enter)
+	tm.expect("1* work-1")
+	tm.expect("› ")
+	tm.quit()
+	r := h.script(t, h.dir, "", "--resume", "-c", "/todo done 1")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "resumed session work-1\nTodo 0/1 done\n 1. ○ write the parser\n") {
+		t.Errorf("script --resume: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
