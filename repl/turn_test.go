@@ -293,10 +293,35 @@ func TestTurnCtrlCStopsWithoutContinuation(t *testing.T) {
 	if !strings.HasSuffix(h.out.String(), "turn cancelled\n") {
 		t.Errorf("output does not end with the cancel line:\n%s", h.out)
 	}
+	if h.runner.LastEnd != EndCancelled {
+		t.Errorf("end %q, want %q", h.runner.LastEnd, EndCancelled)
+	}
 	// The shell stays usable: the next prompt runs a turn.
 	h.fake.steps = append(h.fake.steps, turnComplete(1, true), turnComplete(2, true))
 	h.run("go on")
 	h.wantLine("all done", 1)
+	if h.runner.LastEnd != EndDone {
+		t.Errorf("end %q, want %q", h.runner.LastEnd, EndDone)
+	}
+}
+
+// The JSONL view sends the end of a cancelled prompt as "cancelled" with
+// exit status 130.
+func TestJSONLCancelledEnd(t *testing.T) {
+	var h *turnHarness
+	interrupted := func(ctx context.Context, _ agent.Session, emit func(agent.Event)) (agent.Result, error) {
+		h.cancelTurn()
+		<-ctx.Done()
+		return agent.Result{}, ctx.Err()
+	}
+	h = newTurnHarness(t, interrupted)
+	var out strings.Builder
+	h.runner.render = newJSONLView(&out)
+	h.runCancelled("go")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if last := lines[len(lines)-1]; last != `{"v":1,"type":"end","reason":"cancelled","exit":130}` {
+		t.Errorf("last event %s", last)
+	}
 }
 
 // TestTurnSIGINT drives the default interrupt source with a real SIGINT,
