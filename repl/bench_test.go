@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/todosh/todosh/internal/benchcpu"
 	"time"
 
 	"github.com/todosh/todosh/todostore"
@@ -27,7 +28,7 @@ func BenchmarkLiveRegionFrame(b *testing.B) {
 	l := newLiveRegion(io.Discard, func() (int, int) { return 120, 40 }, palette{on: true})
 	l.active, l.started, l.todos, l.hasList = true, time.Now(), todos, true
 	l.activity = "Bash go test ./..."
-	defer cpuPerOp(b)()
+	defer benchcpu.PerOp(b)()
 	for b.Loop() {
 		l.mu.Lock()
 		l.frame++
@@ -54,7 +55,7 @@ func BenchmarkPaste10000(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer rl.Close()
-			defer cpuPerOp(b)()
+			defer benchcpu.PerOp(b)()
 			for b.Loop() {
 				go ft.inW.Write([]byte(c.keys))
 				line, err := rl.Readline()
@@ -63,19 +64,5 @@ func BenchmarkPaste10000(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// cpuPerOp reports the process's CPU time (user+system) per operation as
-// cpu-ns/op: on a machine shared with other work, wall time says more
-// about the other processes than about this code.
-func cpuPerOp(b *testing.B) func() {
-	var start syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &start)
-	return func() {
-		var end syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &end)
-		ns := func(r syscall.Rusage) int64 { return r.Utime.Nano() + r.Stime.Nano() }
-		b.ReportMetric(float64(ns(end)-ns(start))/float64(b.N), "cpu-ns/op")
 	}
 }

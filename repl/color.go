@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -123,35 +122,36 @@ func (p palette) Change(line string) string {
 	return line
 }
 
-// colorWriter colours what commands print: lists and change lines.
-type colorWriter struct {
-	w   interface{ Write([]byte) (int, error) }
-	pal palette
+// paintWriter colours every write with paint (whole lines in, whole
+// lines out); with colour off it passes writes through.
+type paintWriter struct {
+	w     io.Writer
+	on    bool
+	paint func(string) string
 }
 
-func (c colorWriter) Write(b []byte) (int, error) {
-	if !c.pal.on {
-		return c.w.Write(b)
+func (p paintWriter) Write(b []byte) (int, error) {
+	if !p.on {
+		return p.w.Write(b)
 	}
-	if _, err := io.WriteString(c.w, c.pal.List(string(b))); err != nil {
+	if _, err := io.WriteString(p.w, p.paint(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// colorWriter colours what commands print: lists and change lines.
+func colorWriter(w io.Writer, pal palette) io.Writer {
+	return paintWriter{w, pal.on, pal.List}
 }
 
 // errorWriter colours every line written to it as an error.
-type errorWriter struct {
-	w   interface{ Write([]byte) (int, error) }
-	pal palette
-}
-
-func (e errorWriter) Write(b []byte) (int, error) {
-	if !e.pal.on {
-		return e.w.Write(b)
-	}
-	s := strings.TrimSuffix(string(b), "\n")
-	if _, err := fmt.Fprint(e.w, e.pal.Error(s)+tail(string(b))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+func errorWriter(w io.Writer, pal palette) io.Writer {
+	return paintWriter{w, pal.on, func(s string) string {
+		var b strings.Builder
+		for _, line := range strings.SplitAfter(s, "\n") {
+			b.WriteString(pal.Error(strings.TrimSuffix(line, "\n")) + tail(line))
+		}
+		return b.String()
+	}}
 }

@@ -95,8 +95,8 @@ func scriptIO(cfg Config, stdout, stderr io.Writer) shellIO {
 	r.errOut = stderr
 	r.pal = palette{on: UseColor(cfg.Color, false, cfg.Getenv)}
 	if r.pal.on {
-		r.errOut = errorWriter{stderr, r.pal}
-		return shellIO{out: colorWriter{stdout, r.pal}, err: errorWriter{stderr, r.pal}, render: r}
+		r.errOut = errorWriter(stderr, r.pal)
+		return shellIO{out: colorWriter(stdout, r.pal), err: errorWriter(stderr, r.pal), render: r}
 	}
 	return shellIO{out: stdout, err: stderr, render: r}
 }

@@ -61,11 +61,11 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	t.OnResize(live.Resized)
 	render := NewRenderer(live)
 	render.live, render.fullList, render.cols, render.pal = live, true, width, pal
-	render.errOut = errorWriter{rl.Stderr(), pal}
+	render.errOut = errorWriter(rl.Stderr(), pal)
 	var asking atomic.Bool
 	ask := askWith(rl)
 	sh, err := open(cfg, shellIO{
-		out: colorWriter{rl.Stdout(), pal}, err: errorWriter{rl.Stderr(), pal}, render: render, live: live, width: width,
+		out: colorWriter(rl.Stdout(), pal), err: errorWriter(rl.Stderr(), pal), render: render, live: live, width: width,
 		ask: func(prompt string) (string, error) {
 			asking.Store(true)
 			defer asking.Store(false)

@@ -2,8 +2,9 @@ package todostore
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
+
+	"github.com/todosh/todosh/internal/benchcpu"
 )
 
 // benchList is 100 items, every third with three subtasks, texts of 40 to
@@ -30,7 +31,7 @@ func benchList() []Todo {
 // for an 80-column terminal (goal: well under a millisecond).
 func BenchmarkFormatList100(b *testing.B) {
 	todos := benchList()
-	defer cpuPerOp(b)()
+	defer benchcpu.PerOp(b)()
 	for b.Loop() {
 		FormatListWidth(todos, 80)
 	}
@@ -40,22 +41,8 @@ func BenchmarkFormatList100(b *testing.B) {
 // 20 lines.
 func BenchmarkFoldList100(b *testing.B) {
 	todos := benchList()
-	defer cpuPerOp(b)()
+	defer benchcpu.PerOp(b)()
 	for b.Loop() {
 		FoldList(todos, 119, 20)
-	}
-}
-
-// cpuPerOp reports the process's CPU time (user+system) per operation as
-// cpu-ns/op: on a machine shared with other work, wall time says more
-// about the other processes than about this code.
-func cpuPerOp(b *testing.B) func() {
-	var start syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &start)
-	return func() {
-		var end syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &end)
-		ns := func(r syscall.Rusage) int64 { return r.Utime.Nano() + r.Stime.Nano() }
-		b.ReportMetric(float64(ns(end)-ns(start))/float64(b.N), "cpu-ns/op")
 	}
 }
