@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, t
 	defer c.showLine("")
 	deadline := time.Now().Add(d)
 	shown := ""
-	buf := make([]byte, 256)
+	buf := make([]byte, 64<<10) // room for a pasted block in one read
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -86,13 +87,25 @@ func countdownLine(left time.Duration) string {
 }
 
 // typedText is what the person typed into the countdown, up to the first
-// key that is neither printable nor Enter: each Enter ends a line ("\n"),
+// key that is neither printable nor Enter (a bracketed paste is text): each Enter ends a line ("\n"),
 // so fast typing or a paste of several lines is not lost. Ctrl-C, arrows
 // and other control keys cancel the countdown without leaving text.
 func typedText(keys []byte) string {
 	var b strings.Builder
 	lineStart := 0
 	for len(keys) > 0 {
+		if bytes.HasPrefix(keys, []byte(pasteStart)) {
+			// A bracketed paste is one block of the next line, its line
+			// breaks marked as in the editor; it never runs by itself.
+			keys = keys[len(pasteStart):]
+			end := bytes.Index(keys, []byte(pasteEnd))
+			if end < 0 {
+				end = len(keys)
+			}
+			pasteText(&b, keys[:end])
+			keys = keys[min(end+len(pasteEnd), len(keys)):]
+			continue
+		}
 		r, n := utf8.DecodeRune(keys)
 		keys = keys[n:]
 		switch {

@@ -258,8 +258,9 @@ func (f *keyFilter) takePaste() (string, bool) {
 	return p, true
 }
 
-// insertPastes is the editor's listener: it swaps every pasteMark in the
-// line for its pasted block, leaving the cursor after the last one.
+// insertPastes is the editor's listener for a pasteMark key: it swaps
+// every pasteMark in the line for its pasted block, leaving the cursor
+// after the last one.
 func (f *keyFilter) insertPastes(line []rune, pos int) ([]rune, int, bool) {
 	changed := false
 	var out []rune
@@ -278,6 +279,9 @@ func (f *keyFilter) insertPastes(line []rune, pos int) ([]rune, int, bool) {
 		}
 	}
 	if !changed {
+		// The mark went elsewhere (the Ctrl-R search line): drop its
+		// block, so the next mark gets the next block.
+		f.takePaste()
 		return nil, 0, false
 	}
 	return out, max(0, min(newPos, len(out))), true

@@ -71,8 +71,12 @@ func TestInsertPastes(t *testing.T) {
 	if !ok || string(got) != "abPASTEcd" || pos != 7 {
 		t.Errorf("insertPastes = %q, %d, %v; want abPASTEcd, 7, true", string(got), pos, ok)
 	}
+	f.pastes = []string{"lost", "next"}
 	if _, _, ok := f.insertPastes([]rune("plain"), 2); ok {
 		t.Error("a line without a paste mark was changed")
+	}
+	if got, _, _ := f.insertPastes([]rune("\uE000"), 1); string(got) != "next" {
+		t.Errorf("after a mark that went elsewhere the next paste is %q, want next", string(got))
 	}
 	if sentLine("a␤b") != "a\nb" {
 		t.Error("newline marks are not sent as line breaks")
