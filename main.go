@@ -88,6 +88,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	})
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
+	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,6 +103,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	}
 	if cfg.ContinueDelay < 0 {
 		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
+	}
+	if cfg.LockTimeout <= 0 {
+		return cfg, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", cfg.LockTimeout)
 	}
 	var err error
 	if cfg.NewAgent, err = ag.factory(getenv); err != nil {
