@@ -519,7 +519,7 @@ func TestUnwritableStore(t *testing.T) {
 		s := testStore(t)
 		os.WriteFile(s.Dir, []byte("x"), 0o644)
 		_, err := s.Update("a", addTodo("x"))
-		checkOneLineError(t, "Update", err, root, "not a directory")
+		checkOneLineError(t, "Update", err, s.Dir, "not a directory")
 		if snapshot(t, s.Dir) != "file x" {
 			t.Errorf("store path changed")
 		}
