@@ -276,9 +276,9 @@ Rules:
 		b.WriteString("The todo list has no open items.")
 		return b.String()
 	}
-	// Any spelling of the delimiter in todo text loses its '<' and cannot
+	// The context holds todo text only as todostore.FormatListForModel
+	// writes it (ASCII JSON strings without '<'), so nothing in it can
 	// end the block early.
-	ctx = todostore.NeutraliseDelimiter(ctx, "todoshcontext")
 	b.WriteString(contextOpen + "\n" + ctx + "\n" + contextClose)
 	return b.String()
 }
