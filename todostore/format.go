@@ -143,11 +143,15 @@ func oneLine(s string) string { return DisplayLine(s) }
 // to a byte limit first. The stored text is unchanged.
 func DisplayLine(s string) string {
 	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || isDisplayControl(r) {
-			clean = false
-			break
+	for i := 0; i < len(s) && clean; {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII, most text: no decoding
+			clean = c >= 0x20 && c != 0x7f
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		clean = r != utf8.RuneError && !isDisplayControl(r)
+		i += n
 	}
 	if clean {
 		return s
@@ -173,6 +177,9 @@ func DisplayLine(s string) string {
 // isDisplayControl reports runes a terminal would act on instead of show,
 // or that would start a new line in a reader's eyes.
 func isDisplayControl(r rune) bool {
+	if r < 0x061c { // below the first bidirectional control: C0, DEL and C1 only
+		return r < 0x20 || r >= 0x7f && r < 0xa0
+	}
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }
 
