@@ -486,7 +486,7 @@ func TestTrimConv(t *testing.T) {
 		{"fits", total, 40, 40, true},
 		{"by count", total, 10, 8, true},
 		{"by bytes", total / 2, 40, 20, true},
-		{"newest turn kept whole", 1, 1, 4, true},
+		{"newest turn too big is summarised", 1, 1, 2, true},
 	}
 	for _, tc := range tests {
 		got := trimConv(msgs, tc.maxBytes, tc.maxN)
