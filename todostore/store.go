@@ -382,6 +382,13 @@ func (s *Store) lockFile(path string) (func(), error) {
 		timeout = DefaultLockTimeout
 	}
 	holder := lockHolder(f)
+	noticed := false
+	sayWaiting := func() {
+		if !noticed && s.OnLockWait != nil {
+			s.OnLockWait(fmt.Sprintf("waiting for %s to release %s (up to %s)", orSomeone(holder), path, timeout))
+		}
+		noticed = true
+	}
 	notice := time.NewTimer(min(lockNotice, timeout))
 	defer notice.Stop()
 	limit := time.NewTimer(timeout)
@@ -395,10 +402,9 @@ func (s *Store) lockFile(path string) (func(), error) {
 			}
 			return unlock, nil
 		case <-notice.C:
-			if s.OnLockWait != nil {
-				s.OnLockWait(fmt.Sprintf("waiting for %s to release %s (up to %s)", orSomeone(holder), path, timeout))
-			}
+			sayWaiting()
 		case <-limit.C:
+			sayWaiting() // however late this goroutine ran, the wait was said before it ends
 			// The waiting goroutine may still get the lock: release it then.
 			go func() {
 				if <-got == nil {
