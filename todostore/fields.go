@@ -3,79 +3,269 @@ package todostore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Extra holds the fields of a JSON object that this todosh does not know
 // (llxprt's "priority" and "notes", whatever a later version adds), by name,
-// so that a rewrite writes them back untouched instead of dropping them.
+// compacted, so that a rewrite writes them back instead of dropping them.
 type Extra map[string]json.RawMessage
 
-// scanObject reads the top-level keys of the JSON object data. It reports a
-// key given twice (encoding/json would silently keep the last one; keys of
-// known fields compare case-insensitively, as encoding/json matches them)
-// and returns the fields whose names match none of known.
-func scanObject(data []byte, known ...string) (Extra, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil {
-		return nil, err
-	} else if tok != json.Delim('{') {
-		return nil, fmt.Errorf("want a JSON object, not %s", describeToken(tok))
+// The names of the fields each type knows; every other field is kept in
+// its Extra.
+var (
+	sessionFields = []string{"version", "session", "createdAt", "updatedAt", "cwd", "agent", "paused", "pauseReason", "todos", "archive"}
+	todoFields    = []string{"id", "content", "status", "activeForm", "evidence", "subtasks", "origin"}
+	subtaskFields = []string{"id", "content", "status", "evidence", "origin"}
+	archiveFields = []string{"at", "reason", "todos"}
+)
+
+// readExtras makes one pass over data, a session file that json.Unmarshal
+// has already accepted into sess (bare: llxprt's array of todos), and finds
+// what encoding/json passes over in silence: a key given twice in the
+// session, an item, a subtask or an archive entry (keys of known fields
+// compare case-insensitively, as encoding/json matches them), and the
+// fields no known name matches, which it keeps in the Extra of their
+// object. One pass rather than a decoder per object keeps reading a file as
+// cheap as json.Unmarshal alone.
+func readExtras(data []byte, sess *Session, bare bool) error {
+	w := &jwalk{b: data}
+	w.ws()
+	if bare {
+		return w.todos(sess.Todos)
 	}
-	seen := make(map[string]bool)
+	var err error
+	sess.Extra, err = w.object(sessionFields, func(key string) error {
+		switch key {
+		case "todos":
+			return w.todos(sess.Todos)
+		case "archive":
+			n := 0
+			return w.array(func() error {
+				if n >= len(sess.Archive) {
+					return w.skip()
+				}
+				a := &sess.Archive[n]
+				n++
+				var err error
+				a.Extra, err = w.object(archiveFields, func(key string) error {
+					if key == "todos" {
+						return w.todos(a.Todos)
+					}
+					return w.skip()
+				})
+				return err
+			})
+		}
+		return w.skip()
+	})
+	return err
+}
+
+// jwalk walks JSON that encoding/json has already found valid, so it
+// checks no syntax of its own.
+type jwalk struct {
+	b []byte
+	i int
+}
+
+// errTruncated cannot happen on valid JSON; it keeps the walker from
+// reading past the end should it be given anything else.
+var errTruncated = errors.New("unexpected end of JSON")
+
+func (w *jwalk) ws() {
+	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
+		w.i++
+	}
+}
+
+// at reports whether the next byte is c.
+func (w *jwalk) at(c byte) bool { return w.i < len(w.b) && w.b[w.i] == c }
+
+// todos walks an array of items into todos, index by index.
+func (w *jwalk) todos(todos []Todo) error {
+	n := 0
+	return w.array(func() error {
+		if n >= len(todos) {
+			return w.skip()
+		}
+		t := &todos[n]
+		n++
+		var err error
+		t.Extra, err = w.object(todoFields, func(key string) error {
+			if key != "subtasks" {
+				return w.skip()
+			}
+			m := 0
+			return w.array(func() error {
+				if m >= len(t.Subtasks) {
+					return w.skip()
+				}
+				st := &t.Subtasks[m]
+				m++
+				var err error
+				st.Extra, err = w.object(subtaskFields, func(string) error { return w.skip() })
+				return err
+			})
+		})
+		return err
+	})
+}
+
+// array calls elem at the start of each element of the array at w.i; a
+// value that is not an array (null) is skipped.
+func (w *jwalk) array(elem func() error) error {
+	if !w.at('[') {
+		return w.skip()
+	}
+	w.i++
+	for {
+		w.ws()
+		if w.i >= len(w.b) {
+			return errTruncated
+		}
+		if w.at(']') {
+			w.i++
+			return nil
+		}
+		if err := elem(); err != nil {
+			return err
+		}
+		w.ws()
+		if w.at(',') {
+			w.i++
+		}
+	}
+}
+
+// object walks the object at w.i: a key given twice is an error, a known
+// key goes to field by the name known spells it with (field must consume
+// its value), and the other fields are returned. A value that is not an
+// object (null) is skipped.
+func (w *jwalk) object(known []string, field func(key string) error) (Extra, error) {
+	if !w.at('{') {
+		return nil, w.skip()
+	}
+	w.i++
+	var seen []string
 	var extra Extra
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
+	for {
+		w.ws()
+		if w.i >= len(w.b) {
+			return nil, errTruncated
 		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
+		if w.at('}') {
+			w.i++
+			return extra, nil
 		}
-		name := key
-		isKnown := slices.ContainsFunc(known, func(k string) bool { return strings.EqualFold(k, key) })
-		if isKnown {
-			name = strings.ToLower(key)
+		key := w.key()
+		w.ws()
+		w.i++ // ':'
+		w.ws()
+		name, isKnown := key, slices.Contains(known, key) // the usual spelling, cheap
+		for i := 0; i < len(known) && !isKnown; i++ {
+			if strings.EqualFold(known[i], key) {
+				name, isKnown = known[i], true
+			}
 		}
-		if seen[name] {
+		if slices.Contains(seen, name) {
 			return nil, fmt.Errorf("key %q appears twice (which one is meant is unclear: keep one)", ShortLine(key, 40))
 		}
-		seen[name] = true
-		if !isKnown {
+		seen = append(seen, name)
+		if isKnown {
+			if err := field(name); err != nil {
+				return nil, err
+			}
+		} else {
+			start := w.i
+			if err := w.skip(); err != nil {
+				return nil, err
+			}
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, w.b[start:w.i]); err != nil {
+				return nil, err
+			}
 			if extra == nil {
 				extra = make(Extra)
 			}
-			extra[key] = raw
+			extra[key] = buf.Bytes()
+		}
+		w.ws()
+		if w.at(',') {
+			w.i++
 		}
 	}
-	return extra, nil
 }
 
-// describeToken names the first token of a JSON value for an error.
-func describeToken(tok json.Token) string {
-	switch tok.(type) {
-	case json.Delim:
-		return "an array"
-	case string:
-		return "a string"
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	default:
-		return "a number"
+// key reads the string at w.i as encoding/json does: escapes decoded, a
+// byte that is not UTF-8 read as U+FFFD.
+func (w *jwalk) key() string {
+	start := w.i
+	w.str()
+	raw := w.b[start:w.i]
+	if bytes.IndexByte(raw, '\\') < 0 && len(raw) >= 2 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
 	}
+	var s string
+	json.Unmarshal(raw, &s)
+	return s
+}
+
+// str moves past the string at w.i.
+func (w *jwalk) str() {
+	for w.i++; w.i < len(w.b); w.i++ {
+		switch w.b[w.i] {
+		case '\\':
+			w.i++
+		case '"':
+			w.i++
+			return
+		}
+	}
+}
+
+// skip moves past the value at w.i.
+func (w *jwalk) skip() error {
+	if w.i >= len(w.b) {
+		return errTruncated
+	}
+	switch w.b[w.i] {
+	case '"':
+		w.str()
+	case '{', '[':
+		depth := 0
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case '"':
+				w.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					w.i++
+					return nil
+				}
+			}
+			w.i++
+		}
+		return errTruncated
+	default: // a number, true, false or null
+		for w.i < len(w.b) && !strings.ContainsRune(",]} \t\r\n", rune(w.b[w.i])) {
+			w.i++
+		}
+	}
+	return nil
 }
 
 // withExtra appends the fields of extra, sorted by name, to the encoded
-// object obj. A name that the known fields already wrote is skipped, so a
-// file never gets a key twice.
+// object obj.
 func withExtra(obj []byte, extra Extra) ([]byte, error) {
 	if len(extra) == 0 {
 		return obj, nil
@@ -105,35 +295,8 @@ func withExtra(obj []byte, extra Extra) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// The names of the fields each type knows; every other field is kept in
-// its Extra.
-var (
-	sessionFields = []string{"version", "session", "createdAt", "updatedAt", "cwd", "agent", "paused", "pauseReason", "todos", "archive"}
-	todoFields    = []string{"id", "content", "status", "activeForm", "evidence", "subtasks", "origin"}
-	subtaskFields = []string{"id", "content", "status", "evidence", "origin"}
-	archiveFields = []string{"at", "reason", "todos"}
-)
-
-// The json methods below decode with a local type that has no methods (so
-// encoding/json does the field work) and add the field scan: unknown fields
-// are kept, duplicate keys refused.
-
-// UnmarshalJSON decodes a session, keeping unknown fields and refusing
-// duplicate keys.
-func (s *Session) UnmarshalJSON(data []byte) error {
-	type plain Session
-	extra, err := scanObject(data, sessionFields...)
-	if err != nil {
-		return err
-	}
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*s = Session(p)
-	s.Extra = extra
-	return nil
-}
+// The MarshalJSON methods encode with a local type that has no methods (so
+// encoding/json does the field work) and add the unknown fields after it.
 
 // MarshalJSON encodes a session with its unknown fields after the known ones.
 func (s Session) MarshalJSON() ([]byte, error) {
@@ -143,23 +306,6 @@ func (s Session) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return withExtra(b, s.Extra)
-}
-
-// UnmarshalJSON decodes a todo, keeping unknown fields and refusing
-// duplicate keys.
-func (t *Todo) UnmarshalJSON(data []byte) error {
-	type plain Todo
-	extra, err := scanObject(data, todoFields...)
-	if err != nil {
-		return err
-	}
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*t = Todo(p)
-	t.Extra = extra
-	return nil
 }
 
 // MarshalJSON encodes a todo with its unknown fields after the known ones.
@@ -172,23 +318,6 @@ func (t Todo) MarshalJSON() ([]byte, error) {
 	return withExtra(b, t.Extra)
 }
 
-// UnmarshalJSON decodes a subtask, keeping unknown fields and refusing
-// duplicate keys.
-func (s *Subtask) UnmarshalJSON(data []byte) error {
-	type plain Subtask
-	extra, err := scanObject(data, subtaskFields...)
-	if err != nil {
-		return err
-	}
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*s = Subtask(p)
-	s.Extra = extra
-	return nil
-}
-
 // MarshalJSON encodes a subtask with its unknown fields after the known ones.
 func (s Subtask) MarshalJSON() ([]byte, error) {
 	type plain Subtask
@@ -197,23 +326,6 @@ func (s Subtask) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return withExtra(b, s.Extra)
-}
-
-// UnmarshalJSON decodes an archive entry, refusing duplicate keys; unknown
-// fields of an entry are kept as well.
-func (a *ArchiveEntry) UnmarshalJSON(data []byte) error {
-	type plain ArchiveEntry
-	extra, err := scanObject(data, archiveFields...)
-	if err != nil {
-		return err
-	}
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*a = ArchiveEntry(p)
-	a.Extra = extra
-	return nil
 }
 
 // MarshalJSON encodes an archive entry with its unknown fields.

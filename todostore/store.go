@@ -146,6 +146,9 @@ func Decode(data []byte) (*Session, error) {
 			sess.Version = FormatVersion // llxprt-code's {todos, paused}
 		}
 	}
+	if err := readExtras(trimmed, &sess, trimmed[0] == '['); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
 	if sess.Version != FormatVersion {
 		return nil, fmt.Errorf("version %d: %w (this todosh reads version %d)", sess.Version, ErrUnsupportedVersion, FormatVersion)
 	}
