@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"strings"
@@ -528,5 +530,35 @@ func TestToolCallWithoutID(t *testing.T) {
 	m := f.requests()[1].Messages
 	if id := m[2].ToolCalls[0].ID; id == "" || m[3].ToolCallID != id || m[2].ToolCalls[0].Type != "function" {
 		t.Errorf("ids: %+v / %+v", m[2], m[3])
+	}
+}
+
+// TestClientTimeouts: a server that never answers is given up after the
+// idle timeout, and connecting is bounded by the connect timeout; a
+// cancelled context is still reported as the cancellation.
+func TestClientTimeouts(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // no headers, no body
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := &Client{BaseURL: srv.URL + "/v1", Model: "m", IdleTimeout: 200 * time.Millisecond}
+	_, err := c.Complete(context.Background(), Request{}, func(string) {})
+	if err == nil || !strings.Contains(err.Error(), "sent nothing for 200ms") {
+		t.Errorf("stalled before the headers: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Complete(ctx, Request{}, func(string) {}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+	// A connect timeout too short to connect at all shows it is applied.
+	c = &Client{BaseURL: srv.URL + "/v1", Model: "m", ConnectTimeout: time.Nanosecond}
+	if _, err := c.Complete(context.Background(), Request{}, func(string) {}); err == nil || !strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), "timeout") {
+		t.Errorf("connect timeout: %v", err)
 	}
 }

@@ -49,6 +49,9 @@ func loadConv(path string) ([]Message, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConvFile+1))
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // the path is said once
+		}
 		return nil, fmt.Errorf("read conversation %s: %w", path, err)
 	}
 	msgs, err := decodeConv(data)
