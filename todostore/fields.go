@@ -298,42 +298,36 @@ func withExtra(obj []byte, extra Extra) ([]byte, error) {
 // The MarshalJSON methods encode with a local type that has no methods (so
 // encoding/json does the field work) and add the unknown fields after it.
 
-// MarshalJSON encodes a session with its unknown fields after the known ones.
-func (s Session) MarshalJSON() ([]byte, error) {
-	type plain Session
-	b, err := json.Marshal(plain(s))
+// marshalWithExtra encodes v, a method-less copy of a value, followed by
+// the value's unknown fields.
+func marshalWithExtra(v any, extra Extra) ([]byte, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return withExtra(b, s.Extra)
+	return withExtra(b, extra)
+}
+
+// MarshalJSON encodes a session with its unknown fields after the known ones.
+func (s Session) MarshalJSON() ([]byte, error) {
+	type plain Session
+	return marshalWithExtra(plain(s), s.Extra)
 }
 
 // MarshalJSON encodes a todo with its unknown fields after the known ones.
 func (t Todo) MarshalJSON() ([]byte, error) {
 	type plain Todo
-	b, err := json.Marshal(plain(t))
-	if err != nil {
-		return nil, err
-	}
-	return withExtra(b, t.Extra)
+	return marshalWithExtra(plain(t), t.Extra)
 }
 
 // MarshalJSON encodes a subtask with its unknown fields after the known ones.
 func (s Subtask) MarshalJSON() ([]byte, error) {
 	type plain Subtask
-	b, err := json.Marshal(plain(s))
-	if err != nil {
-		return nil, err
-	}
-	return withExtra(b, s.Extra)
+	return marshalWithExtra(plain(s), s.Extra)
 }
 
 // MarshalJSON encodes an archive entry with its unknown fields.
 func (a ArchiveEntry) MarshalJSON() ([]byte, error) {
 	type plain ArchiveEntry
-	b, err := json.Marshal(plain(a))
-	if err != nil {
-		return nil, err
-	}
-	return withExtra(b, a.Extra)
+	return marshalWithExtra(plain(a), a.Extra)
 }

@@ -50,7 +50,7 @@ func EnsurePrivateDir(dir string) error {
 		}
 	}
 	if !info.IsDir() {
-		return fmt.Errorf("%s is %s, not a directory: move it aside", dir, fileKindOf(info.Mode()))
+		return fmt.Errorf("%s is %s, not a directory: move it aside", dir, fileKind(info.Mode()))
 	}
 	if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
 		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d): todosh keeps its store private; use your own (set TODOSH_HOME)", dir, uid, os.Geteuid())
@@ -80,17 +80,6 @@ func ownerOf(info fs.FileInfo) (int, bool) {
 		return 0, false
 	}
 	return int(st.Uid), true
-}
-
-// fileKindOf names any file type for people, regular files included.
-func fileKindOf(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a file"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return fileKind(m)
 }
 
 // modeFor is the mode a rewrite of path gets: the mode the file has now,
@@ -123,7 +112,7 @@ func PrivateFile(path string) error {
 		return fmt.Errorf("check %s: %w", path, bareError(err))
 	}
 	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s, not a file: move it aside", path, fileKindOf(info.Mode()))
+		return fmt.Errorf("%s is %s, not a file: move it aside", path, fileKind(info.Mode()))
 	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		if err := f.Chmod(perm & FileMode); err != nil {

@@ -239,6 +239,10 @@ func readFile(path string) ([]byte, error) {
 // "d---------".
 func fileKind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a file"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
@@ -354,7 +358,7 @@ func (s *Store) lockFile(path string) (func(), error) {
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", path, bareError(err))
 		}
-		return nil, fmt.Errorf("lock %s: it is %s, not a lock file: move it aside", path, fileKindOf(info.Mode()))
+		return nil, fmt.Errorf("lock %s: it is %s, not a lock file: move it aside", path, fileKind(info.Mode()))
 	}
 	unlock := func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -452,7 +456,7 @@ func WriteFileAtomic(path string, data []byte) error {
 func writeLocked(path string, data []byte) error {
 	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
-		return fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKindOf(info.Mode()))
+		return fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
 	}
 	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
