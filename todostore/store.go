@@ -131,7 +131,7 @@ func (s *Store) Remove(id string) error {
 	}
 	files := s.sessionFiles(id)
 	lock := files[len(files)-1]
-	unlock, err := lockFile(lock)
+	unlock, err := s.lockFile(lock)
 	if err != nil {
 		return err
 	}
