@@ -118,8 +118,9 @@ func TestPrivateHistory(t *testing.T) {
 	}
 }
 
-// TestStoreOfAnotherUser: a store owned by someone else is refused with
-// one line, and nothing is written into it.
+// TestStoreOfAnotherUser: a store owned by someone else, or reached through
+// someone else's symlink, is refused with one line, and nothing is written
+// into it.
 func TestStoreOfAnotherUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a directory to another uid")
@@ -133,6 +134,24 @@ func TestStoreOfAnotherUser(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("%d files written into another user's store", len(entries))
 	}
+
+	// A todos directory that is a symlink is followed only when the link
+	// and its target are the user's own.
+	h = newHome(t)
+	os.MkdirAll(h.root, 0o700)
+	elsewhere := filepath.Join(h.dir, "elsewhere")
+	os.Mkdir(elsewhere, 0o755)
+	link := h.store().Dir
+	os.Symlink(elsewhere, link)
+	if r := h.script(t, h.dir, "", "--session", "s", "-c", "/todo add x"); r.code != 0 {
+		t.Fatalf("own link to own directory: exit %d: %s", r.code, r.stderr)
+	}
+	if modeOf(t, elsewhere) != 0o700 {
+		t.Errorf("the linked directory is %v, want 0700", modeOf(t, elsewhere))
+	}
+	os.Lchown(link, 65534, 65534)
+	r = h.script(t, h.dir, "", "--session", "s", "-c", "/todo add y")
+	oneLine(t, r, link, "symlink owned by uid 65534", "does not follow it")
 }
 
 // TestPlantedPaths: a lock file planted as a symlink is not followed (the
