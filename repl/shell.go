@@ -135,6 +135,8 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	}
 	store := todostore.Open(cfg.Root)
 	store.Now = now
+	store.LockTimeout = cfg.LockTimeout
+	store.OnLockWait = func(msg string) { fmt.Fprintf(sio.err, "todosh: %s\n", msg) }
 	id, err := sessionID(cfg, store, cwd, now)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -26,14 +27,13 @@ const interruptHint = "(Ctrl-D or /quit to exit)"
 // Close, because readline's Close hangs while another goroutine reads.
 func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	pal := palette{on: UseColor(cfg.Color, true, cfg.Getenv)}
-	store := todostore.Open(cfg.Root)
-	// readline opens the history file itself and silently keeps no history
-	// when its directory is missing.
-	if err := os.MkdirAll(store.Root, 0o755); err != nil {
+	history := todostore.Open(cfg.Root).HistoryPath()
+	if err := privateHistory(history); err != nil {
 		fmt.Fprintf(stderr, "todosh: history will not be saved: %v\n", err)
+		history = ""
 	}
 	var reg *commands.Registry
-	rl, err := newEditor(t, store.HistoryPath(), func(line string) []string {
+	rl, err := newEditor(t, history, func(line string) []string {
 		if reg == nil {
 			return nil
 		}
@@ -44,6 +44,11 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 		return ExitFailed
 	}
 	defer rl.Close()
+	if history != "" {
+		// readline's rewrite of a long history goes through history.tmp,
+		// which privateHistory made 0600; whatever is left of it goes.
+		os.Remove(history + ".tmp")
+	}
 	io.WriteString(t.Output(), bracketedPasteOn)
 	defer io.WriteString(t.Output(), bracketedPasteOff)
 
@@ -243,4 +248,19 @@ func ignoreInterrupts() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// privateHistory makes every line typed readable by its owner only: the
+// store root is private, and the history file and the temp file readline
+// rewrites it through exist with mode 0600 before readline opens them
+// (readline creates files 0666 and keeps the mode of an existing one). A
+// history file that is a symlink is refused rather than followed.
+func privateHistory(path string) error {
+	if err := todostore.EnsurePrivateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := todostore.PrivateFile(path); err != nil {
+		return err
+	}
+	return todostore.PrivateFile(path + ".tmp")
 }

@@ -1,9 +1,13 @@
 package todostore
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -23,9 +27,18 @@ const noteColumn = 40
 // header with progress, then one line per todo with its position, and one
 // line per subtask. It is the only formatter: /todo show, the list shown
 // after each change, todo_read and the continuation prompt all use it
-// (FormatListWidth for a terminal). An empty list renders as "Todo list is
-// empty". Lines are not wrapped.
-func FormatList(todos []Todo) string { return FormatListWidth(todos, 0) }
+// (FormatListWidth for a terminal, FormatListForModel for a model). An
+// empty list renders as "Todo list is empty". Lines are not wrapped.
+func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine) }
+
+// FormatListForModel is FormatList for a model: every piece of todo text
+// (content, evidence) is written by QuoteForModel, so the list a model
+// reads cannot contain a '<' or any character that is not ASCII except the
+// formatter's own status marks. No todo text can therefore close or imitate
+// the delimiters around it, whatever its letters. It is the one encoder of
+// todo text for models: the todo context of every prompt, the continuation
+// prompt, the model API's system prompt and the todo tools' results.
+func FormatListForModel(todos []Todo) string { return formatList(todos, 0, QuoteForModel) }
 
 // FormatListWidth is FormatList for a terminal cols columns wide: texts
 // wrap at word boundaries with a hanging indent under the text, and the
@@ -33,7 +46,11 @@ func FormatList(todos []Todo) string { return FormatListWidth(todos, 0) }
 // else on a line of its own. Columns are counted by display width, so CJK
 // and emoji items align. cols <= 0 wraps nothing; a width below MinWidth is
 // laid out for MinWidth.
-func FormatListWidth(todos []Todo, cols int) string {
+func FormatListWidth(todos []Todo, cols int) string { return formatList(todos, cols, oneLine) }
+
+// formatList is the layout of the list in cols columns (0: unwrapped),
+// with text rendering each piece of todo text.
+func formatList(todos []Todo, cols int, text func(string) string) string {
 	if len(todos) == 0 {
 		return "Todo list is empty\n"
 	}
@@ -44,7 +61,7 @@ func FormatListWidth(todos []Todo, cols int) string {
 	c := CountTodos(todos)
 	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
 	for i := range todos {
-		writeLines(&b, itemBlock(todos, i, cols))
+		writeLines(&b, itemBlock(todos, i, cols, text))
 	}
 	return b.String()
 }
@@ -64,7 +81,7 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 	blocks := make([][]string, len(todos))
 	n := 1
 	for i := range todos {
-		blocks[i] = itemBlock(todos, i, cols)
+		blocks[i] = itemBlock(todos, i, cols, oneLine)
 		n += len(blocks[i])
 	}
 	c := CountTodos(todos)
@@ -124,7 +141,7 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 
 // itemBlock is the lines of item i of todos: the item, its evidence, its
 // subtasks and theirs.
-func itemBlock(todos []Todo, i, cols int) []string {
+func itemBlock(todos []Todo, i, cols int, text func(string) string) []string {
 	t := todos[i]
 	width := len(fmt.Sprint(len(todos)))
 	indent := strings.Repeat(" ", width+3)
@@ -133,7 +150,7 @@ func itemBlock(todos []Todo, i, cols int) []string {
 		mark = "?"
 	}
 	prefix := fmt.Sprintf(" %*d. %s ", width, i+1, mark)
-	lines := wrapItem(prefix, oneLine(t.Content), cols)
+	lines := wrapItem(prefix, text(t.Content), cols)
 	if note := itemNote(t); note != "" {
 		last := lines[len(lines)-1]
 		lw := Width(last)
@@ -147,7 +164,7 @@ func itemBlock(todos []Todo, i, cols int) []string {
 		}
 	}
 	if t.Evidence != "" {
-		lines = append(lines, wrapItem(indent+"  evidence: ", oneLine(t.Evidence), cols)...)
+		lines = append(lines, wrapItem(indent+"  evidence: ", text(t.Evidence), cols)...)
 	}
 	for j, s := range t.Subtasks {
 		box := "[ ]"
@@ -155,9 +172,9 @@ func itemBlock(todos []Todo, i, cols int) []string {
 			box = "[x]"
 		}
 		sub := fmt.Sprintf("%s%d.%d %s ", indent, i+1, j+1, box)
-		lines = append(lines, wrapItem(sub, oneLine(s.Content), cols)...)
+		lines = append(lines, wrapItem(sub, text(s.Content), cols)...)
 		if s.Evidence != "" {
-			lines = append(lines, wrapItem(indent+"      evidence: ", oneLine(s.Evidence), cols)...)
+			lines = append(lines, wrapItem(indent+"      evidence: ", text(s.Evidence), cols)...)
 		}
 	}
 	return lines
@@ -223,6 +240,35 @@ func itemNote(t Todo) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
+// QuoteForModel writes todo text for a model as a JSON string literal that
+// holds printable ASCII only: '"' and '\\' are escaped as JSON escapes them,
+// and '<', '>', '&', every control character and every character outside
+// ASCII as \uXXXX (a surrogate pair above U+FFFF; a byte that is not UTF-8
+// as \ufffd). A model decodes it as JSON; no spelling, look-alike or
+// invisible character in the text survives as itself, so the text can end
+// neither its quotes, nor its line, nor the block around it.
+func QuoteForModel(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r >= 0x20 && r < 0x7f && r != '<' && r != '>' && r != '&':
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r) // an invalid byte comes as U+FFFD
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // oneLine keeps a multi-line text on its row so positions stay readable;
 // newlines and tabs are shown as spaces, the stored text is unchanged.
 func oneLine(s string) string { return DisplayLine(s) }
@@ -235,11 +281,15 @@ func oneLine(s string) string { return DisplayLine(s) }
 // to a byte limit first. The stored text is unchanged.
 func DisplayLine(s string) string {
 	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || isDisplayControl(r) {
-			clean = false
-			break
+	for i := 0; i < len(s) && clean; {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII, most text: no decoding
+			clean = c >= 0x20 && c != 0x7f
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		clean = r != utf8.RuneError && !isDisplayControl(r)
+		i += n
 	}
 	if clean {
 		return s
@@ -265,6 +315,9 @@ func DisplayLine(s string) string {
 // isDisplayControl reports runes a terminal would act on instead of show,
 // or that would start a new line in a reader's eyes.
 func isDisplayControl(r rune) bool {
+	if r < 0x061c { // below the first bidirectional control: C0, DEL and C1 only
+		return r < 0x20 || r >= 0x7f && r < 0xa0
+	}
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }
 
@@ -285,4 +338,88 @@ func Plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// DecodeModelList reads back what FormatListForModel wrote: the list as a
+// model decodes it, with each text unquoted and each status taken from its
+// mark. It is the oracle of the tests that prove no todo text can change
+// the structure a model sees; ids are positions, as Normalize sets them.
+func DecodeModelList(body string) ([]Todo, error) {
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "Todo list is empty" {
+		return []Todo{}, nil
+	}
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Todo ") || !strings.HasSuffix(lines[0], " done") {
+		return nil, fmt.Errorf("line 1: no header: %q", ShortLine(lines[0], 60))
+	}
+	todos := []Todo{}
+	for n, line := range lines[1:] {
+		fail := func(what string) error { return fmt.Errorf("line %d: %s: %q", n+2, what, ShortLine(line, 60)) }
+		rest := strings.TrimLeft(line, " ")
+		switch {
+		case strings.HasPrefix(rest, "evidence: "):
+			text, tail, err := unquoteModel(strings.TrimPrefix(rest, "evidence: "))
+			if err != nil || tail != "" || len(todos) == 0 {
+				return nil, fail("bad evidence line")
+			}
+			t := &todos[len(todos)-1]
+			if len(t.Subtasks) > 0 {
+				t.Subtasks[len(t.Subtasks)-1].Evidence = text
+			} else {
+				t.Evidence = text
+			}
+		case strings.Contains(strings.SplitN(rest, " ", 2)[0], "."):
+			pos, after, _ := strings.Cut(rest, " ")
+			if strings.HasSuffix(pos, ".") { // an item: "3." then its mark
+				if pos != fmt.Sprintf("%d.", len(todos)+1) {
+					return nil, fail("item out of place")
+				}
+				mark, quoted, _ := strings.Cut(after, " ")
+				var st Status
+				for s, m := range statusMarks {
+					if m == mark {
+						st = s
+					}
+				}
+				text, tail, err := unquoteModel(quoted)
+				if st == "" || err != nil || tail != "" && !strings.HasPrefix(strings.TrimLeft(tail, " "), "(") {
+					return nil, fail("bad item line")
+				}
+				todos = append(todos, Todo{ID: strconv.Itoa(len(todos) + 1), Content: text, Status: st})
+				continue
+			}
+			if len(todos) == 0 || pos != fmt.Sprintf("%d.%d", len(todos), len(todos[len(todos)-1].Subtasks)+1) {
+				return nil, fail("subtask out of place")
+			}
+			st := Pending
+			switch {
+			case strings.HasPrefix(after, "[x] "):
+				st = Completed
+			case !strings.HasPrefix(after, "[ ] "):
+				return nil, fail("bad subtask box")
+			}
+			text, tail, err := unquoteModel(after[4:])
+			if err != nil || tail != "" {
+				return nil, fail("bad subtask line")
+			}
+			t := &todos[len(todos)-1]
+			t.Subtasks = append(t.Subtasks, Subtask{ID: pos, Content: text, Status: st})
+		default:
+			return nil, fail("not a list line")
+		}
+	}
+	return todos, nil
+}
+
+// unquoteModel decodes the JSON string at the start of s and returns the
+// rest of s after it.
+func unquoteModel(s string) (text, rest string, err error) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", "", errors.New("no quoted text")
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&text); err != nil {
+		return "", "", err
+	}
+	return text, s[dec.InputOffset():], nil
 }
