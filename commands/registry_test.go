@@ -191,8 +191,9 @@ func TestWritesRecordOriginCwdAndArchive(t *testing.T) {
 	if sess.Cwd != "/work/project" {
 		t.Errorf("cwd changed to %q: only an empty cwd is filled in", sess.Cwd)
 	}
-	if len(sess.Todos) != 0 || len(sess.Archive) != 1 || sess.Archive[0].Reason != "cleared" || len(sess.Archive[0].Todos) != 2 || !sess.Archive[0].At.Equal(fixedNow) {
-		t.Fatalf("after clear: todos %v archive %+v", sess.Todos, sess.Archive)
+	lines, err := env.Store.History(env.SessionID)
+	if n := len(lines); err != nil || len(sess.Todos) != 0 || n < 2 || lines[n-1].What != "cleared 2 items" || len(lines[n-2].Todos) != 2 || !lines[n-1].At.Equal(fixedNow) {
+		t.Fatalf("after clear: todos %v history %+v %v", sess.Todos, lines, err)
 	}
 
 	writeSession(t, env.Store, "src", "/src", parseSpec(t, "-x|[x]x1;+y"), time.Hour)
@@ -207,9 +208,9 @@ func TestWritesRecordOriginCwdAndArchive(t *testing.T) {
 	if got := todostore.FormatList(sess.Todos); got != todostore.FormatList(parseSpec(t, "-x|[x]x1;+y")) {
 		t.Errorf("loaded list:\n%s", got)
 	}
-	last := sess.Archive[len(sess.Archive)-1]
-	if last.Reason != "replaced by load" || last.Todos[0].Content != "mine" {
-		t.Errorf("archive after load: %+v", last)
+	lines, _ = env.Store.History(env.SessionID)
+	if n := len(lines); n < 2 || lines[n-1].What != "loaded list from src" || lines[n-2].Todos[0].Content != "mine" {
+		t.Errorf("history after load: %+v", lines)
 	}
 	if after, _ := os.ReadFile(env.Store.Path("src")); string(after) != string(srcBytes) {
 		t.Error("load changed the source file")

@@ -349,8 +349,8 @@ func TestTurnAllDonePromptArchives(t *testing.T) {
 	h.run("next task")
 	h.wantTurns(1)
 	s := h.load()
-	if len(s.Todos) != 0 || len(s.Archive) != 1 || s.Archive[0].Reason != "all done" || len(s.Archive[0].Todos) != 2 {
-		t.Errorf("session todos=%v archive=%+v, want the list archived as all done", s.Todos, s.Archive)
+	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" || last.By != todostore.ByYou {
+		t.Errorf("session todos=%v last change %+v, want the list archived as all done", s.Todos, last)
 	}
 	if s.Paused || s.PauseReason != "" {
 		t.Errorf("pause not lifted: %v %q", s.Paused, s.PauseReason)
@@ -543,8 +543,8 @@ func TestTurnNoAgentStillArchivesFinishedList(t *testing.T) {
 		t.Error("a prompt with no agent returned no error")
 	}
 	s := h.load()
-	if len(s.Todos) != 0 || len(s.Archive) != 1 || s.Archive[0].Reason != "all done" {
-		t.Errorf("todos=%v archive=%+v, want the finished list archived", s.Todos, s.Archive)
+	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" {
+		t.Errorf("todos=%v last change %+v, want the finished list archived", s.Todos, last)
 	}
 	h.set(func(s *todostore.Session) { s.Todos = []todostore.Todo{{Content: "open", Status: todostore.Pending}} })
 	before := h.file()

@@ -89,7 +89,36 @@ func NewSessionID(now time.Time) string {
 // Path is the file of session id.
 func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "todo-"+id+".json") }
 
-func (s *Store) lockPath(id string) string { return filepath.Join(s.Dir, ".todo-"+id+".lock") }
+// lockDir holds the sessions' lock files, out of the listed directory so
+// that they do not double its entries.
+func (s *Store) lockDir() string { return filepath.Join(s.Dir, ".locks") }
+
+func (s *Store) lockPath(id string) string { return filepath.Join(s.lockDir(), id+".lock") }
+
+// ConvPath is where a model-API conversation of session id is kept. The
+// store names it so that every file of its directory is its own.
+func (s *Store) ConvPath(id string) string { return filepath.Join(s.Dir, "conv-"+id+".json") }
+
+// Files are every file the store may hold for session id: the session
+// file, its history, its conversation and its lock.
+func (s *Store) Files(id string) []string {
+	return []string{s.Path(id), s.SessionHistoryPath(id), s.ConvPath(id), s.lockPath(id)}
+}
+
+// Remove deletes every file of session id that exists (see Files). The
+// session file goes first, so an interrupted removal leaves no session
+// listed without its history.
+func (s *Store) Remove(id string) error {
+	if err := ValidSessionID(id); err != nil {
+		return err
+	}
+	for _, p := range s.Files(id) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove session %s: %w", id, err)
+		}
+	}
+	return nil
+}
 
 // CorruptError reports a session file that exists but cannot be used. Such a
 // file is never overwritten; the message says how to recover.
@@ -255,63 +284,169 @@ func (s *Store) newSession(id string) *Session {
 	return &Session{Version: FormatVersion, Session: id, CreatedAt: now, UpdatedAt: now, Todos: []Todo{}}
 }
 
-// Update is the only way a session file changes: under an exclusive lock it
-// reads the file (or starts a new session), applies fn, normalizes and
-// validates the list, and writes the result atomically. If fn or validation
-// fails nothing is written and the error is returned as is.
+// Update is Commit by the person (ByYou), for callers that need not know
+// whether anything changed.
 func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
+	sess, _, err := s.Commit(id, ByYou, fn)
+	return sess, err
+}
+
+// Commit is the only way a session changes. It applies fn to the session
+// as it is on disk (a new empty one when there is no file), normalizes and
+// validates the list, and reports whether anything changed. A change that
+// changes nothing writes nothing: no directory, no lock file, no history
+// line. A real change is, under the session's lock, one atomic durable
+// write of the session file and one line appended to its history, with
+// by as its author and, as its words, the note fn gave (Session.Note) or
+// a description of the difference in the list. If fn or validation fails
+// nothing is written and the error is returned as is. fn may run twice
+// (once before the lock is taken, again under it when the file changed in
+// between), so it must only change the session it is given and values it
+// sets afresh each time.
+func (s *Store) Commit(id string, by Author, fn func(*Session) error) (*Session, bool, error) {
+	return s.commit(id, by, false, func(sess *Session, _ []HistoryLine) error { return fn(sess) })
+}
+
+// commit is Commit for fns that need the history (revert, restore): with
+// needHist it is read again under the lock.
+func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
 	if err := ValidSessionID(id); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	cur, data, err := s.readSession(id)
+	if err != nil {
+		return nil, false, err
+	}
+	var lines []HistoryLine
+	if needHist {
+		lines, _ = s.History(id) // unreadable lines are skipped
+	}
+	next, changed, err := applyChange(cur, lines, fn)
+	if err != nil || !changed {
+		return cur, false, err
 	}
 	if err := mkdirStore(s.Dir); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if err := mkdirStore(s.lockDir()); err != nil {
+		return nil, false, err
 	}
 	unlock, err := lockFile(s.lockPath(id))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer unlock()
-	sess, err := s.LoadOrNew(id)
+	cur2, data2, err := s.readSession(id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if err := fn(sess); err != nil {
-		return nil, err
+	if needHist || !bytes.Equal(data, data2) {
+		if needHist {
+			lines, _ = s.History(id)
+		}
+		if next, changed, err = applyChange(cur2, lines, fn); err != nil || !changed {
+			return cur2, false, err
+		}
 	}
-	Normalize(sess.Todos)
-	if err := Validate(sess.Todos); err != nil {
-		return nil, err
-	}
-	if sess.Todos == nil {
-		sess.Todos = []Todo{}
-	}
-	sess.Version = FormatVersion
-	sess.Session = id
-	sess.UpdatedAt = s.Now().UTC()
-	data, err := encodeFitting(sess)
+	cur, data = cur2, data2
+	next.Version = FormatVersion
+	next.Session = id
+	next.UpdatedAt = s.Now().UTC()
+	archive := next.Archive
+	next.Archive = nil // now kept in the history
+	out, err := Encode(next)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if err := writeLocked(s.Path(id), data); err != nil {
-		return nil, err
+	hist, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("history: %w", err)
+	}
+	defer hist.Close()
+	tail, err := readTail(hist)
+	if err != nil {
+		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
+	}
+	newLines := historyLines(tail, data != nil, archive, cur, next, by)
+	if err := writeLocked(s.Path(id), out); err != nil {
+		return nil, false, err
 	}
 	if s.AfterWrite != nil {
-		s.AfterWrite(id, data)
+		s.AfterWrite(id, out)
 	}
-	return sess, nil
+	if err := s.appendHistory(hist, tail, newLines); err != nil {
+		return next, true, err
+	}
+	return next, true, nil
 }
 
-// encodeFitting encodes sess, dropping the oldest archive entries while the
-// file would be over MaxFileSize: the archive is bounded history, and a full
-// archive must never make the current list impossible to save.
-func encodeFitting(sess *Session) ([]byte, error) {
-	for {
-		data, err := Encode(sess)
-		if err == nil || !errors.Is(err, ErrLimit) || len(sess.Archive) == 0 {
-			return data, err
-		}
-		sess.Archive = sess.Archive[1:]
+// historyLines are the lines one change appends: first, once, the entries
+// of an older file's archive and the list the history does not explain
+// (found in a file written before the history, or by another program),
+// then the change itself.
+func historyLines(tail histTail, hadFile bool, archive []ArchiveEntry, cur, next *Session, by Author) []HistoryLine {
+	n := 0
+	last := []Todo{}
+	if tail.last != nil {
+		n, last = tail.last.N, tail.last.Todos
 	}
+	var out []HistoryLine
+	add := func(l HistoryLine) {
+		n++
+		l.N, l.PID = n, processID
+		out = append(out, l)
+	}
+	for _, a := range archive {
+		who := ByYou
+		if a.Reason == "dropped by agent" {
+			who = ByAgent
+		}
+		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, Plural(len(a.Todos), "item")), Todos: CloneTodos(a.Todos), Base: true})
+	}
+	if !SameTodos(last, cur.Todos) || len(archive) > 0 {
+		if tail.last == nil && hadFile {
+			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: "the list as it was before its history began", Todos: CloneTodos(cur.Todos), Base: true})
+		} else {
+			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(last, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos)})
+		}
+	}
+	add(HistoryLine{At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: CloneTodos(next.Todos), Revert: next.revertOf, Dropped: next.dropped})
+	return out
+}
+
+// readSession reads session id and its bytes; a missing file is a new
+// session and nil bytes.
+func (s *Store) readSession(id string) (*Session, []byte, error) {
+	path := s.Path(id)
+	data, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.newSession(id), nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := Decode(data)
+	if err != nil {
+		return nil, nil, &CorruptError{Path: path, Err: err}
+	}
+	return sess, data, nil
+}
+
+// applyChange runs fn on a copy of cur and says whether the result
+// differs from cur in anything but its archive.
+func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
+	next := cur.clone()
+	if err := fn(next, lines); err != nil {
+		return nil, false, err
+	}
+	Normalize(next.Todos)
+	if err := Validate(next.Todos); err != nil {
+		return nil, false, err
+	}
+	if next.Todos == nil {
+		next.Todos = []Todo{}
+	}
+	return next, !sameState(cur, next), nil
 }
 
 // mkdirStore creates the store directory on first write (or watch).
@@ -354,7 +489,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return commitTemp(tmp, path, data)
+	return countWrite(commitTemp(tmp, path, data))
 }
 
 // writeLocked is WriteFileAtomic for a writer that holds the session's
@@ -370,7 +505,7 @@ func writeLocked(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return commitTemp(tmp, path, data)
+	return countWrite(commitTemp(tmp, path, data))
 }
 
 // commitTemp writes data to the new temp file tmp, syncs it, renames it

@@ -22,11 +22,9 @@ const (
 	convVersion     = 1
 )
 
-// ConvPath is where the conversation of session id is saved: next to the
-// session file, named so that the store's listing (todo-*.json) skips it.
-func ConvPath(st *todostore.Store, id string) string {
-	return filepath.Join(st.Dir, "conv-"+id+".json")
-}
+// ConvPath is where the conversation of session id is saved: the store
+// names every file of its directory (todostore.Store.ConvPath).
+func ConvPath(st *todostore.Store, id string) string { return st.ConvPath(id) }
 
 type convFile struct {
 	Version  int       `json:"version"`
