@@ -60,7 +60,8 @@ type command struct {
 	summary string // one line for /help
 	example string // one runnable line for /help
 	subs    []*command
-	def     string // subcommand run when none is given
+	words   []string // keywords Tab completes as the first argument ("show")
+	def     string   // subcommand run when none is given
 	run     func(x *call) error
 }
 
@@ -107,10 +108,15 @@ func NewRegistry() *Registry {
 			{name: "add", args: "[POS] TEXT", summary: "add an item, or a subtask with N.M or N.last; without POS it is appended", example: `/todo add 1.last "edge cases"`, run: runAdd},
 			{name: "delete", args: "POS", summary: "remove an item (with its subtasks) or a subtask", example: "/todo delete 2.1", run: runDelete},
 			{name: "done", args: "POS", summary: "mark an item or subtask completed", example: "/todo done 2", run: runDone},
-			{name: "undo", args: "POS", summary: "mark an item or subtask pending again", example: "/todo undo 2", run: runUndo},
-			{name: "clear", summary: "move the list to this session's archive and start empty", example: "/todo clear", run: runClear},
+			{name: "undo", args: "POS", summary: "mark one item or subtask pending again (to take back a whole change, use /todo revert)", example: "/todo undo 2", run: runUndo},
+			{name: "edit", args: "POS TEXT", summary: "change an item's or subtask's text; its status, subtasks and evidence stay", example: `/todo edit 2 "write more tests"`, run: runEdit},
+			{name: "move", args: "POS TO", summary: "move an item to item position TO, or a subtask within its item (2.3 to 2.1)", example: "/todo move 3 1", run: runMove},
+			{name: "clear", summary: "empty the list (it stays in this session's history: /todo revert brings it back)", example: "/todo clear", run: runClear},
+			{name: "history", args: "[PAGE|show N]", words: []string{"show"}, summary: "this session's changes, newest first, numbered: when, who, what; show N prints the list after change N", example: "/todo history show 3", run: runHistory},
+			{name: "revert", summary: "take back the last change to the list, whoever made it; again goes one more change back (undo POS only reopens one item)", example: "/todo revert", run: runRevert},
+			{name: "restore", args: "N", summary: "make the list what it was after change N of /todo history", example: "/todo restore 3", run: runRestore},
 			{name: "list", args: "[PAGE]", summary: "saved lists, this session first, then newest first; choose one to load", example: "/todo list 2", run: r.runList},
-			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list is archived)", example: "/todo load 3", run: r.runLoad},
+			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list stays in its history)", example: "/todo load 3", run: r.runLoad},
 		},
 	}
 	r.cmds = []*command{
@@ -323,6 +329,15 @@ func (r *Registry) Complete(line string) []string {
 		}
 		if len(words) == 2 && len(cmd.subs) > 0 {
 			return completeNames(head(1), words[1], cmd.subs, true)
+		}
+		if sub := find(cmd.subs, words[1]); len(words) == 3 && sub != nil {
+			var out []string
+			for _, w := range sub.words {
+				if strings.HasPrefix(w, words[2]) {
+					out = append(out, head(2)+w+" ")
+				}
+			}
+			return out
 		}
 		if cmd.name != "help" {
 			return nil

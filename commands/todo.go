@@ -218,5 +218,5 @@ func runClear(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(fmt.Sprintf("Cleared %s (kept in this session's history: /todo revert brings them back)", todostore.Plural(n, "todo")), sess)
+	return x.printList(fmt.Sprintf("Cleared %s (the list stays in this session's history: /todo revert brings it back)", todostore.Plural(n, "todo")), sess)
 }

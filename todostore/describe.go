@@ -179,10 +179,7 @@ func Describe(before, after []Todo, by Author) string {
 // items to be the same item with only a status or text change (nil: the
 // item itself).
 func describeOne(before, after []Todo, prefix string, key func(Todo) (string, Status, []Subtask)) string {
-	same := func(x, y Todo) bool {
-		x.ID, y.ID = "", ""
-		return sameTodo(x, y)
-	}
+	same := sameIgnoringIDs
 	pos := func(i int) string { return prefix + strconv.Itoa(i+1) }
 	quote := func(s string) string { return strconv.Quote(ShortLine(s, 50)) }
 	switch {
@@ -208,15 +205,14 @@ func describeOne(before, after []Todo, prefix string, key func(Todo) (string, St
 		if len(diff) == 1 {
 			i := diff[0]
 			b, a := before[i], after[i]
-			b.ID, a.ID = "", ""
 			ac := a
 			ac.Content = b.Content
-			if sameTodo(b, ac) {
+			if sameIgnoringIDs(b, ac) {
 				return "edited " + pos(i) + " " + quote(a.Content)
 			}
 			as := a
 			as.Status, as.Evidence = b.Status, b.Evidence
-			if sameTodo(b, as) {
+			if sameIgnoringIDs(b, as) {
 				return statusVerb(a.Status) + " " + pos(i)
 			}
 			return ""
@@ -233,6 +229,23 @@ func describeOne(before, after []Todo, prefix string, key func(Todo) (string, St
 		}
 	}
 	return ""
+}
+
+// sameIgnoringIDs compares two items apart from their ids, which are their
+// positions and change when items move.
+func sameIgnoringIDs(x, y Todo) bool {
+	if x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
+		x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
+		return false
+	}
+	for j := range x.Subtasks {
+		a, b := x.Subtasks[j], y.Subtasks[j]
+		a.ID, b.ID = "", ""
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 // equalExcept reports whether a without a[skipA] equals b without
