@@ -236,8 +236,12 @@ func runMove(x *call) error {
 			return fmt.Errorf("a subtask moves within its item: move %s to %d.M or %d.last, not %s", from, item+1, item+1, to)
 		case sub < 0:
 			s.Todos = moveOne(s.Todos, item, dItem)
+			// Two neighbours swapped read the same either way round: the
+			// words say which one the person moved.
+			s.Note(fmt.Sprintf("moved %d to %d", item+1, dItem+1))
 		default:
 			s.Todos[item].Subtasks = moveOne(s.Todos[item].Subtasks, sub, dSub)
+			s.Note(fmt.Sprintf("moved %d.%d to %d.%d", item+1, sub+1, item+1, dSub+1))
 		}
 		return nil
 	})

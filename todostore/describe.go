@@ -2,6 +2,8 @@ package todostore
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -342,4 +344,19 @@ func describeMany(before, after []Todo, by Author) string {
 		return who + ": reordered"
 	}
 	return who + ": " + strings.Join(parts, ", ")
+}
+
+// syncDir fsyncs the directory holding path, so a new entry in it
+// survives a crash.
+func syncDir(path string) error {
+	dir := filepath.Dir(path)
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := syncFile(d); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }

@@ -25,7 +25,7 @@ const (
 )
 
 // Bounds of one session's history. When either is passed the oldest lines
-// are dropped, down to three quarters of both, so the cost is paid rarely;
+// are dropped, down to half of both, so the cost is paid rarely;
 // the newest line, which holds the current list, is never dropped.
 const (
 	MaxHistoryLines = 1000
@@ -214,7 +214,7 @@ func readTail(f *os.File) (histTail, error) {
 	if t.size == 0 {
 		return t, nil
 	}
-	for window := int64(64 << 10); ; window *= 2 {
+	for window := int64(16 << 10); ; window *= 2 {
 		start := max(t.size-window, 0)
 		buf := make([]byte, t.size-start)
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
@@ -296,6 +296,12 @@ func (s *Store) appendHistory(f *os.File, t histTail, lines []HistoryLine) error
 	if err := syncFile(f); err != nil {
 		return fmt.Errorf("history %s: %w", path, err)
 	}
+	if t.size == 0 {
+		// A new file: its directory entry must be durable too.
+		if err := syncDir(path); err != nil {
+			return err
+		}
+	}
 	count := 0
 	if t.last != nil && t.firstN > 0 {
 		count = t.last.N - t.firstN + 1
@@ -307,37 +313,52 @@ func (s *Store) appendHistory(f *os.File, t histTail, lines []HistoryLine) error
 	return nil
 }
 
-// capHistory drops the oldest lines of a history over its cap. A file
-// with unreadable lines is set aside under a new name, never overwritten.
+// capHistory drops the oldest lines of a history over its cap, down to
+// half of both bounds, so the rewrite is rare. Lines are kept as they are,
+// not parsed again. A file with a line that is not a change at all
+// (garbage, not an object starting with its number) is set aside under a
+// new name instead of being replaced.
 func (s *Store) capHistory(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("history %s: %w", path, err)
 	}
-	lines, bad := ParseHistory(data)
-	keep, size := 0, 0
-	for i := len(lines) - 1; i >= 0; i-- {
-		b, err := encodeHistoryLine(lines[i])
-		if err != nil {
-			return err
+	var ends []int // offsets just after each newline
+	bad := false
+	for start := 0; start < len(data); {
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			break // a torn rest is dropped
 		}
-		if keep > 0 && (keep+1 > MaxHistoryLines*3/4 || size+len(b) > MaxHistoryBytes*3/4) {
-			break
+		if !bytes.HasPrefix(data[start:], []byte(`{"n":`)) {
+			bad = true
 		}
+		start += i + 1
+		ends = append(ends, start)
+	}
+	if len(ends) == 0 {
+		return nil
+	}
+	// Line k spans ends[k-1] (or 0) to ends[k]; keep the newest lines
+	// while both halves of the bounds allow one more.
+	lineStart := func(k int) int {
+		if k <= 0 {
+			return 0
+		}
+		return ends[k-1]
+	}
+	end, n := ends[len(ends)-1], len(ends)
+	keep := 1
+	for keep < n && keep+1 <= MaxHistoryLines/2 && end-lineStart(n-keep-1) <= MaxHistoryBytes/2 {
 		keep++
-		size += len(b)
 	}
-	var out []byte
-	for _, l := range lines[len(lines)-keep:] {
-		b, _ := encodeHistoryLine(l)
-		out = append(out, b...)
-	}
-	if len(bad) > 0 {
+	keepFrom := lineStart(n - keep)
+	if bad {
 		if err := setAside(path); err != nil {
 			return err
 		}
 	}
-	return writeLocked(path, out)
+	return writeLocked(path, data[keepFrom:end])
 }
 
 // setAside renames a file that must not be overwritten to path.bad-N.

@@ -359,7 +359,7 @@ func TestHistoryCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines = mustHistory(t, s, "many")
-	if len(lines) != MaxHistoryLines*3/4 || lines[len(lines)-1].N != MaxHistoryLines+1 {
+	if len(lines) != MaxHistoryLines/2 || lines[len(lines)-1].N != MaxHistoryLines+1 {
 		t.Errorf("after the cap: %d lines, last %d", len(lines), lines[len(lines)-1].N)
 	}
 	if aside, err := os.ReadFile(s.SessionHistoryPath("many") + ".bad-1"); err != nil || !bytes.HasPrefix(aside, buf.Bytes()) {
