@@ -553,3 +553,27 @@ func TestTurnNoAgentStillArchivesFinishedList(t *testing.T) {
 		t.Error("a prompt with open work and no agent rewrote the session file")
 	}
 }
+
+// TestTurnFailedPromptLeavesNoFile: a prompt to a new session whose turn
+// fails before the list changes writes nothing, so --resume cannot reopen
+// an empty session; a turn that succeeds records the directory.
+func TestTurnFailedPromptLeavesNoFile(t *testing.T) {
+	h := newTurnHarness(t, func(context.Context, agent.Session, func(agent.Event)) (agent.Result, error) {
+		return agent.Result{}, errors.New("server down")
+	})
+	h.runner.Cwd = "/work/project"
+	if _, err := h.runner.RunPrompt(context.Background(), "hello"); err == nil {
+		t.Fatal("a failed turn returned no error")
+	}
+	if _, err := os.Stat(h.sess.Store.Dir); !os.IsNotExist(err) {
+		t.Fatalf("a failed prompt left the store directory: %v", err)
+	}
+	h.fake.steps = append(h.fake.steps, turnSay("Hello."))
+	h.run("hello again")
+	if s := h.load(); s.Cwd != "/work/project" {
+		t.Errorf("a successful turn did not record the directory: %q", s.Cwd)
+	}
+	if id, err := h.sess.Store.MostRecentIn("/work/project"); err != nil || id != h.sess.ID {
+		t.Errorf("--resume finds %q, %v", id, err)
+	}
+}
