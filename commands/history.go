@@ -87,13 +87,7 @@ func renderHistory(lines []todostore.HistoryLine, page int, now time.Time) strin
 		l := lines[i]
 		fmt.Fprintf(&b, " %*d  %-12s  %-13s  %s\n", width, l.N, when(now, l.At), l.Who(), oneLine(l.What))
 	}
-	if pages > 1 {
-		fmt.Fprintf(&b, "Page %d of %d", page, pages)
-		if page < pages {
-			fmt.Fprintf(&b, " (/todo history %d for older changes)", page+1)
-		}
-		b.WriteByte('\n')
-	}
+	b.WriteString(pageLine(page, pages, "/todo history"))
 	return b.String()
 }
 
@@ -176,10 +170,7 @@ func runEdit(x *call) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("text is empty (usage: /todo edit POS TEXT, e.g. %s)", x.cmd.example)
-	}
-	if err := todostore.CheckText("text", text); err != nil {
+	if err := checkText(text, "/todo edit POS TEXT, e.g. "+x.cmd.example); err != nil {
 		return err
 	}
 	sess, err := x.update(func(s *todostore.Session) error {

@@ -62,9 +62,9 @@ func (x *call) onePosition() (Position, error) {
 }
 
 // checkText is todostore.CheckText with the usage in the empty-text error.
-func checkText(text string) error {
+func checkText(text, usage string) error {
 	if strings.TrimSpace(text) == "" {
-		return errors.New(`text is empty (usage: /todo add [POS] TEXT, e.g. /todo add last "write tests")`)
+		return fmt.Errorf("text is empty (usage: %s)", usage)
 	}
 	return todostore.CheckText("text", text)
 }
@@ -106,7 +106,7 @@ func runAdd(x *call) error {
 	if err != nil {
 		return err
 	}
-	if err := checkText(text); err != nil {
+	if err := checkText(text, `/todo add [POS] TEXT, e.g. /todo add last "write tests"`); err != nil {
 		return err
 	}
 	sess, err := x.update(func(s *todostore.Session) error {

@@ -217,14 +217,20 @@ func renderPage(rows []listRow, page int, now time.Time) string {
 		b.WriteString(strings.TrimRight(line, " "))
 		b.WriteByte('\n')
 	}
-	if pages > 1 {
-		fmt.Fprintf(&b, "Page %d of %d", page, pages)
-		if page < pages {
-			fmt.Fprintf(&b, "; next: /todo list %d", page+1)
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(pageLine(page, pages, "/todo list"))
 	return b.String()
+}
+
+// pageLine is the footer of a paged listing: "Page 1 of 3; next: /todo
+// list 2", or nothing when there is one page.
+func pageLine(page, pages int, cmd string) string {
+	switch {
+	case pages <= 1:
+		return ""
+	case page < pages:
+		return fmt.Sprintf("Page %d of %d; next: %s %d\n", page, pages, cmd, page+1)
+	}
+	return fmt.Sprintf("Page %d of %d\n", page, pages)
 }
 
 // itemWidth caps the item column of /todo list so a row stays readable.
