@@ -395,7 +395,7 @@ func TestRemoveSession(t *testing.T) {
 	if err := s.Remove("x"); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range s.Files("x") {
+	for _, p := range s.sessionFiles("x") {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s survived", filepath.Base(p))
 		}

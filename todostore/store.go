@@ -95,27 +95,55 @@ func (s *Store) lockDir() string { return filepath.Join(s.Dir, ".locks") }
 
 func (s *Store) lockPath(id string) string { return filepath.Join(s.lockDir(), id+".lock") }
 
-// ConvPath is where a model-API conversation of session id is kept. The
-// store names it so that every file of its directory is its own.
+// ConvPath is where the model API backend saves the conversation of
+// session id, next to the session file and named so that List skips it.
 func (s *Store) ConvPath(id string) string { return filepath.Join(s.Dir, "conv-"+id+".json") }
 
-// Files are every file the store may hold for session id: the session
-// file, its history, its conversation and its lock.
-func (s *Store) Files(id string) []string {
-	return []string{s.Path(id), s.SessionHistoryPath(id), s.ConvPath(id), s.lockPath(id)}
+// sessionFiles is every file the store keeps for session id, the session
+// file first: Remove deletes them in this order, so a session is gone from
+// List before anything else of it is. A new per-session file is one more
+// line here. The lock file is last, and is removed after the lock is let go.
+func (s *Store) sessionFiles(id string) []string {
+	path := s.Path(id)
+	return []string{
+		path,
+		filepath.Join(s.Dir, "."+filepath.Base(path)+".tmp"), // writeLocked's temp file, left by a killed writer
+		s.SessionHistoryPath(id),
+		s.ConvPath(id),
+		s.lockPath(id),
+	}
 }
 
-// Remove deletes every file of session id that exists (see Files). The
-// session file goes first, so an interrupted removal leaves no session
-// listed without its history.
+// Remove deletes every file the store keeps for session id (its list,
+// history, conversation and lock). It holds the session's lock while it does, so it
+// never interleaves with a write; a todosh still open on the session
+// writes a new file on its next change. A session without a file is an
+// error that wraps fs.ErrNotExist, and nothing is removed.
 func (s *Store) Remove(id string) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
 	}
-	for _, p := range s.Files(id) {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(s.Path(id)); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	files := s.sessionFiles(id)
+	lock := files[len(files)-1]
+	if err := mkdirStore(s.lockDir()); err != nil { // a file from before .locks
+		return err
+	}
+	unlock, err := lockFile(lock)
+	if err != nil {
+		return err
+	}
+	for _, f := range files[:len(files)-1] {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			unlock()
 			return fmt.Errorf("remove session %s: %w", id, err)
 		}
+	}
+	unlock()
+	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove session %s: %w", id, err)
 	}
 	return nil
 }
