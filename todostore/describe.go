@@ -172,7 +172,80 @@ func Describe(before, after []Todo, by Author) string {
 			}
 		}
 	}
+	if len(before) == 0 || len(after) == 0 {
+		return describeMany(before, after, by)
+	}
+	if d := describeSeveral(before, after); d != "" {
+		return d
+	}
 	return describeMany(before, after, by)
+}
+
+// describeSeveral names a change of several items of one kind, as a
+// range of positions makes it: statuses set (`reopened 1, 3`), items
+// deleted or added with the others left in order. "" otherwise.
+func describeSeveral(before, after []Todo) string {
+	quoted := func(kind string, list []Todo, idx []int) string {
+		parts := make([]string, 0, 3)
+		for k, i := range idx {
+			if k == 3 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, strconv.Itoa(i+1)+" "+strconv.Quote(ShortLine(list[i].Content, 30)))
+		}
+		return kind + " " + Plural(len(idx), "item") + ": " + strings.Join(parts, ", ")
+	}
+	switch {
+	case len(before) == len(after):
+		verbs := map[string][]string{}
+		var order []string
+		for i := range before {
+			b, a := before[i], after[i]
+			if sameIgnoringIDs(b, a) {
+				continue
+			}
+			as := a
+			as.Status, as.Evidence = b.Status, b.Evidence
+			if !sameIgnoringIDs(b, as) {
+				return ""
+			}
+			v := statusVerb(a.Status)
+			if verbs[v] == nil {
+				order = append(order, v)
+			}
+			verbs[v] = append(verbs[v], strconv.Itoa(i+1))
+		}
+		parts := make([]string, 0, len(order))
+		for _, v := range order {
+			parts = append(parts, v+" "+strings.Join(verbs[v], ", "))
+		}
+		return strings.Join(parts, "; ")
+	case len(after) < len(before):
+		if idx, ok := subsequence(after, before); ok {
+			return quoted("deleted", before, idx)
+		}
+	default:
+		if idx, ok := subsequence(before, after); ok {
+			return quoted("added", after, idx)
+		}
+	}
+	return ""
+}
+
+// subsequence reports whether short is long with some items left out, and
+// which (their indexes in long).
+func subsequence(short, long []Todo) ([]int, bool) {
+	var extra []int
+	i := 0
+	for j := range long {
+		if i < len(short) && sameIgnoringIDs(short[i], long[j]) {
+			i++
+			continue
+		}
+		extra = append(extra, j)
+	}
+	return extra, i == len(short)
 }
 
 // describeOne names a single change of a list: one item added, deleted,

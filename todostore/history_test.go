@@ -82,6 +82,9 @@ func TestDescribe(t *testing.T) {
 		{"person new list", list(), list("a", "b"), ByYou, "new list of 2 items"},
 		{"emptied", list("a", "b"), list(), ByOther, "emptied the list (2 items)"},
 		{"reordered", list("a", "b", "c"), list("c", "b", "a"), ByYou, "changed the list: reordered"},
+		{"several statuses", list("a:>", "b", "c:c", "d"), list("a", "b:x", "c", "d:x"), ByYou, "reopened 1, 3; completed 2, 4"},
+		{"delete range", list("a", "b", "c", "d"), list("a", "d"), ByYou, `deleted 2 items: 2 "b", 3 "c"`},
+		{"add several", list("a"), list("x", "a", "y", "z", "w"), ByAgent, `added 4 items: 1 "x", 3 "y", 4 "z", …`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,5 +479,23 @@ func TestConcurrentHistory(t *testing.T) {
 	sess, _ := s.Load("h")
 	if !SameTodos(sess.Todos, lines[len(lines)-1].Todos) {
 		t.Error("the file differs from the last history line")
+	}
+}
+
+func TestWho(t *testing.T) {
+	later := processStart.Add(time.Second)
+	for _, tc := range []struct {
+		l    HistoryLine
+		want Author
+	}{
+		{HistoryLine{By: ByYou, PID: processID, At: later}, ByYou},
+		{HistoryLine{By: ByYou, PID: processID + 1, At: later}, ByOther},
+		{HistoryLine{By: ByYou, PID: processID + 1, At: processStart.Add(-time.Hour)}, ByYou},
+		{HistoryLine{By: ByAgent, PID: processID + 1, At: later}, ByAgent},
+		{HistoryLine{By: ByOther}, ByOther},
+	} {
+		if got := tc.l.Who(); got != tc.want {
+			t.Errorf("Who(%+v) = %q, want %q", tc.l, got, tc.want)
+		}
 	}
 }
