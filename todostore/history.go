@@ -214,7 +214,7 @@ func readTail(f *os.File) (histTail, error) {
 	if t.size == 0 {
 		return t, nil
 	}
-	for window := int64(16 << 10); ; window *= 2 {
+	for window := int64(4 << 10); ; window *= 2 {
 		start := max(t.size-window, 0)
 		buf := make([]byte, t.size-start)
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
