@@ -1,7 +1,7 @@
 // Package commands is todosh's slash-command layer: one command table that
 // drives dispatch, /help and Tab completion, the /todo subcommands, and the
 // parsing of positions and arguments. It writes to the store only through
-// todostore.Store.Update.
+// todostore.Store.Commit (as the person), Revert and Restore.
 package commands
 
 import (

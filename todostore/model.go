@@ -31,7 +31,6 @@ const (
 	MaxTextLen      = 1000 // characters (runes), per content, activeForm or evidence
 	MaxFileSize     = 1 << 20
 	MaxSessionIDLen = 100
-	MaxArchive      = 20 // archive entries kept per session; the oldest go first
 	FormatVersion   = 1
 )
 

@@ -396,6 +396,11 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
 	newLines := historyLines(tail, data != nil, archive, cur, next, by)
+	if tail.size == 0 {
+		// A session's first history line: the lock file an older todosh
+		// kept beside the session file is not needed any more.
+		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
+	}
 	if err := writeLocked(s.Path(id), out); err != nil {
 		return nil, false, err
 	}
