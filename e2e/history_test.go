@@ -56,3 +56,20 @@ func TestScriptListShowsArchivedSession(t *testing.T) {
 	}
 	h.assertList(t, "new", "kept item")
 }
+
+// TestScriptFailedPromptLeavesNothingToResume: a prompt to a new session
+// whose agent cannot be reached writes no file, so --resume finds nothing
+// to reopen.
+func TestScriptFailedPromptLeavesNothingToResume(t *testing.T) {
+	h := newHome(t)
+	r := h.script(t, h.dir, "", "--agent", "openai", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "-c", "hello")
+	if r.code == 0 {
+		t.Fatalf("a prompt to an unreachable server succeeded: %+v", r)
+	}
+	if entries, err := h.store().List(); err != nil || len(entries) != 0 {
+		t.Errorf("the failed prompt left sessions %v (%v)", entries, err)
+	}
+	if r := h.script(t, h.dir, "", "--resume", "-c", "/todo show"); r.code == 0 || !strings.Contains(r.stderr, "no session") {
+		t.Errorf("--resume after a failed prompt: %+v", r)
+	}
+}
