@@ -281,6 +281,17 @@ var transcriptCases = []struct {
 		"/todo revert",
 		"/todo history",
 	}},
+	{"legacy_archive", []string{
+		`!raw old 2h {"version":1,"session":"old","cwd":"/src","todos":[],"archive":[{"at":"2026-11-21T10:00:00Z","reason":"cleared","todos":[{"content":"parse quoted fields","status":"completed"},{"content":"CRLF endings","status":"pending"}]}]}`,
+		`!raw . 1h {"version":1,"session":"cur","todos":[],"archive":[{"at":"2026-11-21T11:00:00Z","reason":"all done","todos":[{"content":"mine","status":"completed"}]}]}`,
+		"/todo history",
+		"/todo list",
+		"/todo load 2",
+		"/todo history",
+		"/todo revert",
+		"/todo restore 1",
+		"/todo history",
+	}},
 	{"history_revert", []string{
 		"/todo history",
 		"/todo revert",

@@ -91,8 +91,12 @@ func renderHistory(lines []todostore.HistoryLine, page int, now time.Time) strin
 	return b.String()
 }
 
-// when shows a change's time: the time of day for today, else the date.
+// when shows a change's time: the time of day for today, else the date;
+// a file written without times gives none.
 func when(now, at time.Time) string {
+	if at.IsZero() {
+		return "time unknown"
+	}
 	at = at.In(now.Location())
 	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
 		return at.Format("15:04:05")

@@ -164,12 +164,22 @@ func (e *HistoryError) Error() string {
 
 // History reads session id's changes, oldest first. A missing file is an
 // empty history. Unreadable lines are skipped and reported as a
-// *HistoryError beside the lines that could be read.
+// *HistoryError beside the lines that could be read. What the next change
+// will write first is shown as written already, numbered as it will be: an
+// older file's archive entries, and a list on disk no line explains.
 func (s *Store) History(id string) ([]HistoryLine, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, err
 	}
-	return readHistory(s.SessionHistoryPath(id))
+	lines, err := readHistory(s.SessionHistoryPath(id))
+	if sess, data, rerr := s.readSession(id); rerr == nil && data != nil {
+		var t histTail
+		if len(lines) > 0 {
+			t.last = &lines[len(lines)-1]
+		}
+		lines = append(lines, historyLines(t, true, sess.Archive, sess, nil, "")...)
+	}
+	return lines, err
 }
 
 func readHistory(path string) ([]HistoryLine, error) {

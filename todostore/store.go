@@ -416,7 +416,8 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 // historyLines are the lines one change appends: first, once, the entries
 // of an older file's archive and the list the history does not explain
 // (found in a file written before the history, or by another program),
-// then the change itself.
+// then the change itself (none when next is nil: what History shows
+// before the first change).
 func historyLines(tail histTail, hadFile bool, archive []ArchiveEntry, cur, next *Session, by Author) []HistoryLine {
 	n := 0
 	last := []Todo{}
@@ -438,12 +439,18 @@ func historyLines(tail histTail, hadFile bool, archive []ArchiveEntry, cur, next
 	}
 	if !SameTodos(last, cur.Todos) || len(archive) > 0 {
 		if tail.last == nil && hadFile {
-			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: "the list as it was before its history began", Todos: CloneTodos(cur.Todos), Base: true})
+			what := "the list as it was before its history began"
+			if len(cur.Todos) == 0 {
+				what = "the list was empty when its history began"
+			}
+			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: what, Todos: CloneTodos(cur.Todos), Base: true})
 		} else {
 			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(last, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos)})
 		}
 	}
-	add(HistoryLine{At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: CloneTodos(next.Todos), Revert: next.revertOf, Dropped: next.dropped})
+	if next != nil {
+		add(HistoryLine{At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: CloneTodos(next.Todos), Revert: next.revertOf, Dropped: next.dropped})
+	}
 	return out
 }
 
