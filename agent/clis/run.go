@@ -11,6 +11,7 @@ package clis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,6 +199,15 @@ func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState)
 	st.tasks = ClaudeTasks{Session: resume}
 	if resume != "" && s.Agent != nil && s.Agent.Kind == "claude" && s.Agent.Session == resume {
 		st.tasks.Tasks = slices.Clone(s.Agent.Tasks)
+	}
+	if resume != "" && len(st.tasks.Tasks) == 0 {
+		// An older todosh kept the ids beside the session file; the next
+		// task change writes them into the session file.
+		var old ClaudeTasks
+		if data, err := os.ReadFile(filepath.Join(a.sess.Store.Dir, ".todo-"+a.sess.ID+".claude-tasks.json")); err == nil &&
+			json.Unmarshal(data, &old) == nil && old.Session == resume {
+			st.tasks.Tasks = old.Tasks
+		}
 	}
 	a.usesTasks = len(st.tasks.Tasks) > 0
 	return &ClaudeParser{UsesTasks: a.usesTasks}
