@@ -213,8 +213,8 @@ type histTail struct {
 	present bool
 }
 
-// readTail reads the end of the history file open as f, doubling the
-// window until it holds a good line (or the whole file).
+// readTail reads the end of the history file open as f: its newest good
+// line, and the first line's number.
 func readTail(f *os.File) (histTail, error) {
 	info, err := f.Stat()
 	if err != nil {
@@ -224,27 +224,37 @@ func readTail(f *os.File) (histTail, error) {
 	if t.size == 0 {
 		return t, nil
 	}
+	if t.last, t.end, err = lastLine(f, t.size, nil); err != nil {
+		return t, err
+	}
+	t.firstN = firstLineN(f)
+	return t, nil
+}
+
+// lastLine returns the newest good line of the file for which keep (nil:
+// any) is true, reading backwards in windows that double until one holds
+// it or the whole file is read; end is the offset after the last newline
+// (a torn rest follows it). The last line is nil when none is found.
+func lastLine(f *os.File, size int64, keep func(*HistoryLine) bool) (last *HistoryLine, end int64, err error) {
 	for window := int64(4 << 10); ; window *= 2 {
-		start := max(t.size-window, 0)
-		buf := make([]byte, t.size-start)
+		start := max(size-window, 0)
+		buf := make([]byte, size-start)
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return t, err
+			return nil, 0, err
 		}
 		nl := bytes.LastIndexByte(buf, '\n')
 		if nl < 0 && start == 0 {
-			return t, nil // only a torn line
+			return nil, 0, nil // only a torn line
 		}
 		if nl >= 0 {
-			t.end = start + int64(nl) + 1
-			body := buf[:nl]
-			for len(body) > 0 {
+			end = start + int64(nl) + 1
+			for body := buf[:nl]; len(body) > 0; {
 				i := bytes.LastIndexByte(body, '\n')
 				if i < 0 && start > 0 {
 					break // the line begins before the window
 				}
-				if l, err := parseHistoryLine(bytes.TrimSpace(body[i+1:])); err == nil {
-					t.last = &l
-					break
+				if l, err := parseHistoryLine(bytes.TrimSpace(body[i+1:])); err == nil && (keep == nil || keep(&l)) {
+					return &l, end, nil
 				}
 				if i < 0 {
 					break
@@ -252,12 +262,10 @@ func readTail(f *os.File) (histTail, error) {
 				body = body[:i]
 			}
 		}
-		if t.last != nil || start == 0 {
-			break
+		if start == 0 {
+			return nil, end, nil
 		}
 	}
-	t.firstN = firstLineN(f)
-	return t, nil
 }
 
 // firstLineN reads the number of the first line from its opening
@@ -481,14 +489,33 @@ func (s *Store) Restore(id string, n int, by Author) (*Session, bool, error) {
 
 // LastList returns the newest non-empty list in session id's history, for
 // a session whose current list is empty; ok is false when there is none.
+// It reads the history backwards from its end, not whole.
 func (s *Store) LastList(id string) (HistoryLine, bool) {
-	lines, _ := s.History(id)
-	for i := len(lines) - 1; i >= 0; i-- {
-		if len(lines[i].Todos) > 0 {
-			return lines[i], true
+	nonEmpty := func(l *HistoryLine) bool { return len(l.Todos) > 0 }
+	if sess, _, err := s.readSession(id); err == nil && len(sess.Archive) > 0 {
+		// An older file: its archive is history only History shows.
+		lines, _ := s.History(id)
+		for i := len(lines) - 1; i >= 0; i-- {
+			if nonEmpty(&lines[i]) {
+				return lines[i], true
+			}
 		}
+		return HistoryLine{}, false
 	}
-	return HistoryLine{}, false
+	f, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return HistoryLine{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return HistoryLine{}, false
+	}
+	l, _, err := lastLine(f, info.Size(), nonEmpty)
+	if err != nil || l == nil {
+		return HistoryLine{}, false
+	}
+	return *l, true
 }
 
 // LastChange returns the newest line of session id's history; ok is false

@@ -499,3 +499,25 @@ func TestWho(t *testing.T) {
 		}
 	}
 }
+
+// LastList reads backwards past many windows of empty lists.
+func TestLastListFarBack(t *testing.T) {
+	s := testStore(t)
+	os.MkdirAll(s.Dir, 0o755)
+	var buf []byte
+	for n := 1; n <= 200; n++ {
+		l := HistoryLine{N: n, By: ByYou, What: "w", Todos: list()}
+		if n == 7 {
+			l.Todos = list("kept")
+		}
+		b, _ := encodeHistoryLine(l)
+		buf = append(buf, b...)
+	}
+	os.WriteFile(s.SessionHistoryPath("far"), append(buf, `{"n":201,"tor`...), 0o644)
+	if l, ok := s.LastList("far"); !ok || l.N != 7 || l.Todos[0].Content != "kept" {
+		t.Errorf("LastList = %+v, %v", l, ok)
+	}
+	if _, ok := s.LastList("none"); ok {
+		t.Error("LastList of a session without history found a list")
+	}
+}
