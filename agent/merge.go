@@ -117,6 +117,7 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 				if c.Origin != "" {
 					s.Origin = c.Origin
 				}
+				s.Extra = c.Extra // fields another program added stay with the subtask
 				return s
 			},
 		})
@@ -131,6 +132,7 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 	if cur.Origin != "" {
 		a.Origin = cur.Origin
 	}
+	a.Extra = cur.Extra // fields another program added (llxprt's priority) stay with the item
 	return a, subs
 }
 

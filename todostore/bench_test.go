@@ -56,8 +56,8 @@ func makeSessions(b *testing.B, s *Store, n int) {
 		if err := os.Chtimes(p, at, at); err != nil {
 			b.Fatal(err)
 		}
-		// Every session written by Update has its lock file next to it.
-		if err := os.WriteFile(filepath.Join(s.Dir, ".todo-"+id+".lock"), nil, 0o644); err != nil {
+		// Every session written by Commit has its history next to it.
+		if err := os.WriteFile(s.SessionHistoryPath(id), nil, 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

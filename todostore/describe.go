@@ -95,11 +95,16 @@ func sameTodo(x, y Todo) bool {
 		return false
 	}
 	for j := range x.Subtasks {
-		if x.Subtasks[j] != y.Subtasks[j] {
+		if !sameSubtask(x.Subtasks[j], y.Subtasks[j]) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameSubtask compares the fields of two subtasks that todosh knows.
+func sameSubtask(a, b Subtask) bool {
+	return a.ID == b.ID && a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.Origin == b.Origin
 }
 
 // describe is the words of the change from prev to s: the caller's note,
@@ -316,7 +321,7 @@ func sameIgnoringIDs(x, y Todo) bool {
 	for j := range x.Subtasks {
 		a, b := x.Subtasks[j], y.Subtasks[j]
 		a.ID, b.ID = "", ""
-		if a != b {
+		if !sameSubtask(a, b) {
 			return false
 		}
 	}

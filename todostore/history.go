@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -183,7 +184,7 @@ func (s *Store) History(id string) ([]HistoryLine, error) {
 }
 
 func readHistory(path string) ([]HistoryLine, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -502,7 +503,7 @@ func (s *Store) LastList(id string) (HistoryLine, bool) {
 		}
 		return HistoryLine{}, false
 	}
-	f, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDONLY|openNoBlock, 0)
+	f, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDONLY|openNoBlock|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return HistoryLine{}, false
 	}
