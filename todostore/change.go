@@ -60,6 +60,11 @@ func describeList(before, after []Todo) string {
 	if len(before) == 0 {
 		return fmt.Sprintf("new list: %s", Plural(len(after), "item"))
 	}
+	if len(after) == len(before) {
+		if from, to, ok := oneMoved(before, after); ok {
+			return fmt.Sprintf("↕ %d %s (was %d)", to+1, quote(after[to].Content), from+1)
+		}
+	}
 	if len(after) != len(before) {
 		return fmt.Sprintf("list replaced: %s", Plural(len(after), "item"))
 	}
@@ -139,4 +144,31 @@ func oneInserted[T any](short, long []T, key func(T) string) (int, bool) {
 		}
 	}
 	return i, true
+}
+
+// oneMoved reports the move when after is before with one item moved from
+// position from to position to (items compared whole but for their ids,
+// which are positions, so a moved item that also changed is not a move).
+func oneMoved(before, after []Todo) (from, to int, ok bool) {
+	n := len(before)
+	first := 0
+	for first < n && sameIgnoringIDs(before[first], after[first]) {
+		first++
+	}
+	last := n - 1
+	for last > first && sameIgnoringIDs(before[last], after[last]) {
+		last--
+	}
+	if first >= last {
+		return 0, 0, false
+	}
+	// Moved up (last to first) or down (first to last): the rest shifted.
+	// A swap of two is either; it reads as the lower one moved up.
+	if equalExcept(before[first:last+1], after[first:last+1], last-first, 0, sameIgnoringIDs) && sameIgnoringIDs(before[last], after[first]) {
+		return last, first, true
+	}
+	if equalExcept(before[first:last+1], after[first:last+1], 0, last-first, sameIgnoringIDs) && sameIgnoringIDs(before[first], after[last]) {
+		return first, last, true
+	}
+	return 0, 0, false
 }

@@ -45,6 +45,9 @@ func TestDescribeChange(t *testing.T) {
 			return l
 		}), `3 changes — 2/3 done`},
 		{"nothing", base(), ``},
+		{"move up", edit(func(l []Todo) []Todo { return []Todo{l[2], l[0], l[1]} }), `↕ 1 "Ship" (was 3) — 1/3 done`},
+		{"move down", edit(func(l []Todo) []Todo { return []Todo{l[1], l[2], l[0]} }), `↕ 3 "Write the spec" (was 1) — 1/3 done`},
+		{"swap of two", edit(func(l []Todo) []Todo { return []Todo{l[1], l[0], l[2]} }), `↕ 1 "Implement the parser" (was 2) — 1/3 done`},
 		{"cjk truncated", edit(func(l []Todo) []Todo {
 			l[2].Content = "日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語"
 			return l
