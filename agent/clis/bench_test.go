@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -245,12 +246,17 @@ func benchTurn(b *testing.B, kind, run1, pace string) {
 	}
 	store := todostore.Open(filepath.Join(dir, "home"))
 	turn := agent.Turn{Prompt: "Plan and start building csvkit-lite"}
-	args := buildArgs(kind, nil, turn, "", kind == "codex")
+	row, err := lookup(kind)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := row.args(argsIn{noGit: kind == "codex"})
 	var direct, wrapped time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader(row.stdinText(turn))
 		cmd.Env = env
 		cmd.Dir = dir
 		out, err := cmd.StdoutPipe()

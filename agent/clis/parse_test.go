@@ -285,7 +285,7 @@ func TestSubAgentLinesIgnored(t *testing.T) {
 
 func TestUnknownTypesSkipped(t *testing.T) {
 	streams := map[string]Parser{
-		`{"type":"stream_event","event":{"delta":"x"}}` + "\n" + `{"type":"system","subtype":"api_retry","attempt":1}` + "\n":                                                &ClaudeParser{},
+		`{"type":"stream_event","event":{"delta":"x"}}` + "\n" + `{"type":"system","subtype":"compact_boundary"}` + "\n":                                                     &ClaudeParser{},
 		`{"type":"turn.started"}` + "\n" + `{"type":"item.completed","item":{"id":"i","type":"reasoning","text":"hmm"}}` + "\n" + `{"type":"future.thing","x":[1,2]}` + "\n": &CodexParser{},
 		`{"type":"tool_result","tool_id":"x","status":"success"}` + "\n" + `{"type":"message","role":"user","content":"hi"}` + "\n" + `{"type":"telemetry"}` + "\n":          &GeminiParser{},
 	}
