@@ -324,3 +324,22 @@ func BenchmarkJScanClaude(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLongLine200MB streams one 200 MB line (an assistant text with
+// no newline) and a normal line after it through ParseStream: the issue's
+// measure of a bounded reader (under 2 s and under 64 MB RSS). maxRSS-MB
+// is the process's peak resident size after the runs.
+func BenchmarkLongLine200MB(b *testing.B) {
+	const n = 200 << 20
+	b.SetBytes(n)
+	for i := 0; i < b.N; i++ {
+		end := false
+		if err := ParseStream(newEndlessLine(n), "claude", &ClaudeParser{}, func(u Update) { end = end || u.Kind == UpdateTurnEnd }); err != nil || !end {
+			b.Fatalf("err %v, turn end %v", err, end)
+		}
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "maxRSS-MB")
+	}
+}

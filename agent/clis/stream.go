@@ -66,8 +66,10 @@ type Parser interface {
 
 // MaxLineBytes bounds one stream line. A real transcript line can be many
 // megabytes (a tool result holding a file); a line beyond this is skipped
-// and reported like a malformed one, so a runaway CLI cannot exhaust memory.
-const MaxLineBytes = 512 << 20
+// and reported like a malformed one. The skip reads on through a buffer of
+// streamBufSize, so a line of any length costs at most this much memory and
+// time linear in its length: a runaway CLI cannot exhaust memory.
+const MaxLineBytes = 16 << 20
 
 // ParseStream reads r line by line (lines of any length up to MaxLineBytes)
 // and feeds each to p. name prefixes notices ("claude"). The first
