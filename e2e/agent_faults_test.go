@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/todosh/todosh/todostore"
 )
 
 // faultFake is a fake CLI set up to misbehave: its pid file and the pids
@@ -261,4 +262,49 @@ func (h home) startClosable(t *testing.T, env []string, args ...string) *term {
 		master.Close()
 	})
 	return tm
+}
+
+// TestAgentQwenAndPi drives --agent qwen and --agent pi through the built
+// binary with fakes replaying streams written from their source: a lazy
+// first turn, a continuation that resumes the agent's own session and
+// finishes the list, the prompt on stdin and never on the command line.
+func TestAgentQwenAndPi(t *testing.T) {
+	cases := []struct {
+		kind, session string
+		resumeArgs    []string
+	}{
+		{"qwen", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d", []string{"--resume"}},
+		{"pi", "0193f2a4-5b6c-7d8e-9f00-112233445566", []string{"--session"}},
+	}
+	for _, c := range cases {
+		t.Run(c.kind, func(t *testing.T) {
+			h := newHome(t)
+			record := filepath.Join(h.dir, "cli-runs.jsonl")
+			setFakeEnv(t, map[string]string{
+				"FAKECLI_RUN1":    mustAbs(t, filepath.Join(clisTestdata, "fake", c.kind+"-run1.jsonl")),
+				"FAKECLI_RESUME":  mustAbs(t, filepath.Join(clisTestdata, "fake", c.kind+"-resume.jsonl")),
+				"FAKECLI_SESSION": c.session,
+				"FAKECLI_RECORD":  record,
+			})
+			const prompt = "Plan and start building csvkit-lite"
+			r := h.script(t, h.dir, "", "--agent", c.kind, "--agent-bin", filepath.Join(fakeCLIDir(t), c.kind), "-c", prompt)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+			}
+			if !strings.Contains(r.stdout, "continuing 1/3") || !strings.HasSuffix(r.stdout, "\nall done\n") {
+				t.Errorf("want a continuation and then all done; output:\n%s", r.stdout)
+			}
+			runs := readCLIRuns(t, record)
+			if len(runs) != 2 || hasArgs(runs[0].Argv, c.resumeArgs...) || !hasArgs(runs[1].Argv, append(c.resumeArgs, c.session)...) {
+				t.Fatalf("runs %+v", runs)
+			}
+			if !strings.Contains(runs[0].Stdin, prompt) || strings.Contains(strings.Join(runs[0].Argv, " "), prompt) {
+				t.Errorf("prompt not on stdin only: argv %q, stdin %q", runs[0].Argv, runs[0].Stdin)
+			}
+			sess := h.onlySession(t)
+			if !todostore.AllDone(sess.Todos) || len(sess.Todos) != 3 || sess.Agent == nil || sess.Agent.Session != c.session {
+				t.Errorf("session %+v:\n%s", sess.Agent, todostore.FormatList(sess.Todos))
+			}
+		})
+	}
 }

@@ -107,11 +107,17 @@ func (r *Renderer) Text(s string) {
 			seg = s[:i]
 		}
 		r.pending = append(r.pending, seg...)
-		for len(r.pending) > r.maxLine {
-			cut := renderRuneCut(r.pending, r.maxLine)
-			b.WriteString(renderReplyLine(r.pending[:cut]))
+		// Cut from an offset and move the rest once: moving it after each
+		// cut would copy a long line over and over (quadratic time).
+		start := 0
+		for len(r.pending)-start > r.maxLine {
+			cut := renderRuneCut(r.pending[start:], r.maxLine)
+			b.WriteString(renderReplyLine(r.pending[start : start+cut]))
 			b.WriteByte('\n')
-			r.pending = append(r.pending[:0], r.pending[cut:]...)
+			start += cut
+		}
+		if start > 0 {
+			r.pending = append(r.pending[:0], r.pending[start:]...)
 		}
 		if i < 0 {
 			break
