@@ -245,23 +245,7 @@ func (h home) startClosable(t *testing.T, env []string, args ...string) *term {
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		t.Fatal(err)
 	}
-	master = os.NewFile(uintptr(fd), "ptmx")
-	tm := &term{t: t, cmd: cmd, tty: master, done: make(chan struct{})}
-	go tm.read()
-	go func() {
-		cmd.Wait()
-		close(tm.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-tm.done:
-		default:
-			cmd.Process.Kill()
-			<-tm.done
-		}
-		master.Close()
-	})
-	return tm
+	return watchTerm(t, cmd, os.NewFile(uintptr(fd), "ptmx"))
 }
 
 // TestAgentQwenAndPi drives --agent qwen and --agent pi through the built

@@ -90,11 +90,7 @@ var clisTable = []cli{
 		name: "gemini",
 		// Gemini CLI runs headless and reads the prompt from stdin when
 		// stdin is not a terminal.
-		args: func(in argsIn) []string {
-			args := []string{"--output-format", "stream-json"}
-			args = appendIf(args, in.resume, "--resume", in.resume)
-			return append(args, in.extra...)
-		},
+		args:        geminiArgs,
 		parser:      func([]todostore.Todo, bool) Parser { return &GeminiParser{} },
 		todoTools:   []string{"write_todos"},
 		caps:        Caps{Resume: true},
@@ -105,11 +101,7 @@ var clisTable = []cli{
 		name: "qwen",
 		// Qwen Code (a Gemini CLI fork) reads the prompt from stdin the
 		// same way; --verbose is refused, and its stream is Claude's shape.
-		args: func(in argsIn) []string {
-			args := []string{"--output-format", "stream-json"}
-			args = appendIf(args, in.resume, "--resume", in.resume)
-			return append(args, in.extra...)
-		},
+		args:        geminiArgs,
 		parser:      func([]todostore.Todo, bool) Parser { return NewQwenParser() },
 		todoTools:   []string{"todo_write"},
 		caps:        Caps{Resume: true},
@@ -162,6 +154,13 @@ func Capabilities(kind string) (caps Caps, ok bool) {
 		return Caps{}, false
 	}
 	return c.caps, true
+}
+
+// geminiArgs is the command line of Gemini CLI and of Qwen Code, its fork.
+func geminiArgs(in argsIn) []string {
+	args := []string{"--output-format", "stream-json"}
+	args = appendIf(args, in.resume, "--resume", in.resume)
+	return append(args, in.extra...)
 }
 
 // appendIf appends more to args when cond is not empty.
