@@ -141,6 +141,9 @@ func (st *turnState) lastMessage() string {
 	return st.lastMsg
 }
 
+// errIdle ends a turn whose CLI wrote nothing for the idle limit.
+var errIdle = errors.New("idle")
+
 // stopped is why todosh ended a turn that was going nowhere.
 type stopped struct {
 	cli, why, lastSaid string
@@ -211,12 +214,11 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	}
 	var idle func()
 	if a.cfg.IdleLimit > 0 {
-		limit := a.cfg.IdleLimit
-		timer := time.AfterFunc(limit, func() {
-			stop(&stopped{cli: a.kind, why: "no output for " + limit.String(), lastSaid: st.lastSaidNow()})
-		})
+		// The timer only says why; what the agent said last is read once
+		// the stream has stopped, on this goroutine.
+		timer := time.AfterFunc(a.cfg.IdleLimit, func() { stop(errIdle) })
 		defer timer.Stop()
-		idle = func() { timer.Reset(limit) }
+		idle = func() { timer.Reset(a.cfg.IdleLimit) }
 	}
 	out, runErr := a.run(wctx, args, a.row.stdinText(turn), activity{parser, idle}, handle)
 	if st.status != "" {
@@ -239,6 +241,9 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	var why *stopped
 	if errors.As(context.Cause(wctx), &why) {
 		return res, why, false
+	}
+	if errors.Is(context.Cause(wctx), errIdle) {
+		return res, &stopped{cli: a.kind, why: "no output for " + a.cfg.IdleLimit.String(), lastSaid: st.lastSaidNow()}, false
 	}
 	var ee *exitError
 	switch {
