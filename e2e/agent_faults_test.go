@@ -292,3 +292,29 @@ func TestAgentQwenAndPi(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentStatusInPlace: in a terminal, a CLI that reconnects over and
+// over shows one status line rewritten in place (every earlier status is
+// erased, none ends in a newline), and then the one line that stops it.
+func TestAgentStatusInPlace(t *testing.T) {
+	h := newHome(t)
+	h.seedSession(t, "st", h.dir)
+	f := newFaultFake(t, h, "codex")
+	env := []string{"FAKECLI_MODE=retry", "FAKECLI_PIDFILE=" + f.pidFile, "FAKECLI_LINE_DELAY=5ms"}
+	tm := h.startProgram(t, binary, env, "--session", "st", "--agent", "codex", "--agent-bin", f.bin)
+	tm.expect("todosh 0/1 › ")
+	tm.typ("go" + enter)
+	tm.expect("30 retries or reconnects in a row, stopped")
+	tm.expect("todosh 0/1 › ")
+	screen := tm.screen()
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "⟳ Reconnecting") && !strings.HasSuffix(l, erased) {
+			t.Errorf("a status line was not rewritten in place: %q", l)
+		}
+	}
+	if n := strings.Count(screen, "⟳ Reconnecting"); n < 2 {
+		t.Errorf("%d statuses shown, want each one in turn:\n%s", n, screen)
+	}
+	f.gone(t)
+	tm.quit()
+}
