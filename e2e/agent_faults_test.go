@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/creack/pty"
 	"github.com/todosh/todosh/todostore"
@@ -317,4 +318,25 @@ func TestAgentStatusInPlace(t *testing.T) {
 	}
 	f.gone(t)
 	tm.quit()
+}
+
+// TestExitSignalAtPrompt: SIGTERM while readline waits at the prompt (the
+// terminal in raw mode) exits at once with 143 and the terminal back in
+// its normal mode.
+func TestExitSignalAtPrompt(t *testing.T) {
+	h := newHome(t)
+	tm := h.startTerm(t, "--session", "idle")
+	tm.expect("todosh › ")
+	tm.cmd.Process.Signal(syscall.SIGTERM)
+	tm.expect("stopped the agent and exited")
+	if code := tm.wait(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit status %d, want 143", code)
+	}
+	var mode syscall.Termios
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, tm.tty.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&mode))); e != 0 {
+		t.Skipf("read the terminal mode: %v", e)
+	}
+	if mode.Lflag&syscall.ICANON == 0 || mode.Lflag&syscall.ECHO == 0 {
+		t.Errorf("terminal left in raw mode: lflag %#x", mode.Lflag)
+	}
 }
