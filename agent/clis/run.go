@@ -10,6 +10,7 @@
 package clis
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,15 +204,6 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	args := a.row.args(argsIn{extra: a.cfg.Args, resume: resume, contextFile: ctxFile, noGit: !insideGitRepo(a.dirOrCwd())})
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	handle := func(u Update) {
-		if wctx.Err() != nil {
-			return // cancelled or stopped: nothing more is shown or saved
-		}
-		a.handle(u, &st, emit)
-		if u.Kind == UpdateStatus && st.retries >= a.cfg.MaxRetries {
-			stop(&stopped{cli: a.kind, why: fmt.Sprintf("%d retries or reconnects in a row", st.retries), lastSaid: st.lastSaid})
-		}
-	}
 	var idle func()
 	if a.cfg.IdleLimit > 0 {
 		// The timer only says why; what the agent said last is read once
@@ -219,6 +211,18 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 		timer := time.AfterFunc(a.cfg.IdleLimit, func() { stop(errIdle) })
 		defer timer.Stop()
 		idle = func() { timer.Reset(a.cfg.IdleLimit) }
+	}
+	handle := func(u Update) {
+		if wctx.Err() != nil {
+			return // cancelled or stopped: nothing more is shown or saved
+		}
+		if u.Kind == UpdateStatus && idle != nil {
+			idle() // a trouble line on stderr is output too
+		}
+		a.handle(u, &st, emit)
+		if u.Kind == UpdateStatus && st.retries >= a.cfg.MaxRetries {
+			stop(&stopped{cli: a.kind, why: fmt.Sprintf("%d retries or reconnects in a row", st.retries), lastSaid: st.lastSaid})
+		}
 	}
 	out, runErr := a.run(wctx, args, a.row.stdinText(turn), activity{parser, idle}, handle)
 	if st.status != "" {
@@ -511,7 +515,7 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 		return out, fmt.Errorf("%s: %w", a.kind, err)
 	}
 	defer pr.Close()
-	stderr := &stderrBuffer{max: 8 << 10}
+	stderr := &stderrBuffer{max: 8 << 10, trouble: make(chan string, 16)}
 	cmd := exec.Command(path, args...)
 	cmd.Dir = a.cfg.Dir
 	cmd.Env = a.cfg.Env
@@ -551,7 +555,7 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 		}
 	}()
 
-	readErr := ParseStream(&outputReader{f: pr, exited: exited}, a.kind, parser, handle)
+	readErr := a.read(&outputReader{f: pr, exited: exited}, parser, stderr.trouble, handle)
 	<-exited
 	close(finished)
 	killer.Wait()
@@ -575,6 +579,28 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 		return out, fmt.Errorf("%s: %w", a.kind, waitErr)
 	}
 	return out, nil
+}
+
+// read parses the CLI's output and hands each update to handle, together
+// with the trouble lines of its standard error as statuses, all on this
+// goroutine (agent.Agent emits from the caller's goroutine only). It
+// returns ParseStream's error when the output ends.
+func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handle func(Update)) error {
+	updates := make(chan Update)
+	done := make(chan error, 1)
+	go func() {
+		done <- ParseStream(r, a.kind, parser, func(u Update) { updates <- u })
+	}()
+	for {
+		select {
+		case u := <-updates:
+			handle(u)
+		case line := <-trouble:
+			handle(Update{Kind: UpdateStatus, Text: line})
+		case err := <-done:
+			return err
+		}
+	}
 }
 
 // outputReader reads a CLI's standard output. Once the CLI has exited it
@@ -676,16 +702,27 @@ func procStat(data []byte) (state byte, pgrp int, ok bool) {
 // stderrBuffer keeps the first and the last max bytes written to it: a
 // CLI's standard error, for the line that says why it failed. A usage
 // complaint is at the start, before the help text; most errors at the end.
+//
+// Lines that tell of trouble as it happens (Gemini CLI's "Attempt 2 failed
+// with status 429. Retrying with backoff...", Qwen Code's "[qwen-code]
+// Waiting for API capacity... attempt 3, retry in 45s") also go to trouble,
+// when it is not nil and has room, to be shown as the agent's status.
 type stderrBuffer struct {
 	mu         sync.Mutex
 	head, tail []byte
 	max        int
 	cut        bool // bytes between head and tail were dropped
+	trouble    chan string
+	line       []byte // the line being written, up to maxTroubleLine bytes
 }
+
+// maxTroubleLine bounds a line of standard error kept to look for trouble.
+const maxTroubleLine = 1 << 10
 
 func (b *stderrBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.scanTrouble(p)
 	n := len(p)
 	if room := b.max - len(b.head); room > 0 {
 		k := min(room, len(p))
@@ -698,6 +735,49 @@ func (b *stderrBuffer) Write(p []byte) (int, error) {
 		b.cut = true
 	}
 	return n, nil
+}
+
+// scanTrouble passes the trouble lines completed by p to b.trouble.
+func (b *stderrBuffer) scanTrouble(p []byte) {
+	if b.trouble == nil {
+		return
+	}
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
+		}
+		if room := maxTroubleLine - len(b.line); room > 0 {
+			b.line = append(b.line, seg[:min(room, len(seg))]...)
+		}
+		if i < 0 {
+			return
+		}
+		if l := strings.TrimSpace(string(b.line)); troubleLine(l) {
+			select {
+			case b.trouble <- todostore.ShortLine(strings.TrimPrefix(l, "[qwen-code] "), 200):
+			default: // the status is behind; the next line will do
+			}
+		}
+		b.line, p = b.line[:0], p[i+1:]
+	}
+}
+
+// troubleWords mark a line of standard error that tells of trouble the CLI
+// is working through, in lower case.
+var troubleWords = []string{"retrying", "retry in", "reconnecting", "rate limit", "waiting for api capacity", "status 429", "status 529", "overloaded"}
+
+// troubleLine reports whether a line of standard error tells of trouble
+// the CLI is working through.
+func troubleLine(l string) bool {
+	low := strings.ToLower(l)
+	for _, w := range troubleWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // String is what was kept, with a line marking a gap.

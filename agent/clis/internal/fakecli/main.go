@@ -13,7 +13,8 @@
 // (FAKECLI_IGNORE_TERM=1 makes both ignore SIGTERM); "retry" starts such a
 // child and then reports, every FAKECLI_LINE_DELAY (default 20ms) forever,
 // the kind's own retry line (Claude's api_retry, Codex's "Reconnecting...",
-// pi's auto_retry_start); "stray" replays, then exits leaving such a child;
+// pi's auto_retry_start; Gemini CLI's and Qwen Code's retry lines on
+// standard error); "stray" replays, then exits leaving such a child;
 // "child" is that child.
 package main
 
@@ -167,6 +168,10 @@ func retryForever(kind string) {
 		fmt.Println(`{"type":"thread.started","thread_id":"t-retry"}`)
 	case "pi":
 		fmt.Println(`{"type":"session","version":3,"id":"p-retry","timestamp":"2026-11-23T10:00:00.000Z","cwd":"/tmp"}`)
+	case "gemini":
+		fmt.Println(`{"type":"init","timestamp":"2026-11-23T10:00:00.000Z","session_id":"g-retry","model":"gemini-2.5-pro"}`)
+	case "qwen":
+		fmt.Println(`{"type":"system","subtype":"init","uuid":"q-retry","session_id":"q-retry","tools":["todo_write"]}`)
 	default:
 		fmt.Println(`{"type":"system","subtype":"init","session_id":"c-retry","tools":["TodoWrite"]}`)
 	}
@@ -176,6 +181,11 @@ func retryForever(kind string) {
 			fmt.Printf(`{"type":"error","message":"Reconnecting... %d/5 (stream disconnected before completion: error sending request)"}`+"\n", i%5+1)
 		case "pi":
 			fmt.Printf(`{"type":"auto_retry_start","attempt":%d,"maxAttempts":3,"delayMs":2000,"errorMessage":"Connection error."}`+"\n", i)
+		case "gemini":
+			// Gemini CLI's retries show only on its standard error.
+			fmt.Fprintf(os.Stderr, "Attempt %d failed with status 429. Retrying with backoff... ApiError: Resource has been exhausted\n", i)
+		case "qwen":
+			fmt.Fprintf(os.Stderr, "[qwen-code] Waiting for API capacity... attempt %d, retry in 45s\n", i)
 		default:
 			fmt.Printf(`{"type":"system","subtype":"api_retry","attempt":%d,"max_retries":10,"retry_delay_ms":600,"error_status":null,"error":"unknown","session_id":"c-retry"}`+"\n", i)
 		}
