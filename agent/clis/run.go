@@ -398,7 +398,9 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 			a.applyTask(*u.Task, st, emit)
 		}
 	case UpdateError:
-		st.errMsg, st.lastSaid = u.Text, u.Text
+		// Shown as it happens; if the turn fails for it, its line says so.
+		st.errMsg, st.lastSaid, st.status = u.Text, u.Text, u.Text
+		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
 	case UpdateTurnEnd:
 		st.errMsg = ""
 		st.finalText = strings.TrimSpace(u.Text)
