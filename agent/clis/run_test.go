@@ -543,10 +543,14 @@ func TestStrayProcessHoldingOutput(t *testing.T) {
 	var pid, child int
 	if data, err := os.ReadFile(pidFile); err == nil {
 		fmt.Sscan(string(data), &pid, &child)
-		_ = syscall.Kill(child, syscall.SIGKILL)
 	}
 	if child == 0 {
 		t.Fatal("the fake left no child")
+	}
+	// What the CLI left behind in its process group ended with the turn.
+	if groupAlive(pid) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("the child %d outlived the turn", child)
 	}
 	if s := f.load(); statuses(s.Todos) != "completed,in_progress,pending" || res.FinalText == "" {
 		t.Errorf("list %v, final %q", s.Todos, res.FinalText)
