@@ -82,6 +82,8 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	fs.StringVar(&ag.kind, "agent", "", "which agent answers prompts, by `NAME`: demo, openai, script:FILE, claude, codex, gemini, qwen, pi or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
 	fs.StringVar(&ag.baseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
 	fs.StringVar(&ag.model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
+	fs.DurationVar(&ag.connectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
+	fs.DurationVar(&ag.idleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
 	fs.BoolVar(&ag.requireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (model API agents)")
 	fs.StringVar(&ag.bin, "agent-bin", "", "`PATH` of the claude, codex, gemini, qwen or pi executable (default: found on PATH)")
 	fs.DurationVar(&ag.idle, "idle-limit", clis.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
@@ -91,6 +93,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	})
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
+	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -105,6 +108,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	}
 	if cfg.ContinueDelay < 0 {
 		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
+	}
+	if cfg.LockTimeout <= 0 {
+		return cfg, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", cfg.LockTimeout)
 	}
 	var err error
 	if cfg.NewAgent, err = ag.factory(getenv); err != nil {
@@ -127,6 +133,8 @@ type agentFlags struct {
 	args                      []string
 	requireEvidence           bool
 	idle                      time.Duration
+	connectTimeout            time.Duration
+	idleTimeout               time.Duration
 }
 
 // factory checks the agent flags and returns what builds the agent once
@@ -164,6 +172,10 @@ func (f agentFlags) factory(getenv func(string) string) (func(agent.Session) (ag
 			cfg.Model = f.model
 		}
 		cfg.RequireEvidence = f.requireEvidence
+		if f.connectTimeout <= 0 || f.idleTimeout <= 0 {
+			return nil, errors.New("--connect-timeout and --idle-timeout take a positive duration such as 30s or 5m")
+		}
+		cfg.ConnectTimeout, cfg.IdleTimeout = f.connectTimeout, f.idleTimeout
 		return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
 	case strings.HasPrefix(kind, "script:"):
 		path := strings.TrimPrefix(kind, "script:")

@@ -1032,7 +1032,7 @@ func TestLargeListOnStdin(t *testing.T) {
 			if len(inv) != 1 {
 				t.Fatalf("invocations %d", len(inv))
 			}
-			if got := inv[0].Stdin + inv[0].Context; strings.Count(got, strings.Repeat("€", 990)) != 100 {
+			if got := inv[0].Stdin + inv[0].Context; len(ctxText) < 128<<10 || !strings.Contains(got, strings.TrimRight(ctxText, "\n")) {
 				t.Errorf("the list did not arrive whole (%d bytes)", len(got))
 			}
 			for _, a := range inv[0].Argv {
