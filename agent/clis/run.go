@@ -178,7 +178,7 @@ func (a *cliAgent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent
 	if !gone {
 		return res, err
 	}
-	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its session %s can no longer be resumed; starting a new %s session with the open items", a.kind, resume, a.kind)})
+	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session %s cannot be resumed; a new one starts with the open items", a.kind, resume)})
 	if _, uerr := a.sess.Update(func(s *todostore.Session) error {
 		s.Agent = nil
 		return nil
@@ -233,7 +233,9 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	}
 	if st.noTool != "" && !a.sawTodo && !a.warned && a.row.listHint != "" && ctx.Err() == nil {
 		a.warned = true
-		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its list cannot be kept (%s). %s", a.kind, st.noTool, a.row.listHint)})
+		// Two short lines: what is wrong, then what to change.
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, st.noTool)})
+		emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + ": " + a.row.listHint})
 	}
 	res = agent.Result{FinalText: st.finalText}
 	if res.FinalText == "" {

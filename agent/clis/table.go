@@ -37,7 +37,8 @@ type cli struct {
 	// session it was asked to resume no longer exists.
 	sessionGone []string
 	// listHint says what the person must change when the stream shows the
-	// CLI cannot keep a list.
+	// CLI cannot keep a list: one short line (a notice is cut at 120
+	// characters).
 	listHint string
 }
 
@@ -67,7 +68,7 @@ var clisTable = []cli{
 		todoTools:   []string{"TodoWrite", "TaskCreate", "TaskUpdate"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no conversation found with session id"},
-		listHint:    "Claude Code was offered neither TodoWrite nor the Task tools; allow them (--agent-arg --allowedTools …) so its list can be kept",
+		listHint:    "allow TodoWrite or the Task tools (check --allowedTools and --disallowedTools)",
 	},
 	{
 		name: "codex",
@@ -95,7 +96,7 @@ var clisTable = []cli{
 		todoTools:   []string{"write_todos"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"invalid session identifier", "no conversation found with session id", "session not found"},
-		listHint:    "Gemini CLI offers write_todos only on gemini-2.x models with tools approved: start todosh with --agent-arg -m --agent-arg gemini-2.5-pro --agent-arg --approval-mode --agent-arg yolo",
+		listHint:    "use --agent-arg=-m --agent-arg=gemini-2.5-pro --agent-arg=--approval-mode --agent-arg=yolo",
 	},
 	{
 		name: "qwen",
@@ -106,7 +107,7 @@ var clisTable = []cli{
 		todoTools:   []string{"todo_write"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no saved session found", "session not found", "no conversation found with session id"},
-		listHint:    "Qwen Code was not offered todo_write; allow it (check --exclude-tools and coreTools in its settings) so its list can be kept",
+		listHint:    "allow todo_write (check --exclude-tools and the coreTools setting)",
 	},
 	{
 		name: "pi",
@@ -123,7 +124,7 @@ var clisTable = []cli{
 		todoTools:   []string{"todo"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no session found matching"},
-		listHint:    "pi has no built-in todo tool: load one, e.g. --agent-arg -e --agent-arg PATH/todo.ts (pi's examples/extensions/todo.ts)",
+		listHint:    "pi has none built in: load one, --agent-arg=-e --agent-arg=PATH/examples/extensions/todo.ts",
 	},
 }
 
