@@ -589,8 +589,11 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 // with the trouble lines of its standard error as statuses, all on this
 // goroutine (agent.Agent emits from the caller's goroutine only). It
 // returns ParseStream's error when the output ends.
+//
+// Updates own their memory (texts come from append-only arena blocks), so
+// the parser may run ahead by a buffer's worth: fewer goroutine handoffs.
 func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handle func(Update)) error {
-	updates := make(chan Update)
+	updates := make(chan Update, 64)
 	done := make(chan error, 1)
 	go func() {
 		done <- ParseStream(r, a.kind, parser, func(u Update) { updates <- u })
@@ -602,7 +605,14 @@ func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handl
 		case line := <-trouble:
 			handle(Update{Kind: UpdateStatus, Text: line})
 		case err := <-done:
-			return err
+			for { // what the parser sent before it ended, in order
+				select {
+				case u := <-updates:
+					handle(u)
+				default:
+					return err
+				}
+			}
 		}
 	}
 }
