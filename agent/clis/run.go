@@ -227,6 +227,11 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	out, runErr := a.run(wctx, args, a.row.stdinText(turn), activity{parser, idle}, handle)
 	if st.status != "" {
 		emit(agent.Event{Kind: agent.EventStatus})
+		if ctx.Err() != nil {
+			// The status goes away with the turn; what the agent was
+			// going through when the person stopped it stays said.
+			emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + " last said: " + st.status})
+		}
 	}
 	if a.kind == "claude" {
 		a.usesTasks = a.usesTasks || parser.(*ClaudeParser).UsesTasks

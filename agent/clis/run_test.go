@@ -1069,3 +1069,27 @@ func TestTroubleLines(t *testing.T) {
 		t.Errorf("trouble %q, want %q", got, want)
 	}
 }
+
+// TestCancelSaysLastStatus: Ctrl-C during a CLI's retries ends the turn
+// with a line saying what the CLI last said, since its status goes away.
+func TestCancelSaysLastStatus(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	f := newFakeRun(t, "codex", map[string]string{"FAKECLI_MODE": "retry", "FAKECLI_PIDFILE": pidFile, "FAKECLI_LINE_DELAY": "5ms"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var evs []agent.Event
+	_, err := f.agent(Config{KillGrace: 200 * time.Millisecond}).RunTurn(ctx, agent.Turn{Prompt: "go"}, func(e agent.Event) {
+		evs = append(evs, e)
+		if e.Kind == agent.EventStatus && strings.HasPrefix(e.Text, "Reconnecting... 3/5") {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v", err)
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != agent.EventNotice || !strings.HasPrefix(last.Text, "codex last said: Reconnecting... 3/5") {
+		t.Errorf("last event %+v", last)
+	}
+	assertGroupGone(t, pidFile)
+}
