@@ -83,7 +83,7 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 	if err != nil {
 		return nil, err
 	}
-	asess := agent.Session{Store: store, ID: id}
+	asess := agent.Session{Store: store, ID: id, Cwd: cwd}
 	var ag agent.Agent
 	if cfg.NewAgent != nil {
 		if ag, err = cfg.NewAgent(asess); err != nil {

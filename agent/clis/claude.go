@@ -13,15 +13,12 @@ import (
 
 // ClaudeTask links one of Claude's task ids to the item it became, by the
 // item's text as todosh last applied it.
-type ClaudeTask struct {
-	ID      string `json:"id"`
-	Subject string `json:"subject"`
-}
+type ClaudeTask = todostore.AgentTask
 
 // ClaudeTasks maps the task ids of one Claude Code session to items of
 // the list. TaskUpdate names tasks by ids made in earlier turns, so the map
-// outlives a turn: the runner saves it next to the session file (see
-// tasksPath).
+// outlives a turn: the runner keeps it in the session file's agent record,
+// written in the same locked change as the list.
 type ClaudeTasks struct {
 	// Session is the Claude session id the tasks belong to.
 	Session string       `json:"session"`

@@ -121,11 +121,18 @@ type turnState struct {
 	message   strings.Builder // text since the last other update
 	lastMsg   string          // the last finished run of text
 	errMsg    string          // the last error the CLI reported, cleared by a later success
-	tasks     ClaudeTasks     // Claude's task ids, as saved in tasksPath
+	tasks     ClaudeTasks     // Claude's task ids, as saved in the session file
 	lastSaid  string          // the last thing the agent said: text, a tool line, a status
 	status    string          // the status shown now, "" when none
 	retries   int             // statuses in a row with nothing else between them
 	noTool    string          // how the stream showed there is no todo tool, "" if it did not
+	// pendingSession is the CLI's session id while the session has no
+	// file: it is written at the end of the turn, so a prompt that fails
+	// before the list changes leaves no file.
+	pendingSession string
+	// applied is the last whole list the CLI sent that was applied: the
+	// same list again costs no lock, read or write.
+	applied []todostore.Todo
 }
 
 // endMessage closes the run of text pieces in progress.
@@ -231,6 +238,11 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 			// The status goes away with the turn; what the agent was
 			// going through when the person stopped it stays said.
 			emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + " last said: " + st.status})
+		}
+	}
+	if st.pendingSession != "" && (runErr == nil && st.errMsg == "" && ctx.Err() == nil || a.hasFile()) {
+		if err := a.saveSession(st.pendingSession, st.tasks.Tasks); err != nil {
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
 		}
 	}
 	if a.kind == "claude" {
@@ -345,9 +357,16 @@ func (a *cliAgent) dirOrCwd() string {
 func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState) Parser {
 	if a.kind == "claude" {
 		st.tasks = ClaudeTasks{Session: resume}
-		if resume != "" {
-			if ct, err := loadTasks(a.tasksPath()); err == nil && ct.Session == resume {
-				st.tasks = ct
+		if resume != "" && s.Agent != nil && s.Agent.Kind == "claude" && s.Agent.Session == resume {
+			st.tasks.Tasks = slices.Clone(s.Agent.Tasks)
+		}
+		if resume != "" && len(st.tasks.Tasks) == 0 {
+			// An older todosh kept the ids beside the session file; the next
+			// task change writes them into the session file.
+			var old ClaudeTasks
+			if data, err := os.ReadFile(filepath.Join(a.sess.Store.Dir, ".todo-"+a.sess.ID+".claude-tasks.json")); err == nil &&
+				json.Unmarshal(data, &old) == nil && old.Session == resume {
+				st.tasks.Tasks = old.Tasks
 			}
 		}
 		a.usesTasks = len(st.tasks.Tasks) > 0
@@ -370,16 +389,15 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 	}
 	switch u.Kind {
 	case UpdateSession:
-		if err := a.saveSession(u.Text); err != nil {
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
-		}
-		if a.kind == "claude" && st.tasks.Session != u.Text {
+		if a.kind == "claude" {
 			// A resumed session may come back under a new id; its tasks
 			// are the same tasks, and the next turn resumes the new id.
 			st.tasks.Session = u.Text
-			if len(st.tasks.Tasks) > 0 {
-				a.saveTasks(st.tasks, emit)
-			}
+		}
+		if !a.hasFile() {
+			st.pendingSession = u.Text
+		} else if err := a.saveSession(u.Text, st.tasks.Tasks); err != nil {
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
 		}
 	case UpdateText:
 		st.message.WriteString(u.Text)
@@ -394,10 +412,16 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		st.noTool = u.Text
 	case UpdateTodos:
 		a.sawTodo = true
+		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
+			return // the same list again: nothing to do
+		}
 		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todostore.Todo, m *agent.Merge) error {
 			tickCompleted(m.Todos)
 			return nil
 		})
+		if err == nil {
+			st.applied = todostore.CloneTodos(u.Todos)
+		}
 		a.shown(res.Todos, res.Changed, err, emit)
 	case UpdateTask:
 		a.sawTodo = true
@@ -426,75 +450,54 @@ func (a *cliAgent) shown(todos []todostore.Todo, changed bool, err error, emit f
 	}
 }
 
-// applyTask applies one Task tool call to its item under the session's
-// lock, and saves the task ids when they changed. Items it deletes are
+// applyTask applies one Task tool call to its item, and the task ids to
+// the session's agent record, in one locked change. Items it deletes are
 // archived as agent.DroppedReason.
 func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 	var next ClaudeTasks
+	listChanged := false
 	s, changed, err := agent.UpdateIfChanged(a.sess, func(s *todostore.Session) (bool, error) {
 		next = ClaudeTasks{Session: st.tasks.Session, Tasks: slices.Clone(st.tasks.Tasks)}
 		out, archived, err := next.Apply(s.Todos, op)
-		if err != nil || agent.SameList(s.Todos, out) {
+		if err != nil {
 			return false, err
+		}
+		listChanged = !agent.SameList(s.Todos, out)
+		if next.Session != "" && st.pendingSession == "" {
+			s.Agent = &todostore.AgentRef{Kind: "claude", Session: next.Session, Tasks: next.Tasks}
 		}
 		s.AppendArchive(agent.DroppedReason, archived, time.Now())
 		s.Todos = out
 		return true, nil
 	})
-	if err == nil && !slices.Equal(next.Tasks, st.tasks.Tasks) {
+	if err == nil {
 		st.tasks = next
-		a.saveTasks(st.tasks, emit)
 	}
 	var todos []todostore.Todo
 	if s != nil {
 		todos = s.Todos
 	}
-	a.shown(todos, changed, err, emit)
+	a.shown(todos, changed && listChanged, err, emit)
 }
 
-// saveTasks writes the task ids next to the session file; failing, it
-// says so and the turn goes on.
-func (a *cliAgent) saveTasks(ct ClaudeTasks, emit func(agent.Event)) {
-	data, err := json.MarshalIndent(ct, "", "  ")
-	if err == nil {
-		err = todostore.WriteFileAtomic(a.tasksPath(), append(data, '\n'))
-	}
-	if err != nil {
-		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("claude: task ids not saved: %v", err)})
-	}
-}
-
-// saveSession records the CLI's session id in the session file, unless it
-// is already there.
-func (a *cliAgent) saveSession(id string) error {
-	cur, err := a.sess.Load()
-	if err == nil && cur.Agent != nil && cur.Agent.Kind == a.kind && cur.Agent.Session == id {
-		return nil
-	}
-	_, err = a.sess.Update(func(s *todostore.Session) error {
-		s.Agent = &todostore.AgentRef{Kind: a.kind, Session: id}
+// saveSession records the CLI's session id (and Claude's task ids) in the
+// session file; the store writes nothing when they are already there.
+func (a *cliAgent) saveSession(id string, tasks []ClaudeTask) error {
+	_, err := a.sess.Update(func(s *todostore.Session) error {
+		ref := &todostore.AgentRef{Kind: a.kind, Session: id}
+		if a.kind == "claude" {
+			ref.Tasks = slices.Clone(tasks)
+		}
+		s.Agent = ref
 		return nil
 	})
 	return err
 }
 
-// tasksPath is where a Claude session's task ids are kept: next to the
-// session file, hidden, and not named todo-*.json so it is never listed
-// as a session.
-func (a *cliAgent) tasksPath() string {
-	return filepath.Join(a.sess.Store.Dir, ".todo-"+a.sess.ID+".claude-tasks.json")
-}
-
-func loadTasks(path string) (ClaudeTasks, error) {
-	var ct ClaudeTasks
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ct, err
-	}
-	if err := json.Unmarshal(data, &ct); err != nil {
-		return ClaudeTasks{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	return ct, nil
+// hasFile reports whether the session has a file yet.
+func (a *cliAgent) hasFile() bool {
+	_, err := os.Lstat(a.sess.Store.Path(a.sess.ID))
+	return err == nil
 }
 
 // runOut is what a run leaves besides its updates.

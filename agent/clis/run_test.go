@@ -198,13 +198,17 @@ func TestEndToEnd(t *testing.T) {
 		kind, folder, run1, resume, session string
 		afterRun1                           string
 		tool1, tool2                        string
+		// legacyTasks moves the task ids, after turn 1, to the side file
+		// an older todosh kept them in.
+		legacyTasks bool
 	}{
-		{"claude", "claude-todowrite", "claude-run1.jsonl", "claude-resume.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f", "completed,in_progress,pending", "TodoWrite", "TodoWrite"},
-		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate"},
-		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,pending,pending", "update_plan", "update_plan"},
-		{"gemini", "gemini", "gemini-run1.jsonl", "gemini-resume-id.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66", "completed,in_progress,pending", "write_todos", "write_todos"},
-		{"qwen", "fake", "qwen-run1.jsonl", "qwen-resume.jsonl", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d", "completed,in_progress,pending", "todo_write", "todo_write"},
-		{"pi", "fake", "pi-run1.jsonl", "pi-resume.jsonl", "0193f2a4-5b6c-7d8e-9f00-112233445566", "completed,pending,pending", "todo", "todo"},
+		{"claude", "claude-todowrite", "claude-run1.jsonl", "claude-resume.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f", "completed,in_progress,pending", "TodoWrite", "TodoWrite", false},
+		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", false},
+		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", true},
+		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,pending,pending", "update_plan", "update_plan", false},
+		{"gemini", "gemini", "gemini-run1.jsonl", "gemini-resume-id.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66", "completed,in_progress,pending", "write_todos", "write_todos", false},
+		{"qwen", "fake", "qwen-run1.jsonl", "qwen-resume.jsonl", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d", "completed,in_progress,pending", "todo_write", "todo_write", false},
+		{"pi", "fake", "pi-run1.jsonl", "pi-resume.jsonl", "0193f2a4-5b6c-7d8e-9f00-112233445566", "completed,pending,pending", "todo", "todo", false},
 	}
 	for _, c := range cases {
 		t.Run(c.kind+"/"+c.folder, func(t *testing.T) {
@@ -235,7 +239,7 @@ func TestEndToEnd(t *testing.T) {
 			if got := statuses(s.Todos); got != c.afterRun1 {
 				t.Fatalf("after turn 1: %s\n%s", got, todostore.FormatList(s.Todos))
 			}
-			if s.Agent == nil || *s.Agent != (todostore.AgentRef{Kind: c.kind, Session: c.session}) {
+			if s.Agent == nil || s.Agent.Kind != c.kind || s.Agent.Session != c.session {
 				t.Fatalf("agent ref %+v", s.Agent)
 			}
 			// The list is shown once per real change, never twice the same.
@@ -261,6 +265,11 @@ func TestEndToEnd(t *testing.T) {
 			if _, err := f.sess.Update(func(s *todostore.Session) error {
 				var err error
 				s.Todos, err = todostore.InsertTodo(s.Todos, len(s.Todos), todostore.Todo{Content: "Write the README", Origin: todostore.OriginPerson})
+				if c.legacyTasks {
+					data, _ := json.Marshal(ClaudeTasks{Session: s.Agent.Session, Tasks: s.Agent.Tasks})
+					os.WriteFile(filepath.Join(f.store.Dir, ".todo-"+f.sess.ID+".claude-tasks.json"), data, 0o644)
+					s.Agent.Tasks = nil
+				}
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -621,8 +630,8 @@ func TestDroppedItemsArchived(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"mine:pending", "one:completed"}) {
 		t.Errorf("list %v", got)
 	}
-	if len(s.Archive) != 1 || s.Archive[0].Reason != agent.DroppedReason || s.Archive[0].Todos[0].Content != "two" {
-		t.Errorf("archive %+v", s.Archive)
+	if last, _ := f.sess.Store.LastChange(f.sess.ID); !strings.Contains(last.What, agent.DroppedReason) || len(last.Dropped) != 1 || last.Dropped[0].Content != "two" {
+		t.Errorf("last change %+v", last)
 	}
 }
 
