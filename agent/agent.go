@@ -28,6 +28,11 @@ const (
 	// EventNotice is a one-line remark about the turn (a malformed stream
 	// line skipped, the step cap reached) that is not the agent's text.
 	EventNotice
+	// EventStatus is the agent's own word on its trouble as it happens (an
+	// API retry with its count, a reconnect, a rate limit): Text is one
+	// line that replaces the previous status; empty Text clears it. A
+	// renderer shows one status at a time, not a line each.
+	EventStatus
 )
 
 // Event is one thing that happened during a turn.

@@ -32,6 +32,9 @@ type shell struct {
 	// lastGood is the last list read or delivered that was usable: while
 	// the file on disk cannot be used, the prompt and /todo show keep it.
 	lastGood atomic.Pointer[todostore.Session]
+	// signals ends the shell on SIGTERM, SIGHUP and SIGQUIT once the
+	// running line has ended.
+	signals signalExit
 }
 
 // Run opens the session cfg names and runs the shell until the input ends
@@ -43,7 +46,12 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
 		return ExitFailed
 	}
-	ctx := context.Background()
+	sh.signals.stderr, sh.signals.exit = stderr, os.Exit
+	if in, ok := stdin.(*os.File); ok {
+		sh.signals.restore = saveTerminal(int(in.Fd()))
+	}
+	ctx, stop := sh.signals.watch(context.Background())
+	defer stop() // after a signal, never returns: exitOn exits
 	if len(cfg.Commands) > 0 {
 		return sh.runScript(ctx, sliceLines(cfg.Commands))
 	}
@@ -117,6 +125,11 @@ func sessionID(cfg Config, store *todostore.Store, cwd string, now func() time.T
 // (which prints its own messages). typed is what the person typed to take
 // over a continuation; quit is set by /quit and /exit.
 func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool, err error) {
+	s.signals.busy.Lock()
+	defer s.signals.busy.Unlock()
+	if err := ctx.Err(); err != nil {
+		return "", true, err // ending on a signal: run nothing more
+	}
 	if commands.IsCommand(line) {
 		err := s.registry.Run(s.env, line)
 		if errors.Is(err, commands.ErrQuit) {
