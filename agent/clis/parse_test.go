@@ -632,3 +632,23 @@ func TestJScanStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallLineCountsItems: the one line a todo tool call prints says
+// "1 item", never "1 items", for every CLI's todo tool.
+func TestToolCallLineCountsItems(t *testing.T) {
+	tests := []struct {
+		p    Parser
+		line string
+		want string
+	}{
+		{&ClaudeParser{}, `{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[{"content":"a","status":"pending","activeForm":"a"}]}}]},"parent_tool_use_id":null}`, "TodoWrite 1 item"},
+		{&GeminiParser{}, `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":[{"description":"a","status":"pending"}]}}`, "write_todos 1 item"},
+		{&CodexParser{}, `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"a","completed":false},{"text":"b","completed":false}]}}`, "update_plan 2 items"},
+	}
+	for _, tc := range tests {
+		calls := ofKind(collect(t, tc.p, tc.line+"\n"), UpdateToolCall)
+		if len(calls) != 1 || calls[0].Text != tc.want {
+			t.Errorf("%T: tool call lines %v, want one %q", tc.p, calls, tc.want)
+		}
+	}
+}
