@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,13 +80,14 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 
 	// Agent flags; cfg.NewAgent is built from them after Parse.
 	var ag agentFlags
-	fs.StringVar(&ag.kind, "agent", "", "which agent answers prompts, by `NAME`: demo, openai, script:FILE, claude, codex, gemini or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&ag.kind, "agent", "", "which agent answers prompts, by `NAME`: demo, openai, script:FILE, claude, codex, gemini, qwen, pi or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
 	fs.StringVar(&ag.baseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
 	fs.StringVar(&ag.model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
 	fs.DurationVar(&ag.connectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
 	fs.DurationVar(&ag.idleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
 	fs.BoolVar(&ag.requireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (model API agents)")
-	fs.StringVar(&ag.bin, "agent-bin", "", "`PATH` of the claude, codex or gemini executable (default: found on PATH)")
+	fs.StringVar(&ag.bin, "agent-bin", "", "`PATH` of the claude, codex, gemini, qwen or pi executable (default: found on PATH)")
+	fs.DurationVar(&ag.idle, "idle-limit", clis.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
 	fs.Func("agent-arg", "pass `ARG` to the agent CLI (repeatable)", func(s string) error {
 		ag.args = append(ag.args, s)
 		return nil
@@ -182,6 +184,7 @@ type agentFlags struct {
 	kind, baseURL, model, bin string
 	args                      []string
 	requireEvidence           bool
+	idle                      time.Duration
 	connectTimeout            time.Duration
 	idleTimeout               time.Duration
 }
@@ -197,9 +200,12 @@ func (f agentFlags) factory(getenv func(string) string) (func(agent.Session) (ag
 			kind = "openai"
 		}
 	}
-	isCLI := kind == "claude" || kind == "codex" || kind == "gemini"
+	isCLI := slices.Contains(clis.Kinds, kind)
 	if (f.bin != "" || len(f.args) > 0) && !isCLI {
-		return nil, fmt.Errorf("--agent-bin and --agent-arg go with --agent claude, codex or gemini, not %s", kind)
+		return nil, fmt.Errorf("--agent-bin and --agent-arg go with --agent %s, not %s", strings.Join(clis.Kinds, ", "), kind)
+	}
+	if f.idle < 0 {
+		return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", f.idle)
 	}
 	if (f.baseURL != "" || f.model != "") && kind != "openai" {
 		return nil, fmt.Errorf("--base-url and --model go with --agent openai, not %s", kind)
@@ -233,8 +239,8 @@ func (f agentFlags) factory(getenv func(string) string) (func(agent.Session) (ag
 			return modelapi.NewScript(data, s, f.requireEvidence)
 		}, nil
 	case isCLI:
-		cfg := clis.Config{Bin: f.bin, Args: f.args}
+		cfg := clis.Config{Bin: f.bin, Args: f.args, IdleLimit: f.idle}
 		return func(s agent.Session) (agent.Agent, error) { return clis.New(kind, cfg, s) }, nil
 	}
-	return nil, fmt.Errorf("--agent %q: want demo, openai, script:FILE, claude, codex, gemini or none", kind)
+	return nil, fmt.Errorf("--agent %q: want demo, openai, script:FILE, %s or none", kind, strings.Join(clis.Kinds, ", "))
 }

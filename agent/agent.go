@@ -28,9 +28,11 @@ const (
 	// EventNotice is a one-line remark about the turn (a malformed stream
 	// line skipped, the step cap reached) that is not the agent's text.
 	EventNotice
-	// EventStatus is what the agent is doing now, as one line that replaces
-	// the previous one ("retrying the API (3/10)", "waiting for
-	// permission"); "" clears it. A terminal shows it in the status line.
+	// EventStatus is the agent's own word on its trouble as it happens (an
+	// API retry with its count, a reconnect, a rate limit, waiting for
+	// permission): Text is one
+	// line that replaces the previous status; empty Text clears it. A
+	// renderer shows one status at a time, not a line each.
 	EventStatus
 )
 

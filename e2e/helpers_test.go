@@ -192,7 +192,15 @@ func (h home) startSized(t testing.TB, cols, rows int, program string, env []str
 	if err != nil {
 		t.Fatalf("start todosh in a pty: %v", err)
 	}
-	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), cols: cols, rows: rows}
+	tm := watchTerm(t, cmd, tty)
+	tm.cols, tm.rows = cols, rows
+	return tm
+}
+
+// watchTerm reads the terminal tty of the started cmd and stops cmd at the
+// end of the test if it is still running.
+func watchTerm(t testing.TB, cmd *exec.Cmd, tty *os.File) *term {
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), cols: 120, rows: 40}
 	go tm.read()
 	go func() {
 		cmd.Wait()

@@ -40,6 +40,15 @@ type Renderer struct {
 	shownTodos []todostore.Todo
 	known      bool // shown is set
 
+	// InPlace shows the agent's status (agent.EventStatus) on one line
+	// rewritten in place, as in a terminal; otherwise each new status is a
+	// line of its own. The live region, when there is one, shows it
+	// instead.
+	InPlace  bool
+	status   string     // the status shown last, "" when none
+	wmu      sync.Mutex // guards statusUp and orders writes
+	statusUp bool       // an in-place status line, without newline, is on screen
+
 	// The terminal's part; all zero in a script. live, when set, shows
 	// the list and the agent's activity during a prompt; fullList prints
 	// a changed list whole (at the end of a prompt) instead of as one
@@ -50,9 +59,6 @@ type Renderer struct {
 	pal      palette
 	// errOut receives the lines that say a prompt failed; nil means out.
 	errOut io.Writer
-	// status is the last EventStatus text printed in a script, so a
-	// repeated status is printed once.
-	status string
 }
 
 // NewRenderer returns a Renderer writing to out.
@@ -69,14 +75,6 @@ func (r *Renderer) Event(ev agent.Event) {
 		}
 		r.Flush()
 		r.write(r.pal.Tool("  ⏺ "+renderShort(ev.Text)) + "\n")
-	case agent.EventStatus:
-		if r.live != nil && r.live.Active() {
-			r.live.SetActivity(ev.Text)
-		} else if ev.Text != r.status && ev.Text != "" {
-			r.Flush()
-			r.write(r.pal.Muted("  … "+renderShort(ev.Text)) + "\n")
-		}
-		r.status = ev.Text
 	case agent.EventTodos:
 		r.Todos(ev.Todos)
 	case agent.EventPause:
@@ -85,8 +83,44 @@ func (r *Renderer) Event(ev agent.Event) {
 	case agent.EventNotice:
 		r.Flush()
 		r.write(r.pal.Muted("  note: "+renderShort(ev.Text)) + "\n")
+	case agent.EventStatus:
+		if r.live != nil && r.live.Active() {
+			r.live.SetActivity(ev.Text)
+			r.status = ev.Text
+		} else {
+			r.Status(ev.Text)
+		}
 	}
 }
+
+// Status shows the agent's status s in place of the previous one; "" takes
+// it away. In place it is one line without newline that the next output
+// (or status) overwrites; otherwise a status is printed only when it
+// differs from the last one.
+func (r *Renderer) Status(s string) {
+	s = strings.TrimSpace(s)
+	if !r.InPlace {
+		if s != "" && s != r.status {
+			r.Line("  status: " + renderShort(s))
+		}
+		r.status = s
+		return
+	}
+	r.status = s
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	line := statusClear
+	if s != "" {
+		line += "  ⟳ " + renderShort(s)
+	}
+	if s != "" || r.statusUp {
+		_, _ = io.WriteString(r.out, line)
+	}
+	r.statusUp = s != ""
+}
+
+// statusClear returns to the start of the line and erases it.
+const statusClear = "\r\x1b[2K"
 
 // Text adds a piece of the agent's reply and prints every line it
 // completes. CRLF endings print as plain lines, and a line longer than
@@ -239,10 +273,19 @@ func (r *Renderer) width() int {
 }
 
 func (r *Renderer) write(s string) {
-	if s != "" {
-		// A terminal that stopped accepting output cannot be told so.
-		_, _ = io.WriteString(r.out, s)
+	if s == "" {
+		return
 	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if r.statusUp {
+		// The status line is erased and the output takes its place; the
+		// next status comes back below it.
+		s = statusClear + s
+		r.statusUp = false
+	}
+	// A terminal that stopped accepting output cannot be told so.
+	_, _ = io.WriteString(r.out, s)
 }
 
 // renderRuneCut returns the largest n <= limit that does not split a UTF-8

@@ -35,6 +35,9 @@ type shell struct {
 	// lastGood is the last list read or delivered that was usable: while
 	// the file on disk cannot be used, the prompt and /todo show keep it.
 	lastGood atomic.Pointer[todostore.Session]
+	// signals ends the shell on SIGTERM, SIGHUP and SIGQUIT once the
+	// running line has ended.
+	signals signalExit
 }
 
 // Run opens the session cfg names and runs the shell until the input ends
@@ -57,7 +60,9 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ExitFailed
 	}
-	ctx := context.Background()
+	sh.watchSignals(stderr, stdin)
+	ctx, stop := sh.signals.watch(context.Background())
+	defer stop() // after a signal, never returns: exitOn exits
 	if sh.resumed {
 		sh.showResumed(sio)
 	}
@@ -99,6 +104,16 @@ func scriptIO(cfg Config, stdout, stderr io.Writer) shellIO {
 		return shellIO{out: colorWriter(stdout, r.pal), err: errorWriter(stderr, r.pal), render: r}
 	}
 	return shellIO{out: stdout, err: stderr, render: r}
+}
+
+// watchSignals prepares the shell's end on SIGTERM, SIGHUP and SIGQUIT:
+// messages on stderr, and stdin's terminal mode (when it is a terminal)
+// put back before the exit.
+func (s *shell) watchSignals(stderr io.Writer, stdin any) {
+	s.signals.stderr, s.signals.exit = stderr, os.Exit
+	if in, ok := stdin.(*os.File); ok {
+		s.signals.restore = saveTerminal(int(in.Fd()))
+	}
 }
 
 // showResumed prints, for --resume, the session's id and its list.
@@ -191,6 +206,11 @@ func sessionID(cfg Config, store *todostore.Store, cwd string, now func() time.T
 // (which prints its own messages). typed is what the person typed to take
 // over a continuation; quit is set by /quit and /exit.
 func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool, err error) {
+	s.signals.busy.Lock()
+	defer s.signals.busy.Unlock()
+	if err := ctx.Err(); err != nil {
+		return "", true, err // ending on a signal: run nothing more
+	}
 	if isCommandLine(line) {
 		var before []todostore.Todo
 		if s.jsonl != nil {

@@ -83,7 +83,10 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 		return ExitFailed
 	}
 	reg = sh.registry
-	return sh.interactive(context.Background(), rl, t, render, &asking)
+	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
+	ctx, stop := sh.signals.watch(context.Background())
+	defer stop() // after a signal, never returns: exitOn exits
+	return sh.interactive(ctx, rl, t, render, &asking)
 }
 
 // newEditor is the line editor on t: readline behind the key filter

@@ -38,6 +38,7 @@ func (f *fakeTerminal) MakeRaw() error            { return nil }
 func (f *fakeTerminal) ExitRaw() error            { return nil }
 func (f *fakeTerminal) PollMode() (func(), error) { return func() {}, nil }
 func (f *fakeTerminal) NoEcho() func()            { return func() {} }
+func (f *fakeTerminal) SaveMode() func()          { return func() {} }
 
 // ReadKey is the countdown's: no key is ever pressed.
 func (f *fakeTerminal) ReadKey([]byte) (int, error) {

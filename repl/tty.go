@@ -32,6 +32,9 @@ type Terminal interface {
 	// NoEcho stops the echo of keys typed during an agent turn; they stay
 	// queued for the countdown or the next prompt.
 	NoEcho() (restore func())
+	// SaveMode records the terminal's mode now; restore puts it back when
+	// todosh ends on a signal.
+	SaveMode() (restore func())
 }
 
 // ttyTerminal is the real terminal: stdin and stdout.
@@ -89,3 +92,5 @@ func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.i
 func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return syscall.Read(int(t.in.Fd()), buf) }
 
 func (t *ttyTerminal) NoEcho() func() { return noEchoMode(int(t.in.Fd())) }
+
+func (t *ttyTerminal) SaveMode() func() { return saveTerminal(int(t.in.Fd())) }

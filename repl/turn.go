@@ -17,7 +17,7 @@ import (
 // noAgentHint is the line shown when a prompt is typed with no agent
 // connected; it names every way to connect one.
 const noAgentHint = "no agent is connected: start todosh with --agent demo, " +
-	"--agent openai (with OPENAI_BASE_URL or --base-url) or --agent claude|codex|gemini"
+	"--agent openai (with OPENAI_BASE_URL or --base-url) or --agent claude|codex|gemini|qwen|pi"
 
 // errNoAgent is returned for a prompt typed with no agent connected.
 var errNoAgent = errors.New("no agent is connected")
