@@ -1,6 +1,7 @@
 // Package agent defines the one interface every agent backend implements
-// (model API, wrapped CLIs, scripted) and the todo tools and list merge they
-// share. Backends live in subpackages; the shell sees only this interface.
+// (model API, wrapped CLIs, ACP, scripted) and the list merge they share.
+// Backends live in subpackages; the shell sees only this interface. The todo
+// tools todosh serves (to a model, over MCP) are in agent/todotools.
 package agent
 
 import (
