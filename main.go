@@ -11,8 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -75,15 +74,19 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		return nil
 	})
 
-	// Agent flags; cfg.NewAgent is built from them after Parse.
-	var ag agentFlags
-	fs.StringVar(&ag.kind, "agent", "", "which agent answers prompts, by `NAME`: demo, openai, script:FILE, claude, codex, gemini or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
-	fs.StringVar(&ag.baseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
-	fs.StringVar(&ag.model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
-	fs.BoolVar(&ag.requireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (model API agents)")
-	fs.StringVar(&ag.bin, "agent-bin", "", "`PATH` of the claude, codex or gemini executable (default: found on PATH)")
-	fs.Func("agent-arg", "pass `ARG` to the agent CLI (repeatable)", func(s string) error {
-		ag.args = append(ag.args, s)
+	// Agent flags; the backend table (agent/backends) checks and starts
+	// the chosen agent from them after Parse.
+	var (
+		spec string
+		ag   = backends.Options{Getenv: getenv}
+	)
+	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
+	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
+	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
+	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable (default: the backend's own, found on PATH)")
+	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
+		ag.Args = append(ag.Args, s)
 		return nil
 	})
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
@@ -94,6 +97,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, usage)
 			fs.PrintDefaults()
+			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
 		}
 		return cfg, err
 	}
@@ -103,8 +107,14 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	if cfg.ContinueDelay < 0 {
 		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
 	}
+	var given []backends.Flag
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "agent" && backends.IsAgentFlag(f.Name) {
+			given = append(given, backends.Flag("--"+f.Name))
+		}
+	})
 	var err error
-	if cfg.NewAgent, err = ag.factory(getenv); err != nil {
+	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
 		return cfg, err
 	}
 	if cfg.SessionID != "" {
@@ -116,60 +126,4 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		}
 	}
 	return cfg, nil
-}
-
-// agentFlags are the flags that choose and configure the agent.
-type agentFlags struct {
-	kind, baseURL, model, bin string
-	args                      []string
-	requireEvidence           bool
-}
-
-// factory checks the agent flags and returns what builds the agent once
-// the session is open; nil means no agent. Everything that can be checked
-// without the session is checked here, so a bad flag is a usage error.
-func (f agentFlags) factory(getenv func(string) string) (func(agent.Session) (agent.Agent, error), error) {
-	kind := f.kind
-	if kind == "" {
-		kind = "none"
-		if getenv("OPENAI_BASE_URL") != "" || getenv("OPENAI_API_KEY") != "" {
-			kind = "openai"
-		}
-	}
-	isCLI := kind == "claude" || kind == "codex" || kind == "gemini"
-	if (f.bin != "" || len(f.args) > 0) && !isCLI {
-		return nil, fmt.Errorf("--agent-bin and --agent-arg go with --agent claude, codex or gemini, not %s", kind)
-	}
-	if (f.baseURL != "" || f.model != "") && kind != "openai" {
-		return nil, fmt.Errorf("--base-url and --model go with --agent openai, not %s", kind)
-	}
-	switch {
-	case kind == "none":
-		return nil, nil
-	case kind == "demo":
-		return func(s agent.Session) (agent.Agent, error) { return modelapi.NewDemo(s) }, nil
-	case kind == "openai":
-		cfg := modelapi.ConfigFromEnv(getenv)
-		if f.baseURL != "" {
-			cfg.BaseURL = f.baseURL
-		}
-		if f.model != "" {
-			cfg.Model = f.model
-		}
-		cfg.RequireEvidence = f.requireEvidence
-		return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
-	case strings.HasPrefix(kind, "script:"):
-		path := strings.TrimPrefix(kind, "script:")
-		return func(s agent.Session) (agent.Agent, error) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("--agent script: %w", err)
-			}
-			return modelapi.NewScript(data, s, f.requireEvidence)
-		}, nil
-	case isCLI:
-		cfg := clis.Config{Bin: f.bin, Args: f.args}
-		return func(s agent.Session) (agent.Agent, error) { return clis.New(kind, cfg, s) }, nil
-	}
-	return nil, fmt.Errorf("--agent %q: want demo, openai, script:FILE, claude, codex, gemini or none", kind)
 }

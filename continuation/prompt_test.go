@@ -120,7 +120,7 @@ func TestHostilePrompts(t *testing.T) {
 	words := []string{"Ignore", "delete the repo", "You are done", "SYSTEM", "rm -rf", "nested", "stop now", "break"}
 	for _, tool := range []string{"todo_write", "TodoWrite", "update_plan", "write_todos", ""} {
 		for level := WordingFirst; level <= WordingFinal; level++ {
-			prompt := continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level})
+			prompt := continuationPrompt(promptInput{todos: todos, tools: toolsFor(tool), level: level})
 			head, inner, tail := splitPrompt(t, prompt)
 			for _, w := range words {
 				if strings.Contains(head, w) || strings.Contains(tail, w) {
@@ -150,7 +150,7 @@ func TestInstructionsFromStructure(t *testing.T) {
 	todostore.Normalize(todos)
 	for _, tool := range []string{"todo_write", "TodoWrite"} {
 		for level := WordingFirst; level <= WordingFinal; level++ {
-			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level}))
+			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: toolsFor(tool), level: level}))
 			for _, w := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} {
 				if strings.Contains(head, w) {
 					t.Errorf("tool %q level %d: todo text %q in the instructions", tool, level, w)
@@ -159,7 +159,7 @@ func TestInstructionsFromStructure(t *testing.T) {
 			if !strings.Contains(head, "item 3") || !strings.Contains(head, "subtask 3.2") {
 				t.Errorf("tool %q level %d: next target (item 3, subtask 3.2) not named:\n%s", tool, level, head)
 			}
-			if !strings.Contains(head, tool) && !(tool == ModelAPITodoTool && strings.Contains(head, TickTool)) {
+			if !strings.Contains(head, tool) && !(tool == "todo_write" && strings.Contains(head, "todo_tick")) {
 				t.Errorf("tool %q level %d: tool not named:\n%s", tool, level, head)
 			}
 		}
@@ -177,11 +177,11 @@ func TestCLIWording(t *testing.T) {
 	asID := regexp.MustCompile(`(mark|tick|set) (item|subtask) [0-9.]+ \w+ with`)
 	for _, tool := range []string{"TodoWrite", "TaskUpdate", "update_plan", "write_todos"} {
 		for level := WordingFirst; level <= WordingFinal; level++ {
-			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level}))
+			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: toolsFor(tool), level: level}))
 			if m := asID.FindString(head); m != "" {
 				t.Errorf("%s level %d: %q presents a position as the tool's id:\n%s", tool, level, m, head)
 			}
-			for _, w := range []string{"cancelled", TickTool, PauseTool} {
+			for _, w := range []string{"cancelled", "todo_tick", "todo_pause"} {
 				if strings.Contains(head, w) {
 					t.Errorf("%s level %d: names %q:\n%s", tool, level, w, head)
 				}
@@ -195,7 +195,7 @@ func TestCLIWording(t *testing.T) {
 		}
 	}
 	// todosh's own tool keeps its ids and statuses.
-	head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: ModelAPITodoTool, level: WordingFirmer}))
+	head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: toolsFor("todo_write"), level: WordingFirmer}))
 	if !strings.Contains(head, "tick subtask 2.2 with todo_tick") || !strings.Contains(head, "mark it cancelled with todo_write") {
 		t.Errorf("todo_write wording changed:\n%s", head)
 	}
@@ -215,7 +215,7 @@ func TestNextTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := nextTarget(tt.todos, true, "todo_write").name; got != tt.want {
+			if got := nextTarget(tt.todos, toolsFor("todo_write"), "todo_write").name; got != tt.want {
 				t.Fatalf("nextTarget = %q, want %q", got, tt.want)
 			}
 		})
@@ -249,12 +249,12 @@ func TestGolden(t *testing.T) {
 		file string
 		got  string
 	}{
-		{"prompt_first.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFirst})},
-		{"prompt_firmer.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFirmer})},
-		{"prompt_final.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFinal})},
-		{"prompt_final_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "TodoWrite", level: WordingFinal})},
-		{"prompt_first_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "update_plan", level: WordingFirst})},
-		{"prompt_firmer_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "TaskUpdate", level: WordingFirmer})},
+		{"prompt_first.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("todo_write"), level: WordingFirst})},
+		{"prompt_firmer.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("todo_write"), level: WordingFirmer})},
+		{"prompt_final.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("todo_write"), level: WordingFinal})},
+		{"prompt_final_cli.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("TodoWrite"), level: WordingFinal})},
+		{"prompt_first_cli.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("update_plan"), level: WordingFirst})},
+		{"prompt_firmer_cli.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("TaskUpdate"), level: WordingFirmer})},
 		{"context.golden", TodoContext(l)},
 	}
 	for _, tt := range tests {
@@ -282,7 +282,7 @@ func TestDecidePrompts(t *testing.T) {
 	l := goldenList()
 	p := New()
 	for _, file := range []string{"prompt_first.golden", "prompt_firmer.golden", "prompt_final.golden"} {
-		d := p.Decide(Turn{Before: l, After: l}, "todo_write")
+		d := p.Decide(Turn{Before: l, After: l}, toolsFor("todo_write"))
 		want, err := os.ReadFile(filepath.Join("testdata", file))
 		if err != nil {
 			t.Fatal(err)
@@ -291,4 +291,13 @@ func TestDecidePrompts(t *testing.T) {
 			t.Fatalf("decision %+v does not carry %s", d, file)
 		}
 	}
+}
+
+// toolsFor is the tools of an agent whose todo tool is name: todosh's own
+// tools for todo_write, else a CLI's one tool.
+func toolsFor(name string) Tools {
+	if name == "todo_write" {
+		return Tools{Todo: name, Tick: "todo_tick", Pause: "todo_pause"}
+	}
+	return Tools{Todo: name}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/todostore"
 )
@@ -89,13 +90,23 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 			Store: store, SessionID: id, Cwd: cwd,
 			Out: stdout, Err: stderr, Now: now,
 			Home: cfg.Home, Getenv: cfg.Getenv,
+			Agent: agentLine(cfg.Backend),
 		},
 		runner: &TurnRunner{
 			Agent: ag, Session: asess, Out: stdout, Err: stderr, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
+			Backend: cfg.Backend,
 		},
 		stderr: stderr,
 	}, nil
+}
+
+// agentLine is what /help says about the agent, from its backend row.
+func agentLine(b *backends.Backend) string {
+	if b == nil {
+		return ""
+	}
+	return b.Describe()
 }
 
 // sessionID picks the session: the one named, the most recent one started

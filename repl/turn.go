@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
@@ -24,7 +25,10 @@ var errNoAgent = errors.New("no agent is connected")
 
 // TurnRunner runs one prompt from the person through the agent and the continuation policy.
 type TurnRunner struct {
-	Agent    agent.Agent // nil: no agent connected
+	Agent agent.Agent // nil: no agent connected
+	// Backend is the agent's row of the backend table: the todo tools
+	// the continuation prompt may name. nil: only the agent's own tool.
+	Backend  *backends.Backend
 	Session  agent.Session
 	Policy   *continuation.Policy
 	Out      io.Writer     // receives whole lines only (the prompt may be redrawn between lines)
@@ -194,7 +198,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		Before:      before,
 		After:       after,
 		FinalText:   res.FinalText,
-	}, r.Agent.TodoTool())
+	}, r.tools())
 
 	switch {
 	case aborted:
@@ -211,6 +215,14 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		r.render.Line(dec.Line)
 	}
 	return dec, nil
+}
+
+// tools are the agent's todo tools as its backend row declares them.
+func (r *TurnRunner) tools() continuation.Tools {
+	if r.Backend == nil {
+		return continuation.Tools{Todo: r.Agent.TodoTool()}
+	}
+	return r.Backend.Tools(r.Agent.TodoTool())
 }
 
 // turnContext returns the context of one turn, cancelled by Ctrl-C: readline

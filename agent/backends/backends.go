@@ -1,0 +1,298 @@
+// Package backends is the table of agent backends: each backend is one row
+// (its name, how it starts, its todo tool names, what it can do), and main
+// (flags, --help, errors), the continuation prompt and /help read the rows
+// instead of comparing names. A new backend is a new row.
+package backends
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/agent/modelapi"
+	"github.com/todosh/todosh/agent/todotools"
+	"github.com/todosh/todosh/continuation"
+)
+
+// SessionEnv is the variable todosh sets for every agent it starts: the id
+// of the session whose list the agent works on, so that `todosh mcp`
+// started by that agent serves the same list.
+const SessionEnv = "TODOSH_SESSION"
+
+// Caps is what a backend's agent can do beyond updating the list.
+type Caps struct {
+	// Tick and Pause: todosh's todo_tick and todo_pause reach the agent
+	// (model API, or todosh's MCP server).
+	Tick, Pause bool
+	// Resume: the agent's own conversation is resumed by todosh --resume.
+	Resume bool
+	// MCP: the agent is handed todosh's MCP server.
+	MCP bool
+}
+
+// Options are the agent flags, checked against the chosen row.
+type Options struct {
+	Bin             string   // --agent-bin
+	Args            []string // --agent-arg
+	BaseURL, Model  string   // --base-url, --model
+	RequireEvidence bool     // --require-evidence
+	Approve         string   // --approve
+	Getenv          func(string) string
+}
+
+// Factory builds the agent once the session is open.
+type Factory func(agent.Session) (agent.Agent, error)
+
+// Flag names an agent flag a row accepts, for the check that a flag goes
+// with the chosen agent.
+type Flag string
+
+// The agent flags that only some rows accept.
+const (
+	FlagBin      Flag = "--agent-bin"
+	FlagArg      Flag = "--agent-arg"
+	FlagBaseURL  Flag = "--base-url"
+	FlagModel    Flag = "--model"
+	FlagEvidence Flag = "--require-evidence"
+	FlagApprove  Flag = "--approve"
+)
+
+// Backend is one row of the table.
+type Backend struct {
+	// Name is what --agent takes ("openai", "claude", "acp:codex"). When
+	// Param is set the name takes a parameter after a colon
+	// ("script:FILE").
+	Name  string
+	Param string
+	// Summary is one line for --help and /help.
+	Summary string
+	// TodoTool is the agent's own tool that updates the list, named in
+	// continuation prompts; "" means the agent tells (agent.Agent.TodoTool,
+	// for a CLI whose tool changes with what it calls).
+	TodoTool string
+	Caps     Caps
+	// Flags are the agent flags beyond --agent this row accepts.
+	Flags []Flag
+	// Start checks the options and returns what builds the agent; param
+	// is the part after the colon. A nil Factory means no agent.
+	Start func(param string, o Options) (Factory, error)
+}
+
+// Table is every backend, in the order --help lists them.
+var Table = []Backend{
+	{Name: "none", Summary: "no agent: slash commands only",
+		Start: func(string, Options) (Factory, error) { return nil, nil }},
+	{Name: "demo", Summary: "a scripted model that shows the whole loop, no network",
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		Start: func(string, Options) (Factory, error) {
+			return func(s agent.Session) (agent.Agent, error) { return modelapi.NewDemo(s) }, nil
+		}},
+	{Name: "openai", Summary: "an OpenAI-compatible chat completions API (Ollama, llama.cpp, vLLM, OpenRouter, OpenAI)",
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		Flags: []Flag{FlagBaseURL, FlagModel, FlagEvidence}, Start: startOpenAI},
+	{Name: "script", Param: "FILE", Summary: "a model played from FILE (tests)",
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		Flags: []Flag{FlagEvidence}, Start: startScript},
+	cliRow("claude", "Claude Code, one headless process per turn"),
+	cliRow("codex", "Codex CLI, one headless process per turn"),
+	cliRow("gemini", "Gemini CLI, one headless process per turn"),
+}
+
+// cliRow is the row of a wrapped CLI; clis.New knows its wire format.
+func cliRow(name, summary string) Backend {
+	return Backend{Name: name, Summary: summary, Caps: Caps{Resume: true},
+		Flags: []Flag{FlagBin, FlagArg},
+		Start: func(_ string, o Options) (Factory, error) {
+			cfg := clis.Config{Bin: o.Bin, Args: o.Args}
+			return withSessionEnv(func(s agent.Session) (agent.Agent, error) { return clis.New(name, cfg, s) }), nil
+		}}
+}
+
+func startOpenAI(_ string, o Options) (Factory, error) {
+	cfg := modelapi.ConfigFromEnv(o.Getenv)
+	if o.BaseURL != "" {
+		cfg.BaseURL = o.BaseURL
+	}
+	if o.Model != "" {
+		cfg.Model = o.Model
+	}
+	cfg.RequireEvidence = o.RequireEvidence
+	return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
+}
+
+func startScript(path string, o Options) (Factory, error) {
+	if path == "" {
+		return nil, fmt.Errorf("--agent script: give the file, as script:FILE")
+	}
+	return func(s agent.Session) (agent.Agent, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--agent script: %w", err)
+		}
+		return modelapi.NewScript(data, s, o.RequireEvidence)
+	}, nil
+}
+
+// withSessionEnv sets SessionEnv for every process the agent starts: they
+// inherit todosh's environment. One session per todosh process, so the
+// variable is the process's own.
+func withSessionEnv(f Factory) Factory {
+	return func(s agent.Session) (agent.Agent, error) {
+		if err := os.Setenv(SessionEnv, s.ID); err != nil {
+			return nil, fmt.Errorf("set %s: %w", SessionEnv, err)
+		}
+		return f(s)
+	}
+}
+
+// Tools are the row's todo tools as the continuation prompt names them;
+// todo is the agent's own tool when the row leaves it to the agent.
+func (b *Backend) Tools(todo string) continuation.Tools {
+	t := continuation.Tools{Todo: b.TodoTool}
+	if t.Todo == "" {
+		t.Todo = todo
+	}
+	if b.Caps.Tick {
+		t.Tick = todotools.Tick
+	}
+	if b.Caps.Pause {
+		t.Pause = todotools.Pause
+	}
+	return t
+}
+
+// Spelling is the row's name as --help shows it ("script:FILE").
+func (b *Backend) Spelling() string {
+	if b.Param != "" {
+		return b.Name + ":" + b.Param
+	}
+	return b.Name
+}
+
+// Names lists every spelling, for --help and errors.
+func Names() string {
+	var names []string
+	for i := range Table {
+		names = append(names, Table[i].Spelling())
+	}
+	return strings.Join(names, ", ")
+}
+
+// Lookup finds the row for an --agent value and the parameter after its
+// colon.
+func Lookup(spec string) (*Backend, string, error) {
+	for i := range Table {
+		b := &Table[i]
+		if spec == b.Name {
+			return b, "", nil
+		}
+		if b.Param != "" && strings.HasPrefix(spec, b.Name+":") {
+			return b, strings.TrimPrefix(spec, b.Name+":"), nil
+		}
+	}
+	return nil, "", fmt.Errorf("--agent %q: want one of %s", spec, Names())
+}
+
+// Choose picks the row for --agent (default: openai when OPENAI_BASE_URL
+// or OPENAI_API_KEY is set, else none), checks that every flag given goes
+// with it, and starts it. given lists the agent flags on the command line.
+func Choose(spec string, given []Flag, o Options) (*Backend, Factory, error) {
+	if spec == "" {
+		spec = "none"
+		if o.Getenv != nil && (o.Getenv("OPENAI_BASE_URL") != "" || o.Getenv("OPENAI_API_KEY") != "") {
+			spec = "openai"
+		}
+	}
+	b, param, err := Lookup(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range given {
+		if !b.accepts(f) {
+			return nil, nil, fmt.Errorf("%s goes with --agent %s, not %s", f, withFlag(f), spec)
+		}
+	}
+	f, err := b.Start(param, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, f, nil
+}
+
+func (b *Backend) accepts(f Flag) bool {
+	for _, g := range b.Flags {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}
+
+// withFlag names the rows that accept f: "claude, codex or gemini".
+func withFlag(f Flag) string {
+	var names []string
+	for i := range Table {
+		if Table[i].accepts(f) {
+			names = append(names, Table[i].Spelling())
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "no agent"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Help is the table as --help and /help show it: one line per backend
+// with what it can do.
+func Help() string {
+	var b strings.Builder
+	for i := range Table {
+		r := &Table[i]
+		fmt.Fprintf(&b, "  %-14s %s", r.Spelling(), r.Summary)
+		if c := r.Caps.words(); c != "" {
+			fmt.Fprintf(&b, " [%s]", c)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// words names the capabilities: "tick, pause, resume, mcp".
+func (c Caps) words() string {
+	var w []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{c.Tick, "tick"}, {c.Pause, "pause"}, {c.Resume, "resume"}, {c.MCP, "mcp"}} {
+		if x.on {
+			w = append(w, x.name)
+		}
+	}
+	return strings.Join(w, ", ")
+}
+
+// IsAgentFlag reports whether the flag named name (without dashes) is one
+// of the agent flags only some rows accept.
+func IsAgentFlag(name string) bool {
+	for i := range Table {
+		if Table[i].accepts(Flag("--" + name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe is the line /help shows about the connected agent: its row's
+// name, summary and what todosh's list can do with it.
+func (b *Backend) Describe() string {
+	s := "Agent: " + b.Name + " — " + b.Summary
+	if c := b.Caps.words(); c != "" {
+		s += " [" + c + "]"
+	}
+	return s
+}

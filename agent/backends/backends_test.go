@@ -1,0 +1,75 @@
+package backends
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/todosh/todosh/continuation"
+)
+
+func TestChoose(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	tests := []struct {
+		spec    string
+		given   []Flag
+		want    string // row name
+		wantErr string
+	}{
+		{spec: "", want: "none"},
+		{spec: "demo", want: "demo"},
+		{spec: "script:x.json", want: "script"},
+		{spec: "script:", wantErr: "give the file"},
+		{spec: "claude", given: []Flag{FlagBin, FlagArg}, want: "claude"},
+		{spec: "openai", given: []Flag{FlagModel, FlagBaseURL, FlagEvidence}, want: "openai"},
+		{spec: "gpt", wantErr: `--agent "gpt": want one of none, demo`},
+		{spec: "demo", given: []Flag{FlagBin}, wantErr: "--agent-bin goes with --agent claude, codex or gemini"},
+		{spec: "codex", given: []Flag{FlagModel}, wantErr: "--model goes with --agent openai, not codex"},
+		{spec: "claudex", wantErr: "want one of"},
+	}
+	for _, tt := range tests {
+		b, _, err := Choose(tt.spec, tt.given, Options{Getenv: noEnv})
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Choose(%q, %v) error = %v, want one containing %q", tt.spec, tt.given, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || b.Name != tt.want {
+			t.Errorf("Choose(%q, %v) = %v, %v; want row %q", tt.spec, tt.given, b, err, tt.want)
+		}
+	}
+}
+
+// TestTools: the continuation prompt's tools come from the row's
+// capabilities, the todo tool from the row or, when it leaves it open,
+// from the agent.
+func TestTools(t *testing.T) {
+	tests := []struct {
+		spec, agentTool string
+		want            continuation.Tools
+	}{
+		{"openai", "todo_write", continuation.Tools{Todo: "todo_write", Tick: "todo_tick", Pause: "todo_pause"}},
+		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate"}},
+		{"codex", "update_plan", continuation.Tools{Todo: "update_plan"}},
+	}
+	for _, tt := range tests {
+		b, _, err := Lookup(tt.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.Tools(tt.agentTool); got != tt.want {
+			t.Errorf("%s: Tools(%q) = %+v, want %+v", tt.spec, tt.agentTool, got, tt.want)
+		}
+	}
+}
+
+// TestTableUnique: every name is one row, so Lookup is unambiguous.
+func TestTableUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, b := range Table {
+		if seen[b.Name] || b.Summary == "" || b.Start == nil {
+			t.Errorf("row %q: duplicate, or no summary or start", b.Name)
+		}
+		seen[b.Name] = true
+	}
+}
