@@ -24,6 +24,9 @@ func main() {
 // run is main without the process: it parses flags, resolves the store
 // and hands over to the shell, returning the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCP(args[1:], stdout, stderr, getenv)
+	}
 	cfg, err := parseFlags(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return repl.ExitOK

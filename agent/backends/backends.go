@@ -14,12 +14,8 @@ import (
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/mcpserver"
 )
-
-// SessionEnv is the variable todosh sets for every agent it starts: the id
-// of the session whose list the agent works on, so that `todosh mcp`
-// started by that agent serves the same list.
-const SessionEnv = "TODOSH_SESSION"
 
 // Caps is what a backend's agent can do beyond updating the list.
 type Caps struct {
@@ -135,13 +131,13 @@ func startScript(path string, o Options) (Factory, error) {
 	}, nil
 }
 
-// withSessionEnv sets SessionEnv for every process the agent starts: they
+// withSessionEnv sets mcpserver.SessionEnv for every process the agent starts: they
 // inherit todosh's environment. One session per todosh process, so the
 // variable is the process's own.
 func withSessionEnv(f Factory) Factory {
 	return func(s agent.Session) (agent.Agent, error) {
-		if err := os.Setenv(SessionEnv, s.ID); err != nil {
-			return nil, fmt.Errorf("set %s: %w", SessionEnv, err)
+		if err := os.Setenv(mcpserver.SessionEnv, s.ID); err != nil {
+			return nil, fmt.Errorf("set %s: %w", mcpserver.SessionEnv, err)
 		}
 		return f(s)
 	}
