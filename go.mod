@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/chzyer/readline v1.5.1
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510

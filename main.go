@@ -92,6 +92,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		ag.Args = append(ag.Args, s)
 		return nil
 	})
+	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `never` or always (default: ask in a terminal, never in scripts)")
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
 

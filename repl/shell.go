@@ -44,6 +44,7 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
 		return ExitFailed
 	}
+	defer endAgent(sh.runner.Agent)()
 	ctx := context.Background()
 	if len(cfg.Commands) > 0 {
 		return sh.runScript(ctx, sliceLines(cfg.Commands))

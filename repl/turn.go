@@ -38,6 +38,9 @@ type TurnRunner struct {
 	Countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
 	// Cwd is recorded in a session the agent works on that has none yet.
 	Cwd string
+	// Ask asks the person a question during a turn (agent.Turn.Ask); nil
+	// when not interactive.
+	Ask func(ctx context.Context, q agent.Question) (int, error)
 	// Err receives the lines that say a prompt failed (no agent, an agent
 	// error, an unreadable list); nil means Out. A script sends them to
 	// stderr, once.
@@ -164,6 +167,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	// block: backends state in their system context whether items are
 	// open, and must not say "none" while the prompt lists them.
 	turn.TodoContext = continuation.TodoContext(before)
+	turn.Ask = r.Ask
 
 	tctx, stop := r.turnContext(ctx)
 	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/agent/clis"
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/agent/todotools"
@@ -94,6 +95,57 @@ var Table = []Backend{
 	cliRow("claude", "Claude Code, one headless process per turn"),
 	cliRow("codex", "Codex CLI, one headless process per turn"),
 	cliRow("gemini", "Gemini CLI, one headless process per turn"),
+	acpRow("acp", "", nil, true, "any ACP agent: its command with --agent-bin, its arguments with --agent-arg"),
+	acpRow("acp:claude", "claude-agent-acp", nil, false, "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"),
+	acpRow("acp:codex", "codex-acp", nil, false, "Codex over ACP (npm @zed-industries/codex-acp), one process per run"),
+	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
+}
+
+// acpRow is the row of an ACP agent started as bin args (the preset;
+// --agent-bin and --agent-arg replace them). Every ACP agent gets
+// todosh's MCP server, so todosh's todo tools, tick and pause reach it.
+// askForTools: its own list never reaches todosh (Gemini's write_todos),
+// so the first prompt asks it to use todosh's tools.
+func acpRow(name, bin string, args []string, askForTools bool, summary string) Backend {
+	return Backend{Name: name, Summary: summary, TodoTool: todotools.Write,
+		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
+		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
+		Start: func(_ string, o Options) (Factory, error) {
+			approve, err := acpagent.ParseApprove(o.Approve)
+			if err != nil {
+				return nil, err
+			}
+			cfg := acpagent.Config{Name: name, Bin: bin, Args: args, Approve: approve, AskForTools: askForTools}
+			if o.Bin != "" {
+				cfg.Bin, cfg.Args = o.Bin, nil
+			}
+			if len(o.Args) > 0 {
+				cfg.Args = o.Args
+			}
+			if cfg.Bin == "" {
+				return nil, fmt.Errorf("--agent %s: give the agent's command with --agent-bin (and its arguments with --agent-arg)", name)
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return nil, fmt.Errorf("--agent %s: find todosh's own executable for its MCP server: %w", name, err)
+			}
+			return withSessionEnv(func(s agent.Session) (agent.Agent, error) {
+				cfg := cfg
+				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
+				return acpagent.New(cfg, s)
+			}), nil
+		}}
+}
+
+// MCPServer is todosh's own MCP server for session s: this binary's
+// `mcp` entry on the same store.
+func MCPServer(self string, s agent.Session, requireEvidence bool) *acpagent.MCPServer {
+	args := []string{"mcp", "--session", s.ID}
+	if requireEvidence {
+		args = append(args, "--require-evidence")
+	}
+	return &acpagent.MCPServer{Name: mcpserver.Name, Command: self, Args: args,
+		Env: map[string]string{"TODOSH_HOME": s.Store.Root}}
 }
 
 // cliRow is the row of a wrapped CLI; clis.New knows its wire format.
