@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -146,6 +145,8 @@ type process struct {
 	id      acp.SessionId
 	hinted  bool // the prompt has asked for todosh's tools
 	cleanup sync.Once
+	in      *lineMeter
+	skipped skipped
 }
 
 // RunTurn sends one session/prompt and streams its updates. See
@@ -205,16 +206,25 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 			done, giveUp = nil, time.After(a.cfg.CancelWait)
 		case <-giveUp:
 			a.stop(p)
-			return agent.Result{}, context.Canceled
+			if ctx.Err() == nil {
+				return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name)
+			}
+			return agent.Result{}, ctx.Err()
 		case r := <-answers:
 			if giveUp != nil { // cancelled by Ctrl-C or an unanswered question
 				if r.err != nil {
 					a.stop(p)
 				}
-				return agent.Result{}, context.Canceled
+				if ctx.Err() == nil {
+					return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name)
+				}
+				return agent.Result{}, ctx.Err()
 			}
 			if r.err != nil {
 				return agent.Result{}, a.died(p, "the agent stopped mid-turn", r.err)
+			}
+			if n := p.skipped.malformed.Swap(0); n > 0 {
+				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
 			return a.finish(before, st, r.resp.StopReason)
 		}
@@ -401,7 +411,7 @@ func permissionText(name string, tc acp.ToolCallUpdate) string {
 	if strings.TrimSpace(title) == "" {
 		title = "a tool call"
 	}
-	s := name + " asks to run " + todostore.ShortLine(title, 80)
+	s := name + " wants permission: " + todostore.ShortLine(title, 80)
 	if kind != "" && kind != "other" {
 		s += " (" + kind + ")"
 	}
@@ -446,11 +456,6 @@ func (a *Agent) Kill() {
 		killGroup(p.cmd, syscall.SIGKILL)
 	}
 }
-
-// discard is the SDK's logger: its errors (a malformed line, an update
-// of a kind it does not know) are skipped quietly; what matters to the
-// person comes back as a failed request.
-var discard = slog.New(slog.DiscardHandler)
 
 // emptyList is the mcpServers of an agent without todosh's server.
 var emptyList = []acp.McpServer{}

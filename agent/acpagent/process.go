@@ -1,12 +1,16 @@
 package acpagent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -49,7 +53,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{}, exited: make(chan struct{}), in: &lineMeter{r: stdout}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", a.cfg.Name, a.cfg.Bin, err)
@@ -58,8 +62,8 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 		cmd.Wait()
 		close(p.exited)
 	}()
-	p.conn = acp.NewClientSideConnection(p.client, stdin, stdout)
-	p.conn.SetLogger(discard)
+	p.conn = acp.NewClientSideConnection(p.client, stdin, p.in)
+	p.conn.SetLogger(slog.New(&p.skipped))
 	a.proc = p
 	a.live.Store(p)
 
@@ -137,6 +141,11 @@ func (a *Agent) died(p *process, what string, err error) error {
 
 // describe is a request's error as the person should read it.
 func (a *Agent) describe(p *process, err error) string {
+	select {
+	case <-p.conn.Done():
+		return a.connectionEnd(p, err)
+	default:
+	}
 	var re *acp.RequestError
 	if errors.As(err, &re) {
 		msg := re.Message
@@ -150,8 +159,19 @@ func (a *Agent) describe(p *process, err error) string {
 		}
 		return msg
 	}
-	// The connection ended: say how the process ended, after a moment for
-	// it to be reaped and its stderr read.
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", a.cfg.StartTimeout)
+	}
+	return err.Error()
+}
+
+// connectionEnd says why the connection ended: a message over the SDK's
+// limit, or how the process ended, after a moment for it to be reaped and
+// its stderr read.
+func (a *Agent) connectionEnd(p *process, err error) string {
+	if p.in.oversized.Load() {
+		return fmt.Sprintf("the agent sent a message over the limit of %d MiB", maxMessage>>20)
+	}
 	select {
 	case <-p.exited:
 	case <-time.After(500 * time.Millisecond):
@@ -159,11 +179,53 @@ func (a *Agent) describe(p *process, err error) string {
 	if st := p.cmd.ProcessState; st != nil {
 		return "the agent exited (" + st.String() + ")"
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("no answer within %s", a.cfg.StartTimeout)
-	}
-	return err.Error()
+	return "the agent closed its output"
 }
+
+// maxMessage is the SDK's limit on one message (its scanner's buffer).
+const maxMessage = 10 << 20
+
+// lineMeter passes the agent's output to the SDK and notes a line over
+// the SDK's limit, which ends the connection without saying why.
+type lineMeter struct {
+	r         io.Reader
+	run       int // bytes since the last newline
+	oversized atomic.Bool
+}
+
+func (m *lineMeter) Read(b []byte) (int, error) {
+	n, err := m.r.Read(b)
+	if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
+		m.run = n - i - 1
+	} else {
+		m.run += n
+	}
+	// The SDK gives up when a line fills its buffer, a little before the
+	// limit; only a connection that ended consults this.
+	if m.run >= maxMessage-maxMessage/10 {
+		m.oversized.Store(true)
+	}
+	return n, err
+}
+
+// skipped is the SDK's logger: what it logs are messages it skipped (a
+// malformed line, an update it does not know); the turn says how many of
+// the malformed ones there were, and nothing else is printed.
+type skipped struct {
+	malformed atomic.Int64
+}
+
+func (s *skipped) Enabled(context.Context, slog.Level) bool { return true }
+
+func (s *skipped) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "failed to parse incoming message") {
+		s.malformed.Add(1)
+	}
+	return nil
+}
+
+func (s *skipped) WithAttrs([]slog.Attr) slog.Handler { return s }
+func (s *skipped) WithGroup(string) slog.Handler      { return s }
 
 func isAlive(p *process) bool {
 	select {

@@ -22,7 +22,7 @@ func TestChoose(t *testing.T) {
 		{spec: "claude", given: []Flag{FlagBin, FlagArg}, want: "claude"},
 		{spec: "openai", given: []Flag{FlagModel, FlagBaseURL, FlagEvidence}, want: "openai"},
 		{spec: "gpt", wantErr: `--agent "gpt": want one of none, demo`},
-		{spec: "demo", given: []Flag{FlagBin}, wantErr: "--agent-bin goes with --agent claude, codex or gemini"},
+		{spec: "demo", given: []Flag{FlagBin}, wantErr: "--agent-bin goes with --agent claude, codex, gemini, acp, acp:claude"},
 		{spec: "codex", given: []Flag{FlagModel}, wantErr: "--model goes with --agent openai, not codex"},
 		{spec: "claudex", wantErr: "want one of"},
 	}
@@ -71,5 +71,25 @@ func TestTableUnique(t *testing.T) {
 			t.Errorf("row %q: duplicate, or no summary or start", b.Name)
 		}
 		seen[b.Name] = true
+	}
+}
+
+// TestACPRows: every ACP row hands todosh's MCP server and accepts
+// --approve, which is checked before anything starts.
+func TestACPRows(t *testing.T) {
+	for _, name := range []string{"acp:claude", "acp:codex", "acp:gemini"} {
+		b, f, err := Choose(name, []Flag{FlagApprove}, Options{Approve: "always"})
+		if err != nil || f == nil || !b.Caps.MCP || !b.Caps.Tick || !b.Caps.Pause {
+			t.Errorf("%s: %v, caps %+v", name, err, b)
+		}
+	}
+	if _, _, err := Choose("acp:claude", nil, Options{Approve: "yes"}); err == nil || !strings.Contains(err.Error(), `--approve "yes": want never or always`) {
+		t.Errorf("bad --approve: %v", err)
+	}
+	if _, _, err := Choose("acp", nil, Options{}); err == nil || !strings.Contains(err.Error(), "--agent-bin") {
+		t.Errorf("acp without a command: %v", err)
+	}
+	if _, _, err := Choose("claude", []Flag{FlagApprove}, Options{}); err == nil || !strings.Contains(err.Error(), "--approve goes with --agent acp") {
+		t.Errorf("--approve with a CLI: %v", err)
 	}
 }
