@@ -69,6 +69,22 @@ func (a *Args) Peek() (Word, bool, error) {
 	return Word{Value: value, Raw: raw, Start: start, End: end}, true, nil
 }
 
+// Words consumes every word left, unquoted, for commands that take only
+// words (no free text).
+func (a *Args) Words() ([]string, error) {
+	var words []string
+	for {
+		w, ok, err := a.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return words, nil
+		}
+		words = append(words, w.Value)
+	}
+}
+
 // Done reports whether only whitespace is left.
 func (a *Args) Done() bool { return a.Rest() == "" }
 

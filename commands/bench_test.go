@@ -102,3 +102,28 @@ func BenchmarkAddDelete99(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPruneAll1000 is /todo prune all --yes over 1 000 saved
+// sessions, each with a list and a lock file: list the store, then lock
+// and remove every file of each session. The sessions are written again
+// outside the timer.
+func BenchmarkPruneAll1000(b *testing.B) {
+	env, _ := newTestEnv(b)
+	env.Out = io.Discard
+	todos := parseSpec(b, "+Create project skeleton;-Write unit tests")
+	r := NewRegistry()
+	for b.Loop() {
+		b.StopTimer()
+		for i := 0; i < 1000; i++ {
+			id := fmt.Sprintf("20261121-%06d-%04x", i, i)
+			writeSession(b, env.Store, id, "/src", todos, time.Duration(i)*time.Minute)
+			if err := os.WriteFile(env.Store.Dir+"/.todo-"+id+".lock", nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if err := r.Run(env, "/todo prune all --yes"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

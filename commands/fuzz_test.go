@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/shlex"
@@ -100,6 +101,7 @@ func FuzzRun(f *testing.F) {
 	for _, s := range []string{
 		"/todo add last x", "/todo add 1.last y", "/todo done 1.1", "/todo delete 1", "/todo clear",
 		"/todo list", "/todo load 2", "/help todo", "/todo add \"", "/todo undo last", "/quit", "/tood",
+		"/todo delete 1-2", "/todo set all", "/todo cancel 1", "/todo unset 1.1-1.last", "/todo add 2-4 x", "/todo prune 2", "/todo prune older 1h --yes",
 	} {
 		f.Add(s)
 	}
@@ -119,6 +121,78 @@ func FuzzRun(f *testing.F) {
 		}
 		if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 			t.Fatalf("%q failed (%v) but changed the session file", line, err)
+		}
+	})
+}
+
+// FuzzParseSelection: no panic; a parsed selection prints as typed,
+// every position is also a selection, and resolving against lists gives
+// targets within bounds, in list order, without repeats, of one kind
+// (items or subtasks of one item); errors are one line.
+func FuzzParseSelection(f *testing.F) {
+	for _, s := range []string{"all", "2-4", "1-1", "5-2", "0-3", "2-last", "2.1-2.3", "2.2-2.last", "2.1-3.2", "last-2", "2-", "-1", "1.2.3", "2-4-6", "99999999999999999999-1"} {
+		f.Add(s)
+	}
+	lists := [][]todostore.Todo{{}, parseSpec(f, "-a"), parseSpec(f, "-a;-b|[ ]b1|[x]b2|[ ]b3;-c;+d")}
+	f.Fuzz(func(t *testing.T, s string) {
+		sel, err := ParseSelection(s)
+		if _, perr := ParsePosition(s); perr == nil && (err != nil || !sel.Single()) {
+			t.Fatalf("position %q is not a single selection: %+v, %v", s, sel, err)
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("error adds a line break: %q", err)
+			}
+			return
+		}
+		if sel.String() != s {
+			t.Fatalf("String() = %q, want %q", sel.String(), s)
+		}
+		for _, todos := range lists {
+			targets, err := sel.Targets(todos)
+			if err != nil {
+				if strings.Contains(err.Error(), "\n") {
+					t.Fatalf("Targets(%q) error is not one line: %q", s, err)
+				}
+				continue
+			}
+			if len(targets) == 0 {
+				t.Fatalf("Targets(%q) resolved to nothing without an error", s)
+			}
+			if sel.All && len(targets) != len(todos) {
+				t.Fatalf("Targets(%q) = %d targets on %d items", s, len(targets), len(todos))
+			}
+			for i, tg := range targets {
+				if tg.Item < 0 || tg.Item >= len(todos) || tg.Sub < -1 || tg.Sub >= len(todos[tg.Item].Subtasks) {
+					t.Fatalf("Targets(%q) = %v out of bounds", s, targets)
+				}
+				if i > 0 {
+					prev := targets[i-1]
+					if (tg.Sub < 0) != (prev.Sub < 0) || (tg.Sub < 0 && tg.Item != prev.Item+1) || (tg.Sub >= 0 && (tg.Item != prev.Item || tg.Sub != prev.Sub+1)) {
+						t.Fatalf("Targets(%q) = %v: not one run in list order", s, targets)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzParseAge: the AGE of /todo prune older is positive and bounded
+// whenever it parses, and a whole number of its unit.
+func FuzzParseAge(f *testing.F) {
+	for _, s := range []string{"30d", "12h", "2w", "0d", "99999999999999999999d", "1", "d", "-1d", "1.5d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseAge(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("error adds a line break: %q", err)
+			}
+			return
+		}
+		if d <= 0 || d > maxAge || d%time.Hour != 0 {
+			t.Fatalf("parseAge(%q) = %v", s, d)
 		}
 	})
 }

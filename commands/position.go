@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -157,15 +158,23 @@ func (p Position) InsertAt(todos []todostore.Todo) (item, sub int, err error) {
 
 // checkParent checks the N of N.M and N.last against a list of n items.
 func (p Position) checkParent(n int) error {
-	switch {
-	case n == 0:
-		return p.outOfRange("the list is empty")
-	case n == 1 && p.Item != 1:
-		return p.outOfRange("the only todo is 1")
-	case p.Item < 1 || p.Item > n:
-		return p.outOfRange(fmt.Sprintf("todos are 1-%d", n))
+	if why := parentProblem(p.Item, n); why != "" {
+		return p.outOfRange(why)
 	}
 	return nil
+}
+
+// parentProblem says why item is not an item of a list of n, or "".
+func parentProblem(item, n int) string {
+	switch {
+	case n == 0:
+		return "the list is empty"
+	case n == 1 && item != 1:
+		return "the only todo is 1"
+	case item < 1 || item > n:
+		return fmt.Sprintf("todos are 1-%d", n)
+	}
+	return ""
 }
 
 func (p Position) outOfRange(valid string) error {
@@ -187,4 +196,184 @@ func span(prefix string, hi int) string {
 		return "only " + prefix + "1"
 	}
 	return fmt.Sprintf("%s1-%s%d", prefix, prefix, hi)
+}
+
+// selectionForms is the help text of malformed-selection errors: the
+// commands that act on existing items (delete, done, undo, start, cancel)
+// also take ranges and all.
+const selectionForms = "use N, last, N.M, N.last, a range N-M or N.A-N.B, or all, e.g. 3, 2-4, 2.1-2.3, all"
+
+// Selection is what delete, done, undo, start and cancel act on: one
+// position, a range of items ("2-4", "2-last"), a range of one item's
+// subtasks ("2.1-2.3", "2.2-2.last"), or "all" items. Like Position it
+// is resolved against a list only under the store's lock, by Targets.
+type Selection struct {
+	// All is the whole selection "all".
+	All bool
+	// From is the single position, or the start of a range. A range's
+	// start is always numeric: "last-2" is malformed.
+	From Position
+	// IsRange is true for N-M and N.A-N.B; To is the end, whose Last or
+	// SubLast stands for the last item or subtask.
+	IsRange bool
+	To      Position
+
+	typed string
+}
+
+// String is the selection as it was typed, for messages.
+func (s Selection) String() string { return s.typed }
+
+// Single reports whether the selection is one position (no range, not
+// all): such a selection keeps the messages of a single position.
+func (s Selection) Single() bool { return !s.All && !s.IsRange }
+
+// Target is one resolved item (Sub == -1) or subtask of a list, 0-based.
+type Target struct{ Item, Sub int }
+
+// ParseSelection parses a selection in one of the forms of
+// selectionForms. Like ParsePosition it checks only the form: "0-9"
+// parses, and Targets refuses it with the valid range.
+func ParseSelection(s string) (Selection, error) {
+	sel := Selection{typed: s}
+	if s == "all" {
+		sel.All = true
+		return sel, nil
+	}
+	head, tail, isRange := strings.Cut(s, "-")
+	if !isRange || head == "" {
+		p, err := ParsePosition(s)
+		if err != nil {
+			if s == "" {
+				return Selection{}, fmt.Errorf("missing position (%s)", selectionForms)
+			}
+			return Selection{}, fmt.Errorf("malformed position %q (%s)", s, selectionForms)
+		}
+		sel.From = p
+		return sel, nil
+	}
+	malformed := fmt.Errorf("malformed range %q (%s)", s, selectionForms)
+	from, err := ParsePosition(head)
+	if err != nil || from.Last || from.SubLast {
+		return Selection{}, malformed
+	}
+	to, err := ParsePosition(tail)
+	if err != nil || to.HasSub != from.HasSub {
+		return Selection{}, malformed
+	}
+	if from.HasSub && (to.Last || to.Item != from.Item) {
+		return Selection{}, fmt.Errorf("subtask range %q spans two items: a subtask range stays within one item (e.g. %d.1-%d.last), and an item range is N-M", s, from.Item, from.Item)
+	}
+	sel.From, sel.To, sel.IsRange = from, to, true
+	return sel, nil
+}
+
+// IsSelectionForm reports whether a word has one of the forms
+// ParseSelection accepts.
+func IsSelectionForm(s string) bool {
+	_, err := ParseSelection(s)
+	return err == nil
+}
+
+// Targets resolves the selection against a list: the items or subtasks it
+// names, in list order. A single position resolves as Position.Target
+// does. A range is checked as llxprt-code checks it, start before end and
+// then the bounds, and either refusal names the valid range; "all" on an
+// empty list is refused.
+func (s Selection) Targets(todos []todostore.Todo) ([]Target, error) {
+	switch {
+	case s.All:
+		if len(todos) == 0 {
+			return nil, errors.New("position all out of range (the list is empty)")
+		}
+		out := make([]Target, len(todos))
+		for i := range todos {
+			out[i] = Target{Item: i, Sub: -1}
+		}
+		return out, nil
+	case !s.IsRange:
+		item, sub, err := s.From.Target(todos)
+		if err != nil {
+			return nil, err
+		}
+		return []Target{{Item: item, Sub: sub}}, nil
+	case !s.From.HasSub:
+		lo, hi, err := s.bounds(s.From.Item, s.To.Item, s.To.Last, "", len(todos), "the list is empty")
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Target, 0, hi-lo+1)
+		for i := lo; i <= hi; i++ {
+			out = append(out, Target{Item: i - 1, Sub: -1})
+		}
+		return out, nil
+	}
+	if why := parentProblem(s.From.Item, len(todos)); why != "" {
+		return nil, fmt.Errorf("range %s out of bounds (%s)", s.typed, why)
+	}
+	item := s.From.Item
+	k := len(todos[item-1].Subtasks)
+	lo, hi, err := s.bounds(s.From.Sub, s.To.Sub, s.To.SubLast, fmt.Sprintf("%d.", item), k, fmt.Sprintf("todo %d has no subtasks", item))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Target, 0, hi-lo+1)
+	for j := lo; j <= hi; j++ {
+		out = append(out, Target{Item: item - 1, Sub: j - 1})
+	}
+	return out, nil
+}
+
+// bounds applies llxprt-code's two range checks to lo-hi (hi is n
+// when toLast) over 1..n: the start must not be past the end, and both
+// must lie in 1..n. The errors name the valid range, prefix+"1-"+prefix+n.
+func (s Selection) bounds(lo, hi int, toLast bool, prefix string, n int, empty string) (int, int, error) {
+	if toLast {
+		hi = n
+	}
+	if err := checkRange(s.typed, lo, hi, !toLast, prefix, n, empty); err != nil {
+		return 0, 0, err
+	}
+	return lo, hi, nil
+}
+
+// checkRange is llxprt-code's pair of checks on a typed range lo-hi over
+// the numbers 1..n, with its wording: "start must be <= end" (only when
+// ordered is set: a range ending in "last" has no typed end), then "valid
+// range is 1-N". prefix is put before each number of the valid range
+// ("2." for subtasks of item 2); empty describes n == 0.
+func checkRange(typed string, lo, hi int, ordered bool, prefix string, n int, empty string) error {
+	if ordered && lo > hi {
+		return fmt.Errorf("range %s: start must be <= end (e.g. %s%d-%s%d)", typed, prefix, hi, prefix, lo)
+	}
+	if n == 0 {
+		return fmt.Errorf("range %s out of bounds (%s)", typed, empty)
+	}
+	if lo < 1 || hi > n || lo > n {
+		return fmt.Errorf("range %s out of bounds: valid range is %s1-%s%d", typed, prefix, prefix, n)
+	}
+	return nil
+}
+
+// looksLikePosition reports whether a word typed first after /todo add
+// was probably meant as a position although it is not a valid one:
+// "1.2.3", "-1", "2-4", "1.", "last.2". Such a word is refused rather than
+// stored as text. A word with a quote is never one (quoted text is text),
+// and neither is ordinary text that merely starts with a digit ("2nd",
+// "3D") or a lone dash used as a bullet.
+func looksLikePosition(raw string) bool {
+	rest := strings.ReplaceAll(raw, "last", "")
+	if rest == raw && strings.IndexAny(raw, "0123456789") < 0 {
+		return false // neither a number nor "last" in it
+	}
+	if rest == "" {
+		return true // "lastlast"
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !('0' <= c && c <= '9' || c == '.' || c == '-' || c == '+') {
+			return false
+		}
+	}
+	return true
 }

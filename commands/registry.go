@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +63,9 @@ type command struct {
 	args    string // argument synopsis, "[POS] TEXT"; empty when it takes none
 	summary string // one line for /help
 	example string // one runnable line for /help
+	// aliases are other names of the same command ("set" for "start"):
+	// they dispatch, complete with Tab and are shown by /help as such.
+	aliases []string
 	subs    []*command
 	def     string // subcommand run when none is given
 	run     func(x *call) error
@@ -70,19 +74,23 @@ type command struct {
 // takesArgs is whether Tab should leave a space after the name.
 func (c *command) takesArgs() bool { return c.args != "" }
 
+// find returns the command called name, by its name or an alias.
 func find(cmds []*command, name string) *command {
 	for _, c := range cmds {
-		if c.name == name {
+		if c.name == name || slices.Contains(c.aliases, name) {
 			return c
 		}
 	}
 	return nil
 }
 
+// names lists every name a command answers to, aliases included, for
+// suggestions.
 func names(cmds []*command) []string {
-	out := make([]string, len(cmds))
-	for i, c := range cmds {
-		out[i] = c.name
+	var out []string
+	for _, c := range cmds {
+		out = append(out, c.name)
+		out = append(out, c.aliases...)
 	}
 	return out
 }
@@ -108,12 +116,15 @@ func NewRegistry() *Registry {
 		subs: []*command{
 			{name: "show", summary: "print the list with positions and statuses", example: "/todo show", run: runShow},
 			{name: "add", args: "[POS] TEXT", summary: "add an item, or a subtask with N.M or N.last; without POS it is appended", example: `/todo add 1.last "edge cases"`, run: runAdd},
-			{name: "delete", args: "POS", summary: "remove an item (with its subtasks) or a subtask", example: "/todo delete 2.1", run: runDelete},
-			{name: "done", args: "POS", summary: "mark an item or subtask completed", example: "/todo done 2", run: runDone},
-			{name: "undo", args: "POS", summary: "mark an item or subtask pending again", example: "/todo undo 2", run: runUndo},
+			{name: "delete", args: "POS", summary: "remove items (with their subtasks) or subtasks", example: "/todo delete 2-4", run: runDelete},
+			{name: "done", args: "POS", summary: "mark items or subtasks completed", example: "/todo done 2", run: runDone},
+			{name: "undo", args: "POS", aliases: []string{"unset"}, summary: "mark items or subtasks pending again (a cancelled item too)", example: "/todo undo 1-3", run: runUndo},
+			{name: "start", args: "POS", aliases: []string{"set"}, summary: "mark items in progress; a subtask starts its item", example: "/todo start 2", run: runStart},
+			{name: "cancel", args: "POS", summary: "mark items cancelled (undo reopens them)", example: "/todo cancel 3", run: runCancel},
 			{name: "clear", summary: "move the list to this session's archive and start empty", example: "/todo clear", run: runClear},
 			{name: "list", args: "[PAGE]", summary: "saved lists, this session first, then newest first; choose one to load", example: "/todo list 2", run: r.runList},
 			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list is archived)", example: "/todo load 3", run: r.runLoad},
+			{name: "prune", args: "WHICH", summary: "remove saved sessions: N or N-M as /todo list numbers them, all, or older AGE (30d); never this one or other agents' lists; asks first (scripts add --yes)", example: "/todo prune older 30d", run: r.runPrune},
 		},
 	}
 	r.cmds = []*command{
@@ -190,7 +201,7 @@ func (r *Registry) Run(env *Env, line string) error {
 			return fmt.Errorf("%s: unknown subcommand %q (%s)", name, subName,
 				suggest(name+" ", subName, names(cmd.subs), "/help "+cmd.name+" lists them"))
 		}
-		cmd, name = sub, name+" "+sub.name
+		cmd, name = sub, name+" "+subName // an alias is named as typed
 	}
 	x := &call{env: env, args: a, cmd: cmd, name: name}
 	if err := cmd.run(x); err != nil {
@@ -342,19 +353,36 @@ func (r *Registry) Complete(line string) []string {
 
 // completeNames lists head+name for every command whose name starts with
 // partial, with a trailing space when arguments follow and spaced is set.
+// Aliases complete like names.
 func completeNames(head, partial string, cmds []*command, spaced bool) []string {
 	var out []string
 	for _, c := range cmds {
-		if !strings.HasPrefix(c.name, partial) {
-			continue
+		for _, name := range append([]string{c.name}, c.aliases...) {
+			if !strings.HasPrefix(name, partial) {
+				continue
+			}
+			s := head + name
+			if spaced && (c.takesArgs() || len(c.subs) > 0) {
+				s += " "
+			}
+			out = append(out, s)
 		}
-		s := head + c.name
-		if spaced && (c.takesArgs() || len(c.subs) > 0) {
-			s += " "
-		}
-		out = append(out, s)
 	}
 	return out
+}
+
+// example is the command's example as typed: an alias shows itself
+// ("/todo set 2", not "/todo start 2").
+func (x *call) example() string {
+	i := strings.LastIndexByte(x.name, ' ')
+	if i < 0 {
+		return x.cmd.example
+	}
+	canonical := x.name[:i+1] + x.cmd.name
+	if canonical == x.name {
+		return x.cmd.example
+	}
+	return strings.Replace(x.cmd.example, canonical, x.name, 1)
 }
 
 // noMoreArgs refuses anything typed after the arguments a command took.
@@ -366,7 +394,7 @@ func (x *call) noMoreArgs() error {
 	case x.cmd.args == "":
 		return fmt.Errorf("takes no arguments, got %q", rest)
 	}
-	return fmt.Errorf("unexpected %q (usage: %s %s, e.g. %s)", rest, x.name, x.cmd.args, x.cmd.example)
+	return fmt.Errorf("unexpected %q (usage: %s %s, e.g. %s)", rest, x.name, x.cmd.args, x.example())
 }
 
 func runQuit(x *call) error {
@@ -379,16 +407,12 @@ func runQuit(x *call) error {
 // runHelp prints every command with its summary and example, or one
 // command (/help todo, /help todo add) in more detail.
 func (r *Registry) runHelp(x *call) error {
-	var path []string
-	for {
-		w, ok, err := x.args.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		path = append(path, strings.TrimPrefix(w.Value, "/"))
+	path, err := x.args.Words()
+	if err != nil {
+		return err
+	}
+	for i := range path {
+		path[i] = strings.TrimPrefix(path[i], "/")
 	}
 	var b strings.Builder
 	switch len(path) {
@@ -431,6 +455,7 @@ func (r *Registry) runHelp(x *call) error {
 // positionHelp explains positions under the help of the commands that
 // take one.
 const positionHelp = `Positions: N is item N, last the last item (for add: after it), N.M subtask M of item N, N.last its last subtask.
+delete, done, undo, start and cancel also take a range, N-M (items N to M; N-last to the end) or N.A-N.B (subtasks of item N), or all.
 In /todo add a first word shaped like a position is one; quote text that starts with a number: /todo add last "2 apples".
 `
 
@@ -448,6 +473,9 @@ func writeEntries(b *strings.Builder, prefix string, cmds []*command) {
 	}
 	for i, c := range cmds {
 		fmt.Fprintf(b, "  %-*s  %s\n", width, synopsis[i], c.summary)
+		for _, a := range c.aliases {
+			fmt.Fprintf(b, "  %-*s  %s%s is another name for it\n", width, "", prefix, a)
+		}
 		fmt.Fprintf(b, "  %-*s  e.g. %s\n", width, "", c.example)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -53,20 +54,21 @@ func (x *call) printList(note string, sess *todostore.Session) error {
 	return x.print(note + todostore.FormatList(sess.Todos))
 }
 
-// onePosition reads the single position argument of delete, done and undo.
-func (x *call) onePosition() (Position, error) {
+// oneSelection reads the single position argument of delete, done,
+// undo, start and cancel: a position, a range or all.
+func (x *call) oneSelection() (Selection, error) {
 	w, ok, err := x.args.Next()
 	if err != nil {
-		return Position{}, err
+		return Selection{}, err
 	}
 	if !ok {
-		return Position{}, fmt.Errorf("missing position (usage: %s POS, e.g. %s; POS is %s)", x.name, x.cmd.example, positionKinds)
+		return Selection{}, fmt.Errorf("missing position (usage: %s POS, e.g. %s; POS is %s, a range N-M or N.A-N.B, or all)", x.name, x.example(), positionKinds)
 	}
-	p, err := ParsePosition(w.Value)
+	sel, err := ParseSelection(w.Value)
 	if err != nil {
-		return Position{}, err
+		return Selection{}, err
 	}
-	return p, x.noMoreArgs()
+	return sel, x.noMoreArgs()
 }
 
 // checkText is todostore.CheckText with the usage in the empty-text error.
@@ -101,13 +103,18 @@ func runShow(x *call) error {
 
 // runAdd implements /todo add [POS] TEXT. A first word shaped like a
 // position is the position, even when out of range (that is an error, not
-// text); anything else starts the text.
+// text); a first word that looks like a mistyped one ("1.2.3", "-1",
+// "2-4") is refused; anything else, and any quoted text, starts the text.
 func runAdd(x *call) error {
 	var pos *Position
 	if w, ok, err := x.args.Peek(); ok && err == nil {
-		if p, err := ParsePosition(w.Raw); err == nil {
+		p, err := ParsePosition(w.Raw)
+		switch {
+		case err == nil:
 			pos = &p
 			x.args.Next()
+		case looksLikePosition(w.Raw):
+			return mistypedPosition(w.Raw, x.args.Rest())
 		}
 	}
 	text, err := x.args.Text()
@@ -148,27 +155,48 @@ func runAdd(x *call) error {
 	return x.printList("", sess)
 }
 
+// mistypedPosition is the error for a first word of /todo add that looks
+// like a position but is none: it shows how to add the line as text.
+func mistypedPosition(word, line string) error {
+	kind := "not a position"
+	if IsSelectionForm(word) {
+		kind = "a range, not a position for add"
+	}
+	example := `"` + line + `"`
+	switch {
+	case utf8.RuneCountInString(line) > 40:
+		example = `"` + word + ` ..."`
+	case strings.Contains(line, `"`):
+		example = "'" + line + "'"
+		if strings.Contains(line, "'") {
+			example = `"` + word + ` ..."`
+		}
+	}
+	return fmt.Errorf("%q is %s (%s); to add text that starts with it, quote the text: /todo add %s", word, kind, positionForms, example)
+}
+
+// runDelete removes the selected items (with their subtasks) or
+// subtasks, all in one update.
 func runDelete(x *call) error {
-	p, err := x.onePosition()
+	sel, err := x.oneSelection()
 	if err != nil {
 		return err
 	}
 	var gone string
 	sess, err := x.update(func(s *todostore.Session) error {
-		item, sub, err := p.Target(s.Todos)
+		targets, err := sel.Targets(s.Todos)
 		if err != nil {
 			return err
 		}
-		if sub < 0 {
-			gone = fmt.Sprintf("Deleted %d. %s", item+1, s.Todos[item].Content)
-			if n := len(s.Todos[item].Subtasks); n > 0 {
-				gone += fmt.Sprintf(" (with %d subtasks)", n)
+		gone = deletedNote(sel, s.Todos, targets)
+		for i := len(targets) - 1; i >= 0; i-- { // last first: indexes stay valid
+			t := targets[i]
+			if t.Sub < 0 {
+				s.Todos = todostore.RemoveTodo(s.Todos, t.Item)
+			} else {
+				todostore.RemoveSubtask(s.Todos, t.Item, t.Sub)
 			}
-			s.Todos = todostore.RemoveTodo(s.Todos, item)
-			return nil
 		}
-		gone = fmt.Sprintf("Deleted %d.%d %s", item+1, sub+1, s.Todos[item].Subtasks[sub].Content)
-		todostore.RemoveSubtask(s.Todos, item, sub)
 		return nil
 	})
 	if err != nil {
@@ -177,26 +205,100 @@ func runDelete(x *call) error {
 	return x.printList(oneLine(gone), sess)
 }
 
-func runDone(x *call) error { return setStatus(x, todostore.Completed) }
-func runUndo(x *call) error { return setStatus(x, todostore.Pending) }
+// deletedNote is the line /todo delete prints: the text of a single item
+// or subtask, the count of a range.
+func deletedNote(sel Selection, todos []todostore.Todo, targets []Target) string {
+	t := targets[0]
+	if len(targets) > 1 || !sel.Single() {
+		what := "todo"
+		if t.Sub >= 0 {
+			what = "subtask"
+		}
+		return fmt.Sprintf("Deleted %s (%s)", todostore.Plural(len(targets), what), sel)
+	}
+	if t.Sub >= 0 {
+		return fmt.Sprintf("Deleted %d.%d %s", t.Item+1, t.Sub+1, todos[t.Item].Subtasks[t.Sub].Content)
+	}
+	gone := fmt.Sprintf("Deleted %d. %s", t.Item+1, todos[t.Item].Content)
+	if n := len(todos[t.Item].Subtasks); n > 0 {
+		gone += fmt.Sprintf(" (with %d subtasks)", n)
+	}
+	return gone
+}
 
-// setStatus is /todo done and /todo undo: an item's own status, or a
-// subtask's tick. Completing an item whose subtasks are open is refused by
-// todostore with the subtasks to tick.
-func setStatus(x *call, st todostore.Status) error {
-	p, err := x.onePosition()
+// statusOp is what done, undo, start or cancel does to one item
+// (sub == -1) or subtask, under the model's rules; an error refuses the
+// whole command.
+type statusOp func(todos []todostore.Todo, item, sub int) error
+
+func runDone(x *call) error   { return changeStatus(x, markDone) }
+func runUndo(x *call) error   { return changeStatus(x, markPending) }
+func runStart(x *call) error  { return changeStatus(x, markStarted) }
+func runCancel(x *call) error { return changeStatus(x, markCancelled) }
+
+// markDone completes an item or ticks a subtask. Completing an item whose
+// subtasks are open is refused by todostore with the subtasks to tick.
+func markDone(todos []todostore.Todo, item, sub int) error {
+	if sub >= 0 {
+		return todostore.SetSubtaskStatus(todos, item, sub, todostore.Completed)
+	}
+	return todostore.SetStatus(todos, item, todostore.Completed)
+}
+
+// markPending reopens an item (completed, in progress or cancelled) or
+// unticks a subtask. An item whose subtasks are ticked is refused: untick
+// them (a subtask range does it in one command).
+func markPending(todos []todostore.Todo, item, sub int) error {
+	if sub >= 0 {
+		return todostore.SetSubtaskStatus(todos, item, sub, todostore.Pending)
+	}
+	return todostore.SetStatus(todos, item, todostore.Pending)
+}
+
+// markStarted puts an item in progress, even a completed or cancelled
+// one, as llxprt-code's /todo set does. Subtasks are pending or completed
+// only, so starting a subtask starts its item and leaves the subtask
+// open: a ticked subtask is unticked, since work on it starts again. An
+// item whose subtasks are all ticked is complete by the derived-status
+// rule and cannot be started without unticking one.
+func markStarted(todos []todostore.Todo, item, sub int) error {
+	if sub >= 0 {
+		if err := todostore.SetSubtaskStatus(todos, item, sub, todostore.Pending); err != nil {
+			return err
+		}
+	} else if t := todos[item]; len(t.Subtasks) > 0 && t.DoneSubtasks() == len(t.Subtasks) {
+		return fmt.Errorf("todo %d has all its subtasks ticked: start one of them instead (e.g. /todo start %d.%d; its status follows its subtasks)", item+1, item+1, len(t.Subtasks))
+	}
+	return todostore.SetStatus(todos, item, todostore.InProgress)
+}
+
+// markCancelled cancels an item; undo reopens it. Subtasks have no
+// cancelled state.
+func markCancelled(todos []todostore.Todo, item, sub int) error {
+	if sub >= 0 {
+		return fmt.Errorf("subtask %d.%d cannot be cancelled, subtasks are pending or completed (delete it with /todo delete %d.%d, or cancel todo %d)", item+1, sub+1, item+1, sub+1, item+1)
+	}
+	return todostore.SetStatus(todos, item, todostore.Cancelled)
+}
+
+// changeStatus applies op to every selected item or subtask in one
+// update: if any of them is refused, none changes.
+func changeStatus(x *call, op statusOp) error {
+	sel, err := x.oneSelection()
 	if err != nil {
 		return err
 	}
 	sess, err := x.update(func(s *todostore.Session) error {
-		item, sub, err := p.Target(s.Todos)
+		targets, err := sel.Targets(s.Todos)
 		if err != nil {
 			return err
 		}
-		if sub >= 0 {
-			return todostore.SetSubtaskStatus(s.Todos, item, sub, st)
+		for _, t := range targets {
+			if err := op(s.Todos, t.Item, t.Sub); err != nil {
+				return err
+			}
 		}
-		return todostore.SetStatus(s.Todos, item, st)
+		return nil
 	})
 	if err != nil {
 		return err

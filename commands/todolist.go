@@ -25,6 +25,9 @@ type listRow struct {
 	Path    string
 	ModTime time.Time
 	Current bool
+	// removed is set by /todo prune on the rows of the remembered
+	// listing, so their numbers are not reused for another session.
+	removed bool
 	// load parses the row's list; it is called only for rows shown or
 	// chosen. One function serves every row of a source, so listing
 	// 10 000 sessions allocates no closure per row.
@@ -347,6 +350,9 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	row := rows[n-1]
 	if row.Current {
 		return x.print(fmt.Sprintf("List %d is this session's list: nothing to load\n", n))
+	}
+	if row.removed {
+		return fmt.Errorf("list %d was removed by /todo prune (/todo list shows what is left)", n)
 	}
 	src, err := row.Load()
 	if err != nil {

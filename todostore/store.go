@@ -91,6 +91,55 @@ func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "todo-"+id+
 
 func (s *Store) lockPath(id string) string { return filepath.Join(s.Dir, ".todo-"+id+".lock") }
 
+// ConvPath is where the model API backend saves the conversation of
+// session id, next to the session file and named so that List skips it.
+func (s *Store) ConvPath(id string) string { return filepath.Join(s.Dir, "conv-"+id+".json") }
+
+// sessionFiles is every file the store keeps for session id, the session
+// file first: Remove deletes them in this order, so a session is gone from
+// List before anything else of it is. A new per-session file is one more
+// line here. The lock file is last, and is removed after the lock is let go.
+func (s *Store) sessionFiles(id string) []string {
+	path := s.Path(id)
+	return []string{
+		path,
+		filepath.Join(s.Dir, "."+filepath.Base(path)+".tmp"), // writeLocked's temp file, left by a killed writer
+		s.ConvPath(id),
+		s.lockPath(id),
+	}
+}
+
+// Remove deletes every file the store keeps for session id (its list,
+// conversation and lock). It holds the session's lock while it does, so it
+// never interleaves with a write; a todosh still open on the session
+// writes a new file on its next change. A session without a file is an
+// error that wraps fs.ErrNotExist, and nothing is removed.
+func (s *Store) Remove(id string) error {
+	if err := ValidSessionID(id); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(s.Path(id)); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	files := s.sessionFiles(id)
+	lock := files[len(files)-1]
+	unlock, err := lockFile(lock)
+	if err != nil {
+		return err
+	}
+	for _, f := range files[:len(files)-1] {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			unlock()
+			return fmt.Errorf("remove session %s: %w", id, err)
+		}
+	}
+	unlock()
+	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	return nil
+}
+
 // CorruptError reports a session file that exists but cannot be used. Such a
 // file is never overwritten; the message says how to recover.
 type CorruptError struct {

@@ -705,3 +705,82 @@ func TestDecodeNormalizes(t *testing.T) {
 		t.Errorf("decoded %+v, want item 1 completed with subtask 1.1", got)
 	}
 }
+
+// TestStoreRemove: every file the store keeps for a session goes, other
+// sessions' files stay, a missing session is fs.ErrNotExist and a bad id
+// is refused before anything is touched.
+func TestStoreRemove(t *testing.T) {
+	s := testStore(t)
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.Update(id, addTodo("x")); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range s.sessionFiles(id)[1:] {
+			if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := s.Remove("a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.sessionFiles("a") {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s survived Remove (%v)", f, err)
+		}
+	}
+	for _, f := range s.sessionFiles("b") {
+		if _, err := os.Lstat(f); err != nil {
+			t.Errorf("%s of another session: %v", f, err)
+		}
+	}
+	if entries, _ := s.List(); len(entries) != 1 || entries[0].ID != "b" {
+		t.Errorf("List after Remove = %+v, want only b", entries)
+	}
+	if err := s.Remove("a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Remove of a removed session = %v, want fs.ErrNotExist", err)
+	}
+	if err := s.Remove("../b"); err == nil {
+		t.Error("Remove accepted an id outside the store")
+	}
+	if _, err := s.Load("b"); err != nil {
+		t.Errorf("session b after removing a: %v", err)
+	}
+}
+
+// TestStoreRemoveWaitsForTheLock: a Remove while another writer holds the
+// session's lock happens after that write, never in its middle.
+func TestStoreRemoveWaitsForTheLock(t *testing.T) {
+	s := testStore(t)
+	if _, err := s.Update("a", addTodo("x")); err != nil {
+		t.Fatal(err)
+	}
+	inside, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Update("a", func(sess *Session) error {
+			close(inside)
+			<-release
+			return addTodo("y")(sess)
+		})
+		done <- err
+	}()
+	<-inside
+	removed := make(chan error, 1)
+	go func() { removed <- s.Remove("a") }()
+	select {
+	case err := <-removed:
+		t.Fatalf("Remove returned (%v) while a write held the lock", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load("a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("session after Remove: %v", err)
+	}
+}

@@ -24,9 +24,7 @@ const (
 
 // ConvPath is where the conversation of session id is saved: next to the
 // session file, named so that the store's listing (todo-*.json) skips it.
-func ConvPath(st *todostore.Store, id string) string {
-	return filepath.Join(st.Dir, "conv-"+id+".json")
-}
+func ConvPath(st *todostore.Store, id string) string { return st.ConvPath(id) }
 
 type convFile struct {
 	Version  int       `json:"version"`

@@ -1,0 +1,114 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPruneNeverTouchesOtherAgents: with Claude and Qwen lists between
+// todosh's own sessions, a range over every row removes only todosh's own
+// sessions (never the current one), says what it left out, and leaves
+// every file under the home directory of the other agents as it was.
+func TestPruneNeverTouchesOtherAgents(t *testing.T) {
+	env, out := newTestEnv(t)
+	env.Home = t.TempDir()
+	copySavedLists(t, env.Home, 90*time.Minute)
+	writeSession(t, env.Store, "s-new", "/src/new", parseSpec(t, "-new"), time.Minute)
+	writeSession(t, env.Store, "s-old", "/src/old", parseSpec(t, "-old"), 48*time.Hour)
+	writeSession(t, env.Store, env.SessionID, "/work/project", parseSpec(t, "-mine"), 30*time.Second)
+	foreignBefore := snapshotStore(t, env.Home)
+	r := NewRegistry()
+	if err := r.Run(env, "/todo list"); err != nil {
+		t.Fatal(err)
+	}
+	listing := out.String()
+	rows := regexp.MustCompile(`(?m)^\s*(\d+)`).FindAllStringSubmatch(listing, -1)
+	if len(rows) < 5 {
+		t.Fatalf("listing has %d rows, want this session, two others and the foreign lists:\n%s", len(rows), listing)
+	}
+	foreignRow := regexp.MustCompile(`(?m)^\s*(\d+)\s.*\[qwen\]`).FindStringSubmatch(listing)
+	if foreignRow == nil {
+		t.Fatalf("no qwen row in:\n%s", listing)
+	}
+
+	err := r.Run(env, "/todo prune "+foreignRow[1]+" --yes")
+	if err == nil || !strings.Contains(err.Error(), "never other agents' files") {
+		t.Errorf("prune of the qwen row = %v, want a refusal", err)
+	}
+	out.Reset()
+	if err := r.Run(env, "/todo prune 1-"+rows[len(rows)-1][1]+" --yes"); err != nil {
+		t.Fatal(err)
+	}
+	said := out.String()
+	for _, want := range []string{"Removed 2 saved sessions: s-new, s-old", "this session", "of other agents"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("prune said %q, want %q in it", said, want)
+		}
+	}
+	for _, id := range []string{"s-new", "s-old"} {
+		if _, err := os.Stat(env.Store.Path(id)); !os.IsNotExist(err) {
+			t.Errorf("session %s is still there (%v)", id, err)
+		}
+	}
+	if sess := mustLoad(t, env); len(sess.Todos) != 1 || sess.Todos[0].Content != "mine" {
+		t.Errorf("the current session changed: %+v", sess.Todos)
+	}
+	if diff := diffSnapshots(foreignBefore, snapshotStore(t, env.Home)); len(diff) > 0 {
+		t.Errorf("prune changed other agents' files: %v", diff)
+	}
+	// The numbers keep meaning what /todo list showed: a pruned row is
+	// not another session now.
+	if err := r.Run(env, "/todo prune 2 --yes"); err == nil || !strings.Contains(err.Error(), "already removed") {
+		t.Errorf("pruning a pruned row again = %v, want already removed", err)
+	}
+	if err := r.Run(env, "/todo load 2"); err == nil || !strings.Contains(err.Error(), "removed by /todo prune") {
+		t.Errorf("loading a pruned row = %v, want a refusal that says it was pruned", err)
+	}
+}
+
+// TestPruneRemovesEveryFileOfASession: the conversation and lock go with
+// the list; other sessions' files stay.
+func TestPruneRemovesEveryFileOfASession(t *testing.T) {
+	env, out := newTestEnv(t)
+	writeSession(t, env.Store, "gone", "/src", parseSpec(t, "-x"), 72*time.Hour)
+	writeSession(t, env.Store, "kept", "/src", parseSpec(t, "-y"), time.Hour)
+	for _, name := range []string{"conv-gone.json", ".todo-gone.lock", "conv-kept.json", ".todo-kept.lock"} {
+		if err := os.WriteFile(filepath.Join(env.Store.Dir, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := NewRegistry().Run(env, "/todo prune older 2d --yes"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Removed 1 saved session: gone") {
+		t.Errorf("prune said %q", out.String())
+	}
+	entries, err := os.ReadDir(env.Store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != ".todo-kept.lock conv-kept.json todo-kept.json" {
+		t.Errorf("store holds %q after pruning gone", got)
+	}
+}
+
+func TestParseAge(t *testing.T) {
+	for in, want := range map[string]time.Duration{"1h": time.Hour, "30d": 30 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "007d": 7 * 24 * time.Hour} {
+		if got, err := parseAge(in); err != nil || got != want {
+			t.Errorf("parseAge(%q) = %v, %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "30", "0d", "-1d", "1.5d", "30D", "30dd", "1m", "99999999999999999999d"} {
+		if _, err := parseAge(in); err == nil {
+			t.Errorf("parseAge(%q) succeeded, want an error", in)
+		}
+	}
+}
