@@ -347,7 +347,8 @@ func TestACPFailures(t *testing.T) {
 	// A malformed line is skipped; the turn goes on.
 	r := newACP(t)
 	res = r.script(t, "-c", "[[garbage]] x")
-	if res.code != 0 || !strings.Contains(res.stdout, "after garbage") || !strings.Contains(res.stdout, "acp: skipped 1 malformed message(s) from the agent") {
+	if res.code != 0 || !strings.Contains(res.stdout, "after garbage") || !strings.Contains(res.stdout, "acp: skipped 1 malformed message(s) from the agent") ||
+		res.stderr != "" || strings.Contains(res.stdout, "future_kind") {
 		t.Errorf("malformed line: %+v", res)
 	}
 }

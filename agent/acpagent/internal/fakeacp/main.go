@@ -13,7 +13,7 @@
 //	[[stop:R]]      ends the turn with stopReason R
 //	[[mcp]]         calls todosh's MCP server (from session/new): todo_write, todo_tick
 //	[[mcp-pause]]   calls todo_pause through it
-//	[[garbage]]     writes a malformed line before its answer
+//	[[garbage]]     writes a malformed line and an unknown update kind first
 //	[[huge]]        writes a line over the SDK's 10 MiB limit
 //
 // Environment: FAKEACP_LOG appends every line received; FAKEACP_CAPS is
@@ -305,6 +305,8 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		}
 	case has("garbage"):
 		a.out.Write([]byte("this is not json{\n"))
+		// An update of a kind no SDK knows yet is skipped quietly.
+		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + string(id) + `","update":{"sessionUpdate":"future_kind","x":1}}}` + "\n"))
 		a.say(ctx, id, "after garbage\n")
 	case has("huge"):
 		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"x":"` + strings.Repeat("x", 11<<20) + "\"}}\n"))
