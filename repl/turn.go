@@ -163,6 +163,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		return continuation.Decision{}, err
 	}
 	before := todostore.CloneTodos(sess.Todos)
+	wasPaused := sess.Paused
 	// Sent with continuations too, although their prompt repeats the
 	// block: backends state in their system context whether items are
 	// open, and must not say "none" while the prompt lists them.
@@ -184,6 +185,11 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	// A backend that changed the list without saying so still gets it shown.
 	r.render.Todos(after)
 
+	// A pause made through todosh's MCP server (an ACP agent, or any agent
+	// given the server) is only in the session file.
+	if !res.Paused && sess.Paused && !wasPaused {
+		res.Paused, res.PauseReason = true, sess.PauseReason
+	}
 	paused := res.Paused && turnErr == nil && !aborted
 	if paused {
 		if _, err := r.Session.Update(func(s *todostore.Session) error {

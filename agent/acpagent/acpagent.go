@@ -226,7 +226,7 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 			if n := p.skipped.malformed.Swap(0); n > 0 {
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
-			return a.finish(before, st, r.resp.StopReason)
+			return a.finish(st, r.resp.StopReason)
 		}
 	}
 }
@@ -241,12 +241,10 @@ func (a *Agent) cancel(p *process) {
 
 // finish turns the stop reason into the turn's result. A turn that ended
 // for a reason other than end_turn is an error naming it, so the policy
-// stops; a pause through todosh's MCP tool shows in the session file.
-func (a *Agent) finish(before *todostore.Session, st *turnState, reason acp.StopReason) (agent.Result, error) {
+// stops. A pause through todosh's MCP tool is in the session file, where
+// the shell finds it.
+func (a *Agent) finish(st *turnState, reason acp.StopReason) (agent.Result, error) {
 	res := agent.Result{FinalText: strings.TrimSpace(st.lastMessage())}
-	if after, err := a.sess.Load(); err == nil && after.Paused && !before.Paused {
-		res.Paused, res.PauseReason = true, after.PauseReason
-	}
 	switch reason {
 	case acp.StopReasonEndTurn:
 		return res, nil
