@@ -45,6 +45,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 
 // usage is the first part of --help; the flags follow it.
 const usage = `usage: todosh [--agent NAME] [--session ID | --resume] [-c CMD]...
+       todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
 
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a
