@@ -367,6 +367,13 @@ func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
 // asked like any turn: todosh never approves by itself what the person
 // would have been asked. err is set when the person gave no answer.
 func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.RequestPermissionRequest, emit func(agent.Event)) (acp.RequestPermissionResponse, error) {
+	if a.ownTool(req.ToolCall) {
+		// todosh's own todo tools touch nothing but the list the person
+		// sees; asking about them would only stop an agent from keeping it.
+		if o, ok := pickOption(req.Options, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
+			return selected(o), nil
+		}
+	}
 	what := permissionText(a.cfg.Name, req.ToolCall)
 	switch {
 	case a.cfg.Approve == ApproveAlways:
@@ -394,6 +401,21 @@ func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.Request
 		return selected(o), nil
 	}
 	return cancelledOutcome(), nil
+}
+
+// ownTool reports whether a permission request is for one of todosh's
+// own MCP tools: its title names todosh's server and a todo tool, as
+// agents title MCP calls ("mcp__todosh__todo_write").
+func (a *Agent) ownTool(tc acp.ToolCallUpdate) bool {
+	if a.cfg.MCP == nil || tc.Title == nil || !strings.Contains(*tc.Title, a.cfg.MCP.Name) {
+		return false
+	}
+	for _, name := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
+		if strings.Contains(*tc.Title, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // permissionText names the agent, the tool and what it wants, on one line.

@@ -111,8 +111,19 @@ func TestPermissionAnswers(t *testing.T) {
 			t.Errorf("%s: answer %q, want %q", tt.name, got, tt.want)
 		}
 	}
+	// todosh's own MCP tools are allowed without asking, for good.
+	own := "mcp__todosh__todo_write"
+	a := &Agent{cfg: Config{Name: "acp", Approve: ApproveNever, MCP: &MCPServer{Name: "todosh"}}}
+	var ev0 events
+	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &own}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "always" {
+		t.Errorf("todosh's own tool: %+v", resp.Outcome)
+	}
+	other := "mcp__other__todo_write"
+	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &other}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "no" {
+		t.Errorf("another server's tool: %+v", resp.Outcome)
+	}
 	// Without reject options a refusal is the cancelled outcome.
-	a := &Agent{cfg: Config{Name: "acp", Approve: ApproveNever}}
+	a = &Agent{cfg: Config{Name: "acp", Approve: ApproveNever}}
 	var ev events
 	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{Options: opts[:2]}, ev.emit); resp.Outcome.Cancelled == nil {
 		t.Errorf("no reject option: %+v", resp.Outcome)

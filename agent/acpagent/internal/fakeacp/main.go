@@ -334,8 +334,23 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 		return err
 	}
 	defer cs.Close()
+	asked := false
 	call := func(name string, args map[string]any) error {
-		a.send(ctx, id, acp.StartToolCall(acp.ToolCallId("mcp_"+name), "mcp__"+srv.Name+"__"+name, acp.WithStartKind(acp.ToolKindOther)))
+		title := "mcp__" + srv.Name + "__" + name
+		a.send(ctx, id, acp.StartToolCall(acp.ToolCallId("mcp_"+name), title, acp.WithStartKind(acp.ToolKindOther)))
+		if !asked { // as claude-agent-acp, before the first call of a server's tool
+			asked = true
+			resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: id,
+				ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId("mcp_" + name), Title: &title},
+				Options: []acp.PermissionOption{
+					{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
+					{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+					{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+				}})
+			if err != nil || resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "allow_always" {
+				return fmt.Errorf("%s not allowed", title)
+			}
+		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			return err
