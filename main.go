@@ -44,7 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 }
 
 // usage is the first part of --help; the flags follow it.
-const usage = `usage: todosh [--agent NAME] [--session ID | --resume] [-c CMD]...
+const usage = `usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...
        todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
 
 todosh is a shell for an AI coding agent with a todo list that lives on
@@ -106,7 +106,15 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		}
 		return cfg, err
 	}
-	if fs.NArg() > 0 {
+	// `--agent acp -- CMD ARGS...` is --agent-bin CMD --agent-arg ARGS...
+	dashes := len(args) - fs.NArg() - 1 // where "--" is when it ended the flags
+	afterDashes := fs.NArg() > 0 && dashes >= 0 && args[dashes] == "--"
+	switch {
+	case afterDashes && (ag.Bin != "" || len(ag.Args) > 0):
+		return cfg, errors.New("give the agent's command either after -- or with --agent-bin and --agent-arg, not both")
+	case afterDashes:
+		ag.Bin, ag.Args = fs.Arg(0), fs.Args()[1:]
+	case fs.NArg() > 0:
 		return cfg, fmt.Errorf("unexpected argument %q: give commands and prompts with -c, or on stdin", strings.Join(fs.Args(), " "))
 	}
 	if cfg.ContinueDelay < 0 {
@@ -118,6 +126,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 			given = append(given, backends.Flag("--"+f.Name))
 		}
 	})
+	if afterDashes {
+		given = append(given, backends.FlagBin)
+	}
 	var err error
 	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
 		return cfg, err
