@@ -108,7 +108,7 @@ type Agent struct {
 // New returns the agent; its process starts with the first turn.
 func New(cfg Config, sess agent.Session) (*Agent, error) {
 	if cfg.Bin == "" {
-		return nil, fmt.Errorf("--agent %s: give the agent's command with --agent-bin (and its arguments with --agent-arg)", cfg.Name)
+		return nil, fmt.Errorf("--agent %s: no command to start the agent", cfg.Name)
 	}
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = DefaultKillGrace

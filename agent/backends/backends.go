@@ -95,7 +95,7 @@ var Table = []Backend{
 	cliRow("claude", "Claude Code, one headless process per turn"),
 	cliRow("codex", "Codex CLI, one headless process per turn"),
 	cliRow("gemini", "Gemini CLI, one headless process per turn"),
-	acpRow("acp", "", nil, true, "any ACP agent: its command with --agent-bin, its arguments with --agent-arg"),
+	acpRow("acp", "", nil, true, "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"),
 	acpRow("acp:claude", "claude-agent-acp", nil, false, "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"),
 	acpRow("acp:codex", "codex-acp", nil, false, "Codex over ACP (npm @zed-industries/codex-acp), one process per run"),
 	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
@@ -123,7 +123,7 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 				cfg.Args = o.Args
 			}
 			if cfg.Bin == "" {
-				return nil, fmt.Errorf("--agent %s: give the agent's command with --agent-bin (and its arguments with --agent-arg)", name)
+				return nil, fmt.Errorf("--agent %s: give the agent's command after -- (todosh --agent acp -- CMD ARGS...) or with --agent-bin", name)
 			}
 			self, err := os.Executable()
 			if err != nil {
