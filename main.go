@@ -87,6 +87,8 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
 	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
 	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
+	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
+	fs.DurationVar(&ag.IdleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
 	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
 	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable (default: the backend's own, found on PATH)")
 	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
@@ -96,6 +98,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `never` or always (default: ask in a terminal, never in scripts)")
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
+	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,6 +122,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	}
 	if cfg.ContinueDelay < 0 {
 		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
+	}
+	if cfg.LockTimeout <= 0 {
+		return cfg, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", cfg.LockTimeout)
 	}
 	var given []backends.Flag
 	fs.Visit(func(f *flag.Flag) {

@@ -118,6 +118,7 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 				if c.Origin != "" {
 					s.Origin = c.Origin
 				}
+				s.Extra = c.Extra // fields another program added stay with the subtask
 				return s
 			},
 		})
@@ -132,6 +133,7 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 	if cur.Origin != "" {
 		a.Origin = cur.Origin
 	}
+	a.Extra = cur.Extra // fields another program added (llxprt's priority) stay with the item
 	return a, subs
 }
 
@@ -309,7 +311,8 @@ func SameList(a, b []todostore.Todo) bool {
 			return false
 		}
 		for j := range x.Subtasks {
-			if x.Subtasks[j] != y.Subtasks[j] {
+			xs, ys := x.Subtasks[j], y.Subtasks[j]
+			if xs.ID != ys.ID || xs.Content != ys.Content || xs.Status != ys.Status || xs.Evidence != ys.Evidence || xs.Origin != ys.Origin {
 				return false
 			}
 		}

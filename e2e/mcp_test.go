@@ -148,7 +148,7 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	text, isErr = mcpCall(t, cs, todotools.Read, nil)
-	if isErr || !strings.Contains(text, "1. ✓ Write the parser") {
+	if isErr || !strings.Contains(text, `1. ✓ "Write the parser"`) {
 		t.Errorf("todo_read: %v %q", isErr, text)
 	}
 	text, isErr = mcpCall(t, cs, todotools.Pause, map[string]any{"reason": "Which CSV dialect?"})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/backends"
+	"github.com/todosh/todosh/todostore"
 )
 
 // Exit statuses of the todosh binary.
@@ -43,6 +44,9 @@ type Config struct {
 	// variables that move those directories (nil: none set).
 	Home   string
 	Getenv func(string) string
+	// LockTimeout is how long a change waits for another process's lock
+	// on the session file before it gives up (--lock-timeout).
+	LockTimeout time.Duration
 
 	// Agent and continuation settings, filled by the agent flags.
 
@@ -61,5 +65,5 @@ type Config struct {
 
 // NewConfig returns a Config with the defaults flags start from.
 func NewConfig() Config {
-	return Config{ContinueDelay: DefaultContinueDelay}
+	return Config{ContinueDelay: DefaultContinueDelay, LockTimeout: todostore.DefaultLockTimeout}
 }

@@ -18,6 +18,9 @@ import (
 const (
 	renderMaxLine  = 16 << 10 // bytes
 	renderMaxShort = 120      // characters
+	// renderFlushAt is how much output Text gathers before it writes, so a
+	// long reply is written as it streams instead of held whole.
+	renderFlushAt = 64 << 10
 )
 
 // Renderer turns the events of agent turns into whole lines on an
@@ -67,13 +70,23 @@ func (r *Renderer) Text(s string) {
 		if i >= 0 {
 			seg = s[:i]
 		}
-		r.pending = append(r.pending, seg...)
-		for len(r.pending) > r.maxLine {
+		// Take the segment a line at a time: pending never holds more than
+		// maxLine+1 bytes, and only the few bytes after a cut are moved,
+		// so a line of any length costs constant memory and linear time.
+		for len(r.pending)+len(seg) > r.maxLine {
+			take := r.maxLine + 1 - len(r.pending)
+			r.pending = append(r.pending, seg[:take]...)
+			seg = seg[take:]
 			cut := renderRuneCut(r.pending, r.maxLine)
 			b.WriteString(renderReplyLine(r.pending[:cut]))
 			b.WriteByte('\n')
 			r.pending = append(r.pending[:0], r.pending[cut:]...)
+			if b.Len() >= renderFlushAt {
+				r.write(b.String()) // whole lines only, as every write
+				b.Reset()
+			}
 		}
+		r.pending = append(r.pending, seg...)
 		if i < 0 {
 			break
 		}
@@ -168,6 +181,9 @@ func renderOneLine(s string) string { return todostore.DisplayLine(s) }
 // terminal. Tabs stay (code keeps its indentation); it is never longer than
 // line, so the cut to renderMaxLine holds.
 func renderReplyLine(line []byte) string {
+	if bytes.IndexByte(line, '\t') < 0 {
+		return todostore.DisplayLine(string(line))
+	}
 	parts := strings.Split(string(line), "\t")
 	for i, p := range parts {
 		parts[i] = todostore.DisplayLine(p)

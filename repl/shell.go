@@ -71,6 +71,8 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 	}
 	store := todostore.Open(cfg.Root)
 	store.Now = now
+	store.LockTimeout = cfg.LockTimeout
+	store.OnLockWait = func(msg string) { fmt.Fprintf(stderr, "todosh: %s\n", msg) }
 	id, err := sessionID(cfg, store, cwd, now)
 	if err != nil {
 		return nil, err

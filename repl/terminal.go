@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
 	"github.com/chzyer/readline"
 	"github.com/todosh/todosh/commands"
+	"github.com/todosh/todosh/todostore"
 )
 
 // interruptHint is printed when Ctrl-C is pressed on an empty line: the
@@ -33,14 +35,14 @@ func terminals(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
 // or /exit. One goroutine (this one) owns every Readline call and Close,
 // because readline's Close hangs while another goroutine reads.
 func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
-	// readline opens the history file itself and silently keeps no history
-	// when its directory is missing.
-	if err := os.MkdirAll(s.store.Root, 0o755); err != nil {
+	history := s.store.HistoryPath()
+	if err := privateHistory(history); err != nil {
 		fmt.Fprintf(s.stderr, "todosh: history will not be saved: %v\n", err)
+		history = ""
 	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:            promptText(nil),
-		HistoryFile:       s.store.HistoryPath(),
+		HistoryFile:       history,
 		HistorySearchFold: true,
 		AutoComplete:      completer{complete: s.registry.Complete},
 		Stdout:            out,
@@ -50,6 +52,11 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		return ExitFailed
 	}
 	defer rl.Close()
+	if history != "" {
+		// readline's rewrite of a long history goes through history.tmp,
+		// which privateHistory made 0600; whatever is left of it goes.
+		os.Remove(history + ".tmp")
+	}
 	stop := ignoreInterrupts()
 	defer stop()
 
@@ -182,4 +189,19 @@ func ignoreInterrupts() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// privateHistory makes every line typed readable by its owner only: the
+// store root is private, and the history file and the temp file readline
+// rewrites it through exist with mode 0600 before readline opens them
+// (readline creates files 0666 and keeps the mode of an existing one). A
+// history file that is a symlink is refused rather than followed.
+func privateHistory(path string) error {
+	if err := todostore.EnsurePrivateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := todostore.PrivateFile(path); err != nil {
+		return err
+	}
+	return todostore.PrivateFile(path + ".tmp")
 }

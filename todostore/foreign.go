@@ -204,6 +204,9 @@ func LoadForeign(e ForeignEntry) ([]Todo, error) {
 		err = fmt.Errorf("unknown source %q", e.Source)
 	}
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == e.Path {
+			err = pe.Err // the path is said once
+		}
 		return nil, fmt.Errorf("load %s list %s: %w", e.Source, e.Path, err)
 	}
 	return todos, nil
@@ -345,9 +348,23 @@ func loadClaudeTasks(dir string) ([]Todo, error) {
 		return nil, errors.New("not a directory")
 	}
 	isTask := func(name string) bool { return !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".json") }
-	names, _, err := readDirNames(dir, isTask)
+	names, stats, err := readDirNames(dir, isTask)
 	if err != nil {
 		return nil, err
+	}
+	// Sized before anything is read: a list can only be loaded if it fits
+	// a session file, so a directory of huge or countless task files is
+	// refused from its stats instead of read whole.
+	var total int64
+	for i, st := range stats {
+		if st.size > MaxFileSize {
+			return nil, fmt.Errorf("%s: file is %d bytes, over the limit of %d: %w", filepath.Join(dir, names[i]), st.size, MaxFileSize, ErrLimit)
+		}
+		total += st.size
+	}
+	if total > MaxFileSize || len(names) > maxClaudeTaskFiles {
+		return nil, fmt.Errorf("%d task files of %s in all, over the limit of %d files and %s: %w",
+			len(names), byteSize(total), maxClaudeTaskFiles, byteSize(MaxFileSize), ErrLimit)
 	}
 	slices.SortFunc(names, compareTaskNames)
 	items := make([]foreignItem, 0, len(names))
@@ -387,4 +404,21 @@ func compareTaskNames(a, b string) int {
 		return 1
 	}
 	return strings.Compare(a, b)
+}
+
+// maxClaudeTaskFiles bounds the files of one Claude task list: deleted
+// tasks keep their files, so it is above MaxTodos, but not without limit.
+const maxClaudeTaskFiles = 10 * MaxTodos
+
+// byteSize writes a size for people: "900 KiB", "1.1 GiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

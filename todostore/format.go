@@ -1,9 +1,13 @@
 package todostore
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -24,7 +28,20 @@ const noteColumn = 40
 // line per subtask. It is the only formatter: /todo show, the list shown
 // after each change, todo_read and the continuation prompt all use it. An
 // empty list renders as "Todo list is empty".
-func FormatList(todos []Todo) string {
+func FormatList(todos []Todo) string { return formatList(todos, oneLine) }
+
+// FormatListForModel is FormatList for a model: every piece of todo text
+// (content, evidence) is written by QuoteForModel, so the list a model
+// reads cannot contain a '<' or any character that is not ASCII except the
+// formatter's own status marks. No todo text can therefore close or imitate
+// the delimiters around it, whatever its letters. It is the one encoder of
+// todo text for models: the todo context of every prompt, the continuation
+// prompt, the model API's system prompt and the todo tools' results.
+func FormatListForModel(todos []Todo) string { return formatList(todos, QuoteForModel) }
+
+// formatList is the layout of FormatList with text rendering each piece of
+// todo text.
+func formatList(todos []Todo, text func(string) string) string {
 	if len(todos) == 0 {
 		return "Todo list is empty\n"
 	}
@@ -37,7 +54,7 @@ func FormatList(todos []Todo) string {
 		if mark == "" {
 			mark = "?"
 		}
-		line := fmt.Sprintf(" %*d. %s %s", width, i+1, mark, oneLine(t.Content))
+		line := fmt.Sprintf(" %*d. %s %s", width, i+1, mark, text(t.Content))
 		if note := itemNote(t); note != "" {
 			if pad := noteColumn - utf8.RuneCountInString(line); pad > 2 {
 				line += strings.Repeat(" ", pad)
@@ -50,16 +67,16 @@ func FormatList(todos []Todo) string {
 		b.WriteByte('\n')
 		indent := strings.Repeat(" ", width+3)
 		if t.Evidence != "" {
-			fmt.Fprintf(&b, "%s  evidence: %s\n", indent, oneLine(t.Evidence))
+			fmt.Fprintf(&b, "%s  evidence: %s\n", indent, text(t.Evidence))
 		}
 		for j, s := range t.Subtasks {
 			box := "[ ]"
 			if s.Status == Completed {
 				box = "[x]"
 			}
-			fmt.Fprintf(&b, "%s%d.%d %s %s\n", indent, i+1, j+1, box, oneLine(s.Content))
+			fmt.Fprintf(&b, "%s%d.%d %s %s\n", indent, i+1, j+1, box, text(s.Content))
 			if s.Evidence != "" {
-				fmt.Fprintf(&b, "%s      evidence: %s\n", indent, oneLine(s.Evidence))
+				fmt.Fprintf(&b, "%s      evidence: %s\n", indent, text(s.Evidence))
 			}
 		}
 	}
@@ -85,6 +102,35 @@ func itemNote(t Todo) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
+// QuoteForModel writes todo text for a model as a JSON string literal that
+// holds printable ASCII only: '"' and '\\' are escaped as JSON escapes them,
+// and '<', '>', '&', every control character and every character outside
+// ASCII as \uXXXX (a surrogate pair above U+FFFF; a byte that is not UTF-8
+// as \ufffd). A model decodes it as JSON; no spelling, look-alike or
+// invisible character in the text survives as itself, so the text can end
+// neither its quotes, nor its line, nor the block around it.
+func QuoteForModel(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r >= 0x20 && r < 0x7f && r != '<' && r != '>' && r != '&':
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r) // an invalid byte comes as U+FFFD
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // oneLine keeps a multi-line text on its row so positions stay readable;
 // newlines and tabs are shown as spaces, the stored text is unchanged.
 func oneLine(s string) string { return DisplayLine(s) }
@@ -97,11 +143,15 @@ func oneLine(s string) string { return DisplayLine(s) }
 // to a byte limit first. The stored text is unchanged.
 func DisplayLine(s string) string {
 	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || isDisplayControl(r) {
-			clean = false
-			break
+	for i := 0; i < len(s) && clean; {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII, most text: no decoding
+			clean = c >= 0x20 && c != 0x7f
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		clean = r != utf8.RuneError && !isDisplayControl(r)
+		i += n
 	}
 	if clean {
 		return s
@@ -127,6 +177,9 @@ func DisplayLine(s string) string {
 // isDisplayControl reports runes a terminal would act on instead of show,
 // or that would start a new line in a reader's eyes.
 func isDisplayControl(r rune) bool {
+	if r < 0x061c { // below the first bidirectional control: C0, DEL and C1 only
+		return r < 0x20 || r >= 0x7f && r < 0xa0
+	}
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }
 
@@ -147,4 +200,88 @@ func Plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// DecodeModelList reads back what FormatListForModel wrote: the list as a
+// model decodes it, with each text unquoted and each status taken from its
+// mark. It is the oracle of the tests that prove no todo text can change
+// the structure a model sees; ids are positions, as Normalize sets them.
+func DecodeModelList(body string) ([]Todo, error) {
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "Todo list is empty" {
+		return []Todo{}, nil
+	}
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Todo ") || !strings.HasSuffix(lines[0], " done") {
+		return nil, fmt.Errorf("line 1: no header: %q", ShortLine(lines[0], 60))
+	}
+	todos := []Todo{}
+	for n, line := range lines[1:] {
+		fail := func(what string) error { return fmt.Errorf("line %d: %s: %q", n+2, what, ShortLine(line, 60)) }
+		rest := strings.TrimLeft(line, " ")
+		switch {
+		case strings.HasPrefix(rest, "evidence: "):
+			text, tail, err := unquoteModel(strings.TrimPrefix(rest, "evidence: "))
+			if err != nil || tail != "" || len(todos) == 0 {
+				return nil, fail("bad evidence line")
+			}
+			t := &todos[len(todos)-1]
+			if len(t.Subtasks) > 0 {
+				t.Subtasks[len(t.Subtasks)-1].Evidence = text
+			} else {
+				t.Evidence = text
+			}
+		case strings.Contains(strings.SplitN(rest, " ", 2)[0], "."):
+			pos, after, _ := strings.Cut(rest, " ")
+			if strings.HasSuffix(pos, ".") { // an item: "3." then its mark
+				if pos != fmt.Sprintf("%d.", len(todos)+1) {
+					return nil, fail("item out of place")
+				}
+				mark, quoted, _ := strings.Cut(after, " ")
+				var st Status
+				for s, m := range statusMarks {
+					if m == mark {
+						st = s
+					}
+				}
+				text, tail, err := unquoteModel(quoted)
+				if st == "" || err != nil || tail != "" && !strings.HasPrefix(strings.TrimLeft(tail, " "), "(") {
+					return nil, fail("bad item line")
+				}
+				todos = append(todos, Todo{ID: strconv.Itoa(len(todos) + 1), Content: text, Status: st})
+				continue
+			}
+			if len(todos) == 0 || pos != fmt.Sprintf("%d.%d", len(todos), len(todos[len(todos)-1].Subtasks)+1) {
+				return nil, fail("subtask out of place")
+			}
+			st := Pending
+			switch {
+			case strings.HasPrefix(after, "[x] "):
+				st = Completed
+			case !strings.HasPrefix(after, "[ ] "):
+				return nil, fail("bad subtask box")
+			}
+			text, tail, err := unquoteModel(after[4:])
+			if err != nil || tail != "" {
+				return nil, fail("bad subtask line")
+			}
+			t := &todos[len(todos)-1]
+			t.Subtasks = append(t.Subtasks, Subtask{ID: pos, Content: text, Status: st})
+		default:
+			return nil, fail("not a list line")
+		}
+	}
+	return todos, nil
+}
+
+// unquoteModel decodes the JSON string at the start of s and returns the
+// rest of s after it.
+func unquoteModel(s string) (text, rest string, err error) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", "", errors.New("no quoted text")
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&text); err != nil {
+		return "", "", err
+	}
+	return text, s[dec.InputOffset():], nil
 }

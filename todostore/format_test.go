@@ -120,3 +120,22 @@ func TestFormatListNeutralisesControlCharacters(t *testing.T) {
 		t.Errorf("FormatList = %q, want the text with each control character as a space", out)
 	}
 }
+
+func TestShortLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"  a \n\t b  ", 0, "a b"},
+		{"esc\x1b[2J here", 0, "esc [2J here"},
+		{"abcdef", 4, "abc…"},
+		{"abcd", 4, "abcd"},
+		{"é✓é✓é", 3, "é✓…"},
+	}
+	for _, tt := range tests {
+		if got := ShortLine(tt.in, tt.n); got != tt.want {
+			t.Errorf("ShortLine(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package todostore
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,8 @@ type Subtask struct {
 	Evidence string `json:"evidence,omitempty"`
 	// Origin is OriginPerson for subtasks added with /todo add N.M.
 	Origin string `json:"origin,omitempty"`
+	// Extra keeps the fields this todosh does not know, written back as read.
+	Extra Extra `json:"-"`
 }
 
 // Todo is one item of a session's list. When it has subtasks its Status is
@@ -62,6 +65,9 @@ type Todo struct {
 	// Origin is OriginPerson for items added with /todo add; the merge of an
 	// agent's rewritten list keeps such items instead of dropping them.
 	Origin string `json:"origin,omitempty"`
+	// Extra keeps the fields this todosh does not know (llxprt's
+	// "priority" and "notes"), written back as read.
+	Extra Extra `json:"-"`
 }
 
 // AgentRef names the agent conversation a session is attached to, so that a
@@ -77,13 +83,15 @@ type ArchiveEntry struct {
 	At     time.Time `json:"at"`
 	Reason string    `json:"reason"`
 	Todos  []Todo    `json:"todos"`
+	// Extra keeps the fields this todosh does not know.
+	Extra Extra `json:"-"`
 }
 
 // Session is the whole content of one todo-<id>.json file.
 type Session struct {
 	Version     int            `json:"version"`
 	Session     string         `json:"session"`
-	CreatedAt   time.Time      `json:"createdAt"`
+	CreatedAt   time.Time      `json:"createdAt,omitzero"` // absent in llxprt's files: never written as the year 1
 	UpdatedAt   time.Time      `json:"updatedAt"`
 	Cwd         string         `json:"cwd,omitempty"`
 	Agent       *AgentRef      `json:"agent,omitempty"`
@@ -91,6 +99,8 @@ type Session struct {
 	PauseReason string         `json:"pauseReason"`
 	Todos       []Todo         `json:"todos"`
 	Archive     []ArchiveEntry `json:"archive,omitempty"`
+	// Extra keeps the fields this todosh does not know, written back as read.
+	Extra Extra `json:"-"`
 }
 
 // IsOpen reports whether work remains on a todo: it is neither completed nor
@@ -271,8 +281,12 @@ func CloneTodos(todos []Todo) []Todo {
 	out := make([]Todo, len(todos))
 	for i, t := range todos {
 		out[i] = t
+		out[i].Extra = maps.Clone(t.Extra)
 		if t.Subtasks != nil {
 			out[i].Subtasks = append([]Subtask(nil), t.Subtasks...)
+			for j := range out[i].Subtasks {
+				out[i].Subtasks[j].Extra = maps.Clone(t.Subtasks[j].Extra)
+			}
 		}
 	}
 	return out

@@ -33,6 +33,14 @@ type Store struct {
 	// Store wrote, after the rename; the watcher uses it to tell our own
 	// writes from other processes'.
 	AfterWrite func(id string, data []byte)
+	// LockTimeout is how long a write waits for another process's lock on
+	// the session; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// OnLockWait, when set, is told (once) that a write is waiting for
+	// another process's lock, so the wait is never silent.
+	OnLockWait func(msg string)
+
+	sweepOnce sync.Once // leftover temp files are removed at the first write
 }
 
 // ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
@@ -123,7 +131,7 @@ func (s *Store) Remove(id string) error {
 	}
 	files := s.sessionFiles(id)
 	lock := files[len(files)-1]
-	unlock, err := lockFile(lock)
+	unlock, err := s.lockFile(lock)
 	if err != nil {
 		return err
 	}
@@ -186,6 +194,9 @@ func Decode(data []byte) (*Session, error) {
 		if sess.Version == 0 {
 			sess.Version = FormatVersion // llxprt-code's {todos, paused}
 		}
+	}
+	if err := readExtras(trimmed, &sess, trimmed[0] == '['); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if sess.Version != FormatVersion {
 		return nil, fmt.Errorf("version %d: %w (this todosh reads version %d)", sess.Version, ErrUnsupportedVersion, FormatVersion)
@@ -255,7 +266,7 @@ func readFile(path string) ([]byte, error) {
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
 	}
 	if !info.Mode().IsRegular() {
 		return nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
@@ -265,7 +276,7 @@ func readFile(path string) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
 	}
 	if len(data) > MaxFileSize { // grew between Stat and read
 		return nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", MaxFileSize, ErrLimit)}
@@ -277,6 +288,10 @@ func readFile(path string) ([]byte, error) {
 // "d---------".
 func fileKind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a file"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
@@ -315,7 +330,8 @@ func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
 	if err := mkdirStore(s.Dir); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(s.lockPath(id))
+	s.sweepOnce.Do(func() { sweepTemps(s.Dir, time.Now()) })
+	unlock, err := s.lockFile(s.lockPath(id))
 	if err != nil {
 		return nil, err
 	}
@@ -363,67 +379,148 @@ func encodeFitting(sess *Session) ([]byte, error) {
 	}
 }
 
-// mkdirStore creates the store directory on first write (or watch).
-func mkdirStore(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	return nil
-}
+// Defaults of waiting for another process's lock on a session.
+const (
+	// DefaultLockTimeout is how long a write waits for another process
+	// that holds the session's lock before it gives up (--lock-timeout).
+	DefaultLockTimeout = 30 * time.Second
+	// lockNotice is how long a write waits silently before saying so.
+	lockNotice = time.Second
+)
 
-// lockFile takes an exclusive advisory lock on path (created if needed) and
-// returns the function that releases it. The lock is on a separate file
-// because the data file is replaced by every rename.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// lockFile takes an exclusive advisory lock on path (created if needed,
+// never through a symlink) and returns the function that releases it. The
+// lock is on a separate file because the data file is replaced by every
+// rename. When another process holds it, the wait is said after a moment
+// (OnLockWait) and given up after LockTimeout with one line naming the
+// holder.
+func (s *Store) lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, FileMode)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("lock %s: it is a symlink, which todosh never makes: remove it", path)
 		}
+		return nil, fmt.Errorf("lock %s: %w", path, bareError(err))
 	}
-	if err != nil {
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", path, bareError(err))
+		}
+		return nil, fmt.Errorf("lock %s: it is %s, not a lock file: move it aside", path, fileKind(info.Mode()))
 	}
-	return func() {
+	unlock := func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
-	}, nil
+	}
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return unlock, nil
+	}
+	if err != syscall.EWOULDBLOCK {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	// Held by another process: wait for it in a goroutine, which a
+	// blocking flock keeps fair and prompt, and give up after the limit.
+	got := make(chan error, 1)
+	go func() {
+		var err error
+		for {
+			if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != syscall.EINTR {
+				break
+			}
+		}
+		got <- err
+	}()
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	holder := lockHolder(f)
+	noticed := false
+	sayWaiting := func() {
+		if !noticed && s.OnLockWait != nil {
+			s.OnLockWait(fmt.Sprintf("waiting for %s to release %s (up to %s)", orSomeone(holder), path, timeout))
+		}
+		noticed = true
+	}
+	notice := time.NewTimer(min(lockNotice, timeout))
+	defer notice.Stop()
+	limit := time.NewTimer(timeout)
+	defer limit.Stop()
+	for {
+		select {
+		case err := <-got:
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("lock %s: %w", path, err)
+			}
+			return unlock, nil
+		case <-notice.C:
+			sayWaiting()
+		case <-limit.C:
+			sayWaiting() // however late this goroutine ran, the wait was said before it ends
+			// The waiting goroutine may still get the lock: release it then.
+			go func() {
+				if <-got == nil {
+					unlock()
+				} else {
+					f.Close()
+				}
+			}()
+			if h := lockHolder(f); h != "" {
+				holder = h
+			}
+			return nil, fmt.Errorf("%s is still locked by %s after %s: gave up (end that process, or wait and try again; --lock-timeout sets the limit)", path, orSomeone(holder), timeout)
+		}
+	}
+}
+
+// orSomeone is a lock holder's name, or "another process" when it is not known.
+func orSomeone(holder string) string {
+	if holder == "" {
+		return "another process"
+	}
+	return holder
 }
 
 // WriteFileAtomic replaces path with data so that a reader, or a crash at
 // any moment, sees either the old file or the new one: temp file in the
-// same directory, fsync, rename, fsync the directory.
+// same directory, fsync, rename, fsync the directory. The file keeps its
+// mode without the group and other bits, or gets 0600 when it is new.
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	return commitTemp(tmp, path, data)
 }
 
 // writeLocked is WriteFileAtomic for a writer that holds the session's
 // lock: no other writer can be using the fixed temp name, so the one a
-// killed writer left behind is removed instead of piling up. O_EXCL after
-// the remove means a planted symlink is never followed.
+// killed writer left behind is removed instead of piling up. O_EXCL and
+// O_NOFOLLOW after the remove mean a planted symlink is never followed;
+// anything else in the way (a directory of that name) is reported.
 func writeLocked(path string, data []byte) error {
 	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", path, err)
+	if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
+		return fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
 	}
-	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
+	}
+	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	return commitTemp(tmp, path, data)
 }
 
 // commitTemp writes data to the new temp file tmp, syncs it, renames it
 // over path and syncs the directory. On error the temp file is removed.
+// The temp file is locked while it exists, so sweepTemps knows it is not
+// a leftover.
 func commitTemp(tmp *os.File, path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	defer func() {
@@ -432,28 +529,29 @@ func commitTemp(tmp *os.File, path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) // only tells the sweep it is in use
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
 	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	if err = tmp.Chmod(modeFor(path)); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fmt.Errorf("sync %s: %w", tmp.Name(), bareError(err))
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", dir, bareError(err))
 	}
 	defer d.Close()
 	if err = d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", dir, bareError(err))
 	}
 	return nil
 }

@@ -245,8 +245,8 @@ func TestUpdateAndLoad(t *testing.T) {
 		t.Errorf("AfterWrite saw different bytes from the file")
 	}
 	info, _ := os.Stat(s.Path("a"))
-	if info.Mode().Perm() != 0o644 {
-		t.Errorf("file mode %v, want 0644", info.Mode().Perm())
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", info.Mode().Perm())
 	}
 	loaded, err := s.Load("a")
 	if err != nil {
@@ -507,7 +507,7 @@ func TestUnwritableStore(t *testing.T) {
 		os.WriteFile(root, []byte("not a directory"), 0o644)
 		s := Open(root)
 		_, err := s.Update("a", addTodo("x"))
-		checkOneLineError(t, "Update", err, s.Dir, "not a directory")
+		checkOneLineError(t, "Update", err, root, "not a directory")
 		if _, err := s.Load("a"); err == nil || !strings.Contains(err.Error(), s.Path("a")) {
 			t.Errorf("Load = %v, want an error naming the path", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/acpagent"
@@ -31,12 +32,15 @@ type Caps struct {
 
 // Options are the agent flags, checked against the chosen row.
 type Options struct {
-	Bin             string   // --agent-bin
-	Args            []string // --agent-arg
-	BaseURL, Model  string   // --base-url, --model
-	RequireEvidence bool     // --require-evidence
-	Approve         string   // --approve
-	Getenv          func(string) string
+	Bin            string   // --agent-bin
+	Args           []string // --agent-arg
+	BaseURL, Model string   // --base-url, --model
+	// ConnectTimeout and IdleTimeout are --connect-timeout and
+	// --idle-timeout (the model API).
+	ConnectTimeout, IdleTimeout time.Duration
+	RequireEvidence             bool   // --require-evidence
+	Approve                     string // --approve
+	Getenv                      func(string) string
 }
 
 // Factory builds the agent once the session is open.
@@ -52,6 +56,8 @@ const (
 	FlagArg      Flag = "--agent-arg"
 	FlagBaseURL  Flag = "--base-url"
 	FlagModel    Flag = "--model"
+	FlagConnect  Flag = "--connect-timeout"
+	FlagIdle     Flag = "--idle-timeout"
 	FlagEvidence Flag = "--require-evidence"
 	FlagApprove  Flag = "--approve"
 )
@@ -88,7 +94,7 @@ var Table = []Backend{
 		}},
 	{Name: "openai", Summary: "an OpenAI-compatible chat completions API (Ollama, llama.cpp, vLLM, OpenRouter, OpenAI)",
 		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
-		Flags: []Flag{FlagBaseURL, FlagModel, FlagEvidence}, Start: startOpenAI},
+		Flags: []Flag{FlagBaseURL, FlagModel, FlagConnect, FlagIdle, FlagEvidence}, Start: startOpenAI},
 	{Name: "script", Param: "FILE", Summary: "a model played from FILE (tests)",
 		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
 		Flags: []Flag{FlagEvidence}, Start: startScript},
@@ -167,6 +173,10 @@ func startOpenAI(_ string, o Options) (Factory, error) {
 		cfg.Model = o.Model
 	}
 	cfg.RequireEvidence = o.RequireEvidence
+	if o.ConnectTimeout < 0 || o.IdleTimeout < 0 {
+		return nil, fmt.Errorf("--connect-timeout and --idle-timeout take a positive duration such as 30s or 5m")
+	}
+	cfg.ConnectTimeout, cfg.IdleTimeout = o.ConnectTimeout, o.IdleTimeout
 	return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
 }
 

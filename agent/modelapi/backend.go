@@ -41,8 +41,13 @@ type Config struct {
 	// RequireEvidence refuses completing without evidence
 	// (--require-evidence).
 	RequireEvidence bool
-	// HTTPClient is used for requests; nil means one without a timeout.
+	// HTTPClient is used for requests; nil means one whose connections
+	// time out after ConnectTimeout.
 	HTTPClient *http.Client
+	// ConnectTimeout and IdleTimeout are --connect-timeout and
+	// --idle-timeout; zero means DefaultConnectTimeout and
+	// DefaultIdleTimeout (see Client).
+	ConnectTimeout, IdleTimeout time.Duration
 	// MaxSteps caps model calls per turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 }
@@ -90,7 +95,8 @@ func New(cfg Config, sess agent.Session) (*Backend, error) {
 	if err := todostore.ValidSessionID(sess.ID); err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
-	client := &Client{BaseURL: base, APIKey: cfg.APIKey, Model: cfg.Model, HTTP: cfg.HTTPClient}
+	client := &Client{BaseURL: base, APIKey: cfg.APIKey, Model: cfg.Model, HTTP: cfg.HTTPClient,
+		ConnectTimeout: cfg.ConnectTimeout, IdleTimeout: cfg.IdleTimeout}
 	b := newBackend("openai", client, sess, cfg.RequireEvidence)
 	if cfg.MaxSteps > 0 {
 		b.maxSteps = cfg.MaxSteps
@@ -277,9 +283,9 @@ Rules:
 		b.WriteString("The todo list has no open items.")
 		return b.String()
 	}
-	// Any spelling of the delimiter in todo text loses its '<' and cannot
+	// The context holds todo text only as todostore.FormatListForModel
+	// writes it (ASCII JSON strings without '<'), so nothing in it can
 	// end the block early.
-	ctx = todostore.NeutraliseDelimiter(ctx, "todoshcontext")
 	b.WriteString(contextOpen + "\n" + ctx + "\n" + contextClose)
 	return b.String()
 }

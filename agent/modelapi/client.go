@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
@@ -43,9 +46,63 @@ type Client struct {
 	BaseURL string // up to and including /v1
 	APIKey  string // sent as a bearer token when set
 	Model   string
-	// HTTP is the client to use; nil means a client without a timeout, since
+	// HTTP is the client to use; nil means one whose connections time out
+	// after ConnectTimeout. The request as a whole has no time limit, since
 	// a turn lasts as long as the model writes and Ctrl-C cancels it.
 	HTTP *http.Client
+	// ConnectTimeout bounds connecting (TCP and TLS) when HTTP is nil;
+	// IdleTimeout bounds every wait for the server, for its answer and for
+	// each next piece of the stream, so a stalled server never hangs a
+	// script. Zero means DefaultConnectTimeout and DefaultIdleTimeout.
+	ConnectTimeout, IdleTimeout time.Duration
+
+	once    sync.Once
+	defHTTP *http.Client
+}
+
+// Defaults of --connect-timeout and --idle-timeout. The idle limit is long
+// because a local server may load the model, or read a long prompt, before
+// its first byte.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultIdleTimeout    = 5 * time.Minute
+)
+
+// errIdle is the cause of a request cancelled by the idle timeout.
+var errIdle = errors.New("idle timeout")
+
+// httpClient is c.HTTP, or a client whose connections time out.
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	c.once.Do(func() {
+		connect := c.ConnectTimeout
+		if connect <= 0 {
+			connect = DefaultConnectTimeout
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+		tr.TLSHandshakeTimeout = connect
+		c.defHTTP = &http.Client{Transport: tr}
+	})
+	return c.defHTTP
+}
+
+// idleBody cancels the request when no byte arrives for d: every read that
+// returns data restarts the timer.
+type idleBody struct {
+	io.ReadCloser
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.d)
+	}
+	return n, err
 }
 
 type chatRequest struct {
@@ -68,7 +125,20 @@ type apiFunction struct {
 
 // Complete posts the conversation to {BaseURL}/chat/completions with
 // "stream": true and assembles the streamed reply.
-func (c *Client) Complete(ctx context.Context, req Request, onText func(string)) (Message, error) {
+func (c *Client) Complete(parent context.Context, req Request, onText func(string)) (msg Message, err error) {
+	idle := c.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	timer := time.AfterFunc(idle, func() { cancel(errIdle) })
+	defer timer.Stop()
+	defer func() {
+		if err != nil && parent.Err() == nil && context.Cause(ctx) == errIdle {
+			msg, err = Message{}, fmt.Errorf("%s sent nothing for %s: gave up on this reply (the server stalled or is overloaded; --idle-timeout sets the limit)", c.BaseURL, idle)
+		}
+	}()
 	body := chatRequest{Model: c.Model, Messages: req.Messages, Stream: true}
 	for _, t := range req.Tools {
 		body.Tools = append(body.Tools, apiTool{Type: "function", Function: apiFunction(t)})
@@ -87,11 +157,7 @@ func (c *Client) Complete(ctx context.Context, req Request, onText func(string))
 	if c.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hreq)
+	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Message{}, ctx.Err()
@@ -103,6 +169,8 @@ func (c *Client) Complete(ctx context.Context, req Request, onText func(string))
 		return Message{}, fmt.Errorf("cannot reach %s: %s (is the server running? set --base-url or OPENAI_BASE_URL)",
 			c.BaseURL, todostore.ShortLine(err.Error(), 200))
 	}
+	resp.Body = &idleBody{ReadCloser: resp.Body, timer: timer, d: idle}
+	timer.Reset(idle) // the headers came: the body gets its own wait
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

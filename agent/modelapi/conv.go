@@ -9,6 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -34,7 +37,7 @@ type convFile struct {
 
 // loadConv reads a saved conversation; a missing file is an empty one.
 func loadConv(path string) ([]Message, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -44,6 +47,9 @@ func loadConv(path string) ([]Message, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConvFile+1))
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // the path is said once
+		}
 		return nil, fmt.Errorf("read conversation %s: %w", path, err)
 	}
 	msgs, err := decodeConv(data)
@@ -85,7 +91,7 @@ func saveConv(path, id string, msgs []Message) error {
 	if err := enc.Encode(convFile{Version: convVersion, Session: id, Messages: msgs}); err != nil {
 		return fmt.Errorf("encode conversation: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := todostore.EnsurePrivateDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("save conversation: %w", err)
 	}
 	return todostore.WriteFileAtomic(path, buf.Bytes())
@@ -114,10 +120,57 @@ func trimConv(msgs []Message, maxBytes, maxMsgs int) []Message {
 		}
 		start = next
 	}
+	if total > maxBytes && start < len(msgs) {
+		// The newest turn alone is too big: keeping it whole would make a
+		// file that grows past what loadConv accepts, and the session
+		// could no longer start its agent. Keep its summary instead.
+		return summariseTurn(msgs[start:], maxBytes)
+	}
 	if start == 0 {
 		return msgs
 	}
 	return append([]Message(nil), msgs[start:]...)
+}
+
+// summariseTurn stands in for a turn too big to keep: its prompt cut to a
+// quarter of maxBytes, then one assistant message that says what was left
+// out, with the end of the model's last text. The result is a valid
+// conversation (no tool call without its result) within maxBytes.
+func summariseTurn(turn []Message, maxBytes int) []Message {
+	first := turn[0]
+	first.ToolCalls, first.ToolCallID = nil, ""
+	if first.Role != "user" {
+		first = Message{Role: "user", Content: "(the prompt of this turn was not kept)"}
+	}
+	first.Content = cutText(first.Content, maxBytes/4)
+	size, calls, last := 0, 0, ""
+	for _, m := range turn[1:] {
+		size += msgSize(m)
+		calls += len(m.ToolCalls)
+		if m.Role == "assistant" && strings.TrimSpace(m.Content) != "" {
+			last = m.Content
+		}
+	}
+	note := fmt.Sprintf("[todosh: this turn (%d messages, %d tool calls, about %d KiB) was too large to keep in the saved conversation; the todo list holds its changes.", len(turn)-1, calls, (size+1023)>>10)
+	if last != "" {
+		note += " The reply ended:]\n" + cutText(last, maxBytes/4)
+	} else {
+		note += "]"
+	}
+	return []Message{first, {Role: "assistant", Content: note}}
+}
+
+// cutText keeps at most max bytes of s, cut at a rune boundary, and says
+// how much was cut.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf(" […%d bytes cut]", len(s)-n)
 }
 
 // msgSize approximates the encoded size of a message.

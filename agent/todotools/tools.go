@@ -262,7 +262,7 @@ func (t *Tools) read(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Result: todostore.FormatList(sess.Todos), Todos: sess.Todos}, nil
+	return Outcome{Result: todostore.FormatListForModel(sess.Todos), Todos: sess.Todos}, nil
 }
 
 // --- todo_pause ---
@@ -377,7 +377,7 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 		fmt.Fprintf(&b, " All subtasks of %s are done: %s is now %s.\n", it.ID, it.ID, toolStatusWord(it.Status))
 		for _, next := range todos {
 			if next.IsOpen() {
-				fmt.Fprintf(&b, "Continue with the next open item, %s:\n  %s %s\n", next.ID, next.ID, todostore.ShortLine(next.Content, 0))
+				fmt.Fprintf(&b, "Continue with the next open item, %s:\n  %s %s\n", next.ID, next.ID, todostore.QuoteForModel(next.Content))
 				return b.String()
 			}
 		}
@@ -390,7 +390,7 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	fmt.Fprintf(&b, "Remaining in %s:\n", it.ID)
 	for _, s := range it.Subtasks {
 		if s.Status != todostore.Completed {
-			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, todostore.ShortLine(s.Content, 0))
+			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, todostore.QuoteForModel(s.Content))
 		}
 	}
 	b.WriteString("Continue working through the remaining subtasks.\n")
@@ -563,7 +563,7 @@ func toolWriteResult(res agent.Applied) string {
 	var b strings.Builder
 	c := todostore.CountTodos(res.Todos)
 	if res.Changed {
-		fmt.Fprintf(&b, "Saved the list: %d items, %d done, %d open.\n", c.Total, c.Done(), c.Open())
+		fmt.Fprintf(&b, "Saved the list: %s, %d done, %d open.\n", todostore.Plural(c.Total, "item"), c.Done(), c.Open())
 	} else {
 		b.WriteString("The list is unchanged.\n")
 	}
@@ -573,7 +573,7 @@ func toolWriteResult(res agent.Applied) string {
 	for _, d := range m.Dropped {
 		if d.IsOpen() {
 			open = append(open, d.ID)
-			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, todostore.ShortLine(d.Content, 80)))
+			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, todostore.QuoteForModel(todostore.ShortLine(d.Content, 80))))
 		} else {
 			closed++
 		}
@@ -590,7 +590,7 @@ func toolWriteResult(res agent.Applied) string {
 	for _, d := range m.DroppedSubtasks {
 		for _, s := range d.Subtasks {
 			subs = append(subs, s.ID)
-			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, todostore.ShortLine(s.Content, 80)))
+			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, todostore.QuoteForModel(todostore.ShortLine(s.Content, 80))))
 		}
 	}
 	if len(subs) > 0 {
@@ -616,7 +616,7 @@ func toolWriteResult(res agent.Applied) string {
 	if len(gone) > 0 {
 		b.WriteString("Archived from your list:\n" + strings.Join(gone, "\n") + "\n")
 	}
-	b.WriteString(todostore.FormatList(res.Todos))
+	b.WriteString(todostore.FormatListForModel(res.Todos))
 	return b.String()
 }
 
@@ -635,7 +635,7 @@ func DescribeCall(name string, args []byte) string {
 	case !ok:
 		s = name
 	case name == Write:
-		s = fmt.Sprintf("%s %d items", name, len(a.Todos))
+		s = name + " " + todostore.Plural(len(a.Todos), "item")
 	case name == Tick:
 		s = name + " " + string(a.ID)
 	case name == Pause:

@@ -173,7 +173,7 @@ func TestToolWrite(t *testing.T) {
 			name:    "plan on an empty session",
 			args:    `{"todos":[{"content":"A","status":"in_progress","activeForm":"Doing A"},{"content":"B","status":"pending","subtasks":[{"content":"b1","status":"pending"},{"content":"b2","status":"pending"}]}]}`,
 			want:    "A:in_progress | B:pending{b1:pending, b2:pending}",
-			result:  []string{"Saved the list: 2 items, 0 done, 2 open.", "Todo 0/2 done", "2.1 [ ] b1"},
+			result:  []string{"Saved the list: 2 items, 0 done, 2 open.", "Todo 0/2 done", `2.1 [ ] "b1"`},
 			changed: true,
 		},
 		{
@@ -195,7 +195,7 @@ func TestToolWrite(t *testing.T) {
 			start:    toolTestList(),
 			args:     `{"todos":[{"content":"Create project skeleton","status":"completed"},{"content":"Something new","status":"pending"}]}`,
 			want:     "Create project skeleton:completed[go build ok] | Something new:pending",
-			result:   []string{"left out 2 open item(s), now removed and archived (was 2, 3, listed below)", "mark it cancelled", "Archived from your list:\n  was 2: Implement the parser\n  was 3: Write unit tests\n"},
+			result:   []string{"left out 2 open item(s), now removed and archived (was 2, 3, listed below)", "mark it cancelled", "Archived from your list:\n  was 2: \"Implement the parser\"\n  was 3: \"Write unit tests\"\n"},
 			changed:  true,
 			archived: "Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | Write unit tests:pending",
 		},
@@ -290,7 +290,7 @@ func TestToolWrite(t *testing.T) {
 				{Content: "a", Status: todostore.Pending}, {Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson}, {Content: "b", Status: todostore.Pending}}}},
 			args:     `{"todos":[{"content":"P","status":"pending","subtasks":[{"content":"a","status":"completed"},{"content":"c","status":"pending"}]}]}`,
 			want:     "P:in_progress{a:completed, mine:pending, c:pending}",
-			result:   []string{"Kept 1 subtask(s) the person added that your list left out: now 1.2.", "left out 1 subtask(s) of items it kept, now removed and archived (was 1.3, listed below)", "  was 1.3: b\n"},
+			result:   []string{"Kept 1 subtask(s) the person added that your list left out: now 1.2.", "left out 1 subtask(s) of items it kept, now removed and archived (was 1.3, listed below)", "  was 1.3: \"b\"\n"},
 			changed:  true,
 			archived: "P:pending{b:pending}",
 		},
@@ -326,7 +326,7 @@ func TestToolWrite(t *testing.T) {
 					t.Errorf("result lacks %q:\n%s", w, out.Result)
 				}
 			}
-			if !strings.HasSuffix(out.Result, todostore.FormatList(s.Todos)) {
+			if !strings.HasSuffix(out.Result, todostore.FormatListForModel(s.Todos)) {
 				t.Errorf("result does not end with the list:\n%s", out.Result)
 			}
 			var got string
@@ -367,7 +367,7 @@ func TestToolResultsNameNoText(t *testing.T) {
 		if out.IsError {
 			t.Fatalf("%s %s: %s", c.name, c.args, out.Result)
 		}
-		head := strings.TrimSuffix(out.Result, todostore.FormatList(out.Todos))
+		head := strings.TrimSuffix(out.Result, todostore.FormatListForModel(out.Todos))
 		for _, line := range strings.Split(head, "\n") {
 			if strings.HasPrefix(line, "  ") {
 				continue // a list line: data
@@ -413,21 +413,21 @@ func TestToolTick(t *testing.T) {
 			start:  three,
 			args:   `{"id":"1.1","evidence":"TestQuoted ok"}`,
 			want:   "Parser:in_progress{quoted:completed[TestQuoted ok], crlf:pending} | Tests:pending",
-			result: []string{"Ticked 1.1.\nRemaining in 1:\n  1.2 [ ] crlf\nContinue working through the remaining subtasks.\n"},
+			result: []string{"Ticked 1.1.\nRemaining in 1:\n  1.2 [ ] \"crlf\"\nContinue working through the remaining subtasks.\n"},
 		},
 		{
 			name:   "tick the last subtask completes the item",
 			start:  toolTestList(),
 			args:   `{"id":2.2}`,
 			want:   "Create project skeleton:completed[go build ok] | Implement the parser:completed{quoted fields:completed[TestQuoted passes], CRLF endings:completed} | Write unit tests:pending",
-			result: []string{"Ticked 2.2. All subtasks of 2 are done: 2 is now completed.\nContinue with the next open item, 3:\n  3 Write unit tests\n"},
+			result: []string{"Ticked 2.2. All subtasks of 2 are done: 2 is now completed.\nContinue with the next open item, 3:\n  3 \"Write unit tests\"\n"},
 		},
 		{
 			name:   "untick a ticked subtask",
 			start:  toolTestList(),
 			args:   `{"id":"2.1","evidence":"ignored"}`,
 			want:   "Create project skeleton:completed[go build ok] | Implement the parser:in_progress{quoted fields:pending, CRLF endings:pending} | Write unit tests:pending",
-			result: []string{"Unticked 2.1: it was already ticked", "  2.1 [ ] quoted fields", "  2.2 [ ] CRLF endings"},
+			result: []string{"Unticked 2.1: it was already ticked", `  2.1 [ ] "quoted fields"`, `  2.2 [ ] "CRLF endings"`},
 		},
 		{
 			name:     "the last open work done",
@@ -469,7 +469,7 @@ func TestToolReadAndPause(t *testing.T) {
 	tools := toolTestTools(t, toolTestList())
 	for _, args := range []string{``, ` `, `{}`, `{"verbose":true}`} {
 		out := tools.Call(Read, []byte(args))
-		want := todostore.FormatList(toolTestLoad(t, tools).Todos)
+		want := todostore.FormatListForModel(toolTestLoad(t, tools).Todos)
 		if out.IsError || out.Changed || out.Result != want {
 			t.Fatalf("todo_read(%q) = %+v, want %q", args, out, want)
 		}
@@ -584,7 +584,7 @@ func FuzzToolCall(f *testing.F) {
 			}
 		}
 		if persons != 1 {
-			t.Fatalf("the person's item was lost: %s", todostore.FormatList(s.Todos))
+			t.Fatalf("the person's item was lost: %s", todostore.FormatListForModel(s.Todos))
 		}
 	})
 }

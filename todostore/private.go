@@ -1,0 +1,219 @@
+package todostore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Modes of what todosh creates: todo text, conversations and typed lines
+// are nobody else's business.
+const (
+	DirMode  fs.FileMode = 0o700
+	FileMode fs.FileMode = 0o600
+)
+
+// EnsurePrivateDir creates dir (and missing parents) with mode 0700, or
+// checks the one that is there: it must be a directory owned by the
+// current user, and a symlink to one is followed only when the link is the
+// user's own too. A directory others may read or enter is narrowed to the
+// owner's bits. Another user's directory is refused with one line.
+func EnsurePrivateDir(dir string) error {
+	err := os.Mkdir(dir, DirMode)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = os.MkdirAll(dir, DirMode)
+	}
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", dir, bareError(err))
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", dir, bareError(err))
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		// A link is followed only when it is the user's own: one planted by
+		// someone else would send todo text where they can read it.
+		if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
+			return fmt.Errorf("%s is a symlink owned by uid %d, not by you (uid %d): todosh does not follow it; remove it or set TODOSH_HOME", dir, uid, os.Geteuid())
+		}
+		if info, err = os.Stat(dir); err != nil {
+			return fmt.Errorf("%s is a symlink to nothing usable: %w", dir, bareError(err))
+		}
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is %s, not a directory: move it aside", dir, fileKind(info.Mode()))
+	}
+	if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d): todosh keeps its store private; use your own (set TODOSH_HOME)", dir, uid, os.Geteuid())
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, perm&DirMode); err != nil {
+			return fmt.Errorf("make %s private: %w", dir, bareError(err))
+		}
+	}
+	return nil
+}
+
+// mkdirStore prepares the store directory on first write (or watch): its
+// parent, the store root, and the todos directory itself are private and
+// the user's own.
+func mkdirStore(dir string) error {
+	if err := EnsurePrivateDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	return EnsurePrivateDir(dir)
+}
+
+// ownerOf returns the uid of the file info describes.
+func ownerOf(info fs.FileInfo) (int, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+// modeFor is the mode a rewrite of path gets: the mode the file has now,
+// without any bit for group or others (never wider than FileMode, so a
+// file the user narrowed to 0400 stays 0400 and an old 0644 file becomes
+// 0600), or FileMode for a new file.
+func modeFor(path string) fs.FileMode {
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return FileMode
+	}
+	return info.Mode().Perm() & FileMode
+}
+
+// PrivateFile creates path with mode 0600 if it is missing, and narrows it
+// to the owner's bits if it exists, without following a symlink. It is for
+// files another library opens itself (readline's history), so they are
+// private before anything is written into them.
+func PrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, FileMode)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return fmt.Errorf("%s is a symlink: todosh does not write through it; remove it", path)
+		}
+		return fmt.Errorf("open %s: %w", path, bareError(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("check %s: %w", path, bareError(err))
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a file: move it aside", path, fileKind(info.Mode()))
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		if err := f.Chmod(perm & FileMode); err != nil {
+			return fmt.Errorf("make %s private: %w", path, bareError(err))
+		}
+	}
+	return nil
+}
+
+// bareError strips the operation and path an *fs.PathError or
+// *os.LinkError repeats, so an error that already names the path does not
+// name it twice.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// Temp files left in the store by a writer that was killed: writeLocked's
+// fixed ".todo-<id>.json.tmp" and WriteFileAtomic's random
+// ".<name>.<random>.tmp" (conversations, history). A temp file is removed
+// only when it is older than staleTemp and no writer holds its lock, so a
+// write in progress is never disturbed.
+const staleTemp = 10 * time.Second
+
+// isTempName reports whether a store entry is one of todosh's temp files.
+func isTempName(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")
+}
+
+// sweepTemps removes the leftover temp files of dir. Entries that are not
+// regular files or symlinks (a directory named like a temp file) are left
+// for the writer to report.
+func sweepTemps(dir string, now time.Time) {
+	names, stats, err := readDirNames(dir, isTempName)
+	if err != nil {
+		return
+	}
+	for i, name := range names {
+		st := stats[i]
+		if !st.ok || now.Sub(st.modTime) < staleTemp {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		switch st.mode {
+		case syscall.S_IFLNK:
+			os.Remove(path) // todosh never makes one: planted, not ours to follow
+		case syscall.S_IFREG:
+			removeUnlockedTemp(path)
+		}
+	}
+}
+
+// removeUnlockedTemp removes the temp file at path unless a writer holds
+// its lock (commitTemp locks every temp file it writes).
+func removeUnlockedTemp(path string) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return
+	}
+	os.Remove(path)
+}
+
+// lockHolder names the process holding a flock on the file open as f, as
+// "todosh (pid 123)", from /proc/locks; "" when it cannot be told.
+func lockHolder(f *os.File) string {
+	info, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return ""
+	}
+	// "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a waiter's line
+	// starts "1: -> FLOCK".
+	ino := ":" + strconv.FormatUint(st.Ino, 10)
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || !strings.HasSuffix(f[5], ino) {
+			continue
+		}
+		pid := f[4]
+		if comm, err := os.ReadFile("/proc/" + pid + "/comm"); err == nil {
+			return strings.TrimSpace(string(comm)) + " (pid " + pid + ")"
+		}
+		return "pid " + pid
+	}
+	return ""
+}
