@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/todosh/todosh/agent/backends"
+	"github.com/todosh/todosh/agent/clis"
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -90,6 +91,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
 	fs.DurationVar(&ag.IdleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
 	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
+	fs.DurationVar(&ag.IdleLimit, "idle-limit", clis.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
 	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable (default: the backend's own, found on PATH)")
 	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
 		ag.Args = append(ag.Args, s)

@@ -29,6 +29,11 @@ const (
 	// EventNotice is a one-line remark about the turn (a malformed stream
 	// line skipped, the step cap reached) that is not the agent's text.
 	EventNotice
+	// EventStatus is the agent's own word on its trouble as it happens (an
+	// API retry with its count, a reconnect, a rate limit): Text is one
+	// line that replaces the previous status; empty Text clears it. A
+	// renderer shows one status at a time, not a line each.
+	EventStatus
 )
 
 // Event is one thing that happened during a turn.
@@ -89,12 +94,32 @@ type Agent interface {
 type Session struct {
 	Store *todostore.Store
 	ID    string
+	// Cwd, when set, is recorded by the first write that changes the list
+	// or records the agent, in that same write.
+	Cwd string
 }
 
 // Load reads the session's current state.
 func (s Session) Load() (*todostore.Session, error) { return s.Store.LoadOrNew(s.ID) }
 
-// Update changes the session under its lock; see todostore.Store.Update.
+// Update changes the session under its lock as the agent's change; see
+// todostore.Store.Commit.
 func (s Session) Update(fn func(*todostore.Session) error) (*todostore.Session, error) {
-	return s.Store.Update(s.ID, fn)
+	sess, _, err := s.Commit(todostore.ByAgent, fn)
+	return sess, err
+}
+
+// Commit is todostore.Store.Commit on this session by author by, with
+// the session's Cwd recorded in a first write.
+func (s Session) Commit(by todostore.Author, fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
+	return s.Store.Commit(s.ID, by, func(sess *todostore.Session) error {
+		before := todostore.CloneTodos(sess.Todos)
+		if err := fn(sess); err != nil {
+			return err
+		}
+		if sess.Cwd == "" && (sess.Agent != nil || !todostore.SameTodos(before, sess.Todos)) {
+			sess.Cwd = s.Cwd
+		}
+		return nil
+	})
 }

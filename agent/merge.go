@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -238,27 +237,16 @@ type Applied struct {
 	Merge Merge
 }
 
-// errUnchanged aborts a Session.Update whose result equals the list on
-// disk, so that nothing is written and no change is reported.
-var errUnchanged = errors.New("unchanged")
-
-// UpdateIfChanged runs fn on the session under its lock and writes the
-// session only when fn reports a change; changed says whether it wrote.
-// An error from fn changes nothing and is returned. The session returned
-// is the one on disk afterwards.
+// UpdateIfChanged runs fn on the session under its lock as the agent's
+// change; fn says whether it changed anything, and the store writes only
+// a real change; changed says whether it wrote. An error from fn changes
+// nothing and is returned. The session returned is the one on disk
+// afterwards.
 func UpdateIfChanged(sess Session, fn func(s *todostore.Session) (bool, error)) (s *todostore.Session, changed bool, err error) {
-	s, err = sess.Update(func(s *todostore.Session) error {
-		changed, err := fn(s)
-		if err == nil && !changed {
-			return errUnchanged
-		}
+	return sess.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+		_, err := fn(s)
 		return err
 	})
-	if errors.Is(err, errUnchanged) {
-		s, err = sess.Load()
-		return s, false, err
-	}
-	return s, err == nil, err
 }
 
 // ApplyAgentList merges an agent's whole list into the session's list
@@ -300,22 +288,4 @@ func ApplyAgentList(sess Session, list []todostore.Todo, now time.Time, rules fu
 
 // SameList reports whether two lists are equal field by field, treating
 // nil and empty subtask lists alike.
-func SameList(a, b []todostore.Todo) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
-			x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
-			return false
-		}
-		for j := range x.Subtasks {
-			xs, ys := x.Subtasks[j], y.Subtasks[j]
-			if xs.ID != ys.ID || xs.Content != ys.Content || xs.Status != ys.Status || xs.Evidence != ys.Evidence || xs.Origin != ys.Origin {
-				return false
-			}
-		}
-	}
-	return true
-}
+func SameList(a, b []todostore.Todo) bool { return todostore.SameTodos(a, b) }

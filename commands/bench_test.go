@@ -117,7 +117,8 @@ func BenchmarkPruneAll1000(b *testing.B) {
 		for i := 0; i < 1000; i++ {
 			id := fmt.Sprintf("20261121-%06d-%04x", i, i)
 			writeSession(b, env.Store, id, "/src", todos, time.Duration(i)*time.Minute)
-			if err := os.WriteFile(env.Store.Dir+"/.todo-"+id+".lock", nil, 0o644); err != nil {
+			os.MkdirAll(env.Store.Dir+"/.locks", 0o700)
+			if err := os.WriteFile(env.Store.Dir+"/.locks/"+id+".lock", nil, 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -70,13 +70,14 @@ func TestPruneNeverTouchesOtherAgents(t *testing.T) {
 	}
 }
 
-// TestPruneRemovesEveryFileOfASession: the conversation and lock go with
-// the list; other sessions' files stay.
+// TestPruneRemovesEveryFileOfASession: the history, conversation and lock
+// go with the list; other sessions' files stay.
 func TestPruneRemovesEveryFileOfASession(t *testing.T) {
 	env, out := newTestEnv(t)
 	writeSession(t, env.Store, "gone", "/src", parseSpec(t, "-x"), 72*time.Hour)
 	writeSession(t, env.Store, "kept", "/src", parseSpec(t, "-y"), time.Hour)
-	for _, name := range []string{"conv-gone.json", ".todo-gone.lock", "conv-kept.json", ".todo-kept.lock"} {
+	os.Mkdir(filepath.Join(env.Store.Dir, ".locks"), 0o755)
+	for _, name := range []string{"conv-gone.json", ".locks/gone.lock", "hist-gone.jsonl", "conv-kept.json", ".locks/kept.lock", "hist-kept.jsonl"} {
 		if err := os.WriteFile(filepath.Join(env.Store.Dir, name), []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -95,8 +96,11 @@ func TestPruneRemovesEveryFileOfASession(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, " "); got != ".todo-kept.lock conv-kept.json todo-kept.json" {
+	if got := strings.Join(names, " "); got != ".locks conv-kept.json hist-kept.jsonl todo-kept.json" {
 		t.Errorf("store holds %q after pruning gone", got)
+	}
+	if locks, _ := os.ReadDir(filepath.Join(env.Store.Dir, ".locks")); len(locks) != 1 || locks[0].Name() != "kept.lock" {
+		t.Errorf("lock files after pruning gone: %v", locks)
 	}
 }
 

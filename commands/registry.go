@@ -1,7 +1,7 @@
 // Package commands is todosh's slash-command layer: one command table that
 // drives dispatch, /help and Tab completion, the /todo subcommands, and the
 // parsing of positions and arguments. It writes to the store only through
-// todostore.Store.Update.
+// todostore.Store.Commit (as the person), Revert and Restore.
 package commands
 
 import (
@@ -67,7 +67,8 @@ type command struct {
 	// they dispatch, complete with Tab and are shown by /help as such.
 	aliases []string
 	subs    []*command
-	def     string // subcommand run when none is given
+	words   []string // keywords Tab completes as the first argument ("show")
+	def     string   // subcommand run when none is given
 	run     func(x *call) error
 }
 
@@ -118,12 +119,17 @@ func NewRegistry() *Registry {
 			{name: "add", args: "[POS] TEXT", summary: "add an item, or a subtask with N.M or N.last; without POS it is appended", example: `/todo add 1.last "edge cases"`, run: runAdd},
 			{name: "delete", args: "POS", summary: "remove items (with their subtasks) or subtasks", example: "/todo delete 2-4", run: runDelete},
 			{name: "done", args: "POS", summary: "mark items or subtasks completed", example: "/todo done 2", run: runDone},
-			{name: "undo", args: "POS", aliases: []string{"unset"}, summary: "mark items or subtasks pending again (a cancelled item too)", example: "/todo undo 1-3", run: runUndo},
+			{name: "undo", args: "POS", aliases: []string{"unset"}, summary: "mark items or subtasks pending again, a cancelled item too (to take back a whole change, use /todo revert)", example: "/todo undo 1-3", run: runUndo},
 			{name: "start", args: "POS", aliases: []string{"set"}, summary: "mark items in progress; a subtask starts its item", example: "/todo start 2", run: runStart},
 			{name: "cancel", args: "POS", summary: "mark items cancelled (undo reopens them)", example: "/todo cancel 3", run: runCancel},
-			{name: "clear", summary: "move the list to this session's archive and start empty", example: "/todo clear", run: runClear},
+			{name: "edit", args: "POS TEXT", summary: "change an item's or subtask's text; its status, subtasks and evidence stay", example: `/todo edit 2 "write more tests"`, run: runEdit},
+			{name: "move", args: "POS TO", summary: "move an item to item position TO, or a subtask within its item (2.3 to 2.1)", example: "/todo move 3 1", run: runMove},
+			{name: "clear", summary: "empty the list (it stays in this session's history: /todo revert brings it back)", example: "/todo clear", run: runClear},
+			{name: "history", args: "[PAGE|show N]", words: []string{"show"}, summary: "this session's changes, newest first, numbered: when, who, what; show N prints the list after change N", example: "/todo history show 3", run: runHistory},
+			{name: "revert", summary: "take back the last change to the list, whoever made it; again goes one more change back (undo POS only reopens items)", example: "/todo revert", run: runRevert},
+			{name: "restore", args: "N", summary: "make the list what it was after change N of /todo history", example: "/todo restore 3", run: runRestore},
 			{name: "list", args: "[PAGE]", summary: "saved lists, this session first, then newest first; choose one to load", example: "/todo list 2", run: r.runList},
-			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list is archived)", example: "/todo load 3", run: r.runLoad},
+			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list stays in its history)", example: "/todo load 3", run: r.runLoad},
 			{name: "prune", args: "WHICH", summary: "remove saved sessions: N or N-M as /todo list numbers them, all, or older AGE (30d); never this one or other agents' lists; asks first (scripts add --yes)", example: "/todo prune older 30d", run: r.runPrune},
 		},
 	}
@@ -337,6 +343,15 @@ func (r *Registry) Complete(line string) []string {
 		}
 		if len(words) == 2 && len(cmd.subs) > 0 {
 			return completeNames(head(1), words[1], cmd.subs, true)
+		}
+		if sub := find(cmd.subs, words[1]); len(words) == 3 && sub != nil {
+			var out []string
+			for _, w := range sub.words {
+				if strings.HasPrefix(w, words[2]) {
+					out = append(out, head(2)+w+" ")
+				}
+			}
+			return out
 		}
 		if cmd.name != "help" {
 			return nil

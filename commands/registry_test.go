@@ -25,7 +25,7 @@ func TestComplete(t *testing.T) {
 		{"/e", []string{"/exit"}},
 		{"/x", nil},
 		{"  /to", []string{"  /todo "}},
-		{"/todo ", []string{"/todo show", "/todo add ", "/todo delete ", "/todo done ", "/todo undo ", "/todo unset ", "/todo start ", "/todo set ", "/todo cancel ", "/todo clear", "/todo list ", "/todo load ", "/todo prune "}},
+		{"/todo ", []string{"/todo show", "/todo add ", "/todo delete ", "/todo done ", "/todo undo ", "/todo unset ", "/todo start ", "/todo set ", "/todo cancel ", "/todo edit ", "/todo move ", "/todo clear", "/todo history ", "/todo revert", "/todo restore ", "/todo list ", "/todo load ", "/todo prune "}},
 		{"/todo s", []string{"/todo show", "/todo start ", "/todo set "}},
 		{"/todo se", []string{"/todo set "}},
 		{"/todo un", []string{"/todo undo ", "/todo unset "}},
@@ -41,8 +41,13 @@ func TestComplete(t *testing.T) {
 		{"/help ", []string{"/help todo", "/help help", "/help quit", "/help exit"}},
 		{"/help t", []string{"/help todo"}},
 		{"/help /t", []string{"/help todo"}},
-		{"/help todo ", []string{"/help todo show", "/help todo add", "/help todo delete", "/help todo done", "/help todo undo", "/help todo unset", "/help todo start", "/help todo set", "/help todo cancel", "/help todo clear", "/help todo list", "/help todo load", "/help todo prune"}},
+		{"/help todo ", []string{"/help todo show", "/help todo add", "/help todo delete", "/help todo done", "/help todo undo", "/help todo unset", "/help todo start", "/help todo set", "/help todo cancel", "/help todo edit", "/help todo move", "/help todo clear", "/help todo history", "/help todo revert", "/help todo restore", "/help todo list", "/help todo load", "/help todo prune"}},
 		{"/help todo se", []string{"/help todo set"}},
+		{"/todo r", []string{"/todo revert", "/todo restore "}},
+		{"/todo h", []string{"/todo history "}},
+		{"/todo history s", []string{"/todo history show "}},
+		{"/todo history ", []string{"/todo history show "}},
+		{"/todo history x", nil},
 		{"/help todo a", []string{"/help todo add"}},
 		{"/help quit ", nil},
 		{"/quit ", nil},
@@ -197,8 +202,9 @@ func TestWritesRecordOriginCwdAndArchive(t *testing.T) {
 	if sess.Cwd != "/work/project" {
 		t.Errorf("cwd changed to %q: only an empty cwd is filled in", sess.Cwd)
 	}
-	if len(sess.Todos) != 0 || len(sess.Archive) != 1 || sess.Archive[0].Reason != "cleared" || len(sess.Archive[0].Todos) != 2 || !sess.Archive[0].At.Equal(fixedNow) {
-		t.Fatalf("after clear: todos %v archive %+v", sess.Todos, sess.Archive)
+	lines, err := env.Store.History(env.SessionID)
+	if n := len(lines); err != nil || len(sess.Todos) != 0 || n < 2 || lines[n-1].What != "cleared 2 items" || len(lines[n-2].Todos) != 2 || !lines[n-1].At.Equal(fixedNow) {
+		t.Fatalf("after clear: todos %v history %+v %v", sess.Todos, lines, err)
 	}
 
 	writeSession(t, env.Store, "src", "/src", parseSpec(t, "-x|[x]x1;+y"), time.Hour)
@@ -213,9 +219,9 @@ func TestWritesRecordOriginCwdAndArchive(t *testing.T) {
 	if got := todostore.FormatList(sess.Todos); got != todostore.FormatList(parseSpec(t, "-x|[x]x1;+y")) {
 		t.Errorf("loaded list:\n%s", got)
 	}
-	last := sess.Archive[len(sess.Archive)-1]
-	if last.Reason != "replaced by load" || last.Todos[0].Content != "mine" {
-		t.Errorf("archive after load: %+v", last)
+	lines, _ = env.Store.History(env.SessionID)
+	if n := len(lines); n < 2 || lines[n-1].What != "loaded list from src" || lines[n-2].Todos[0].Content != "mine" {
+		t.Errorf("history after load: %+v", lines)
 	}
 	if after, _ := os.ReadFile(env.Store.Path("src")); string(after) != string(srcBytes) {
 		t.Error("load changed the source file")

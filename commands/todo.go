@@ -3,8 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -20,29 +18,23 @@ func (x *call) load() (*todostore.Session, error) {
 	return x.env.Store.LoadOrNew(x.env.SessionID)
 }
 
-// update is the only way commands write: fn runs under the store's lock on
-// the freshly read session, and an error from it aborts the write. When
-// the session has no file yet fn is first tried on an empty session, so a
-// refused command does not even create the store directory or lock file.
+// update is the only way commands write: fn runs on the freshly read
+// session as the person's change (todostore.Store.Commit), and an error
+// from it aborts the write; a refused command or one that changes nothing
+// writes nothing, not even the store directory.
 func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, error) {
 	env := x.env
-	if err := todostore.ValidSessionID(env.SessionID); err != nil {
-		return nil, err
-	}
-	if _, err := os.Lstat(env.Store.Path(env.SessionID)); errors.Is(err, fs.ErrNotExist) {
-		if err := fn(&todostore.Session{Todos: []todostore.Todo{}}); err != nil {
-			return nil, err
-		}
-	}
-	return env.Store.Update(env.SessionID, func(s *todostore.Session) error {
+	sess, _, err := env.Store.Commit(env.SessionID, todostore.ByYou, func(s *todostore.Session) error {
+		before := todostore.CloneTodos(s.Todos)
 		if err := fn(s); err != nil {
 			return err
 		}
-		if s.Cwd == "" {
+		if s.Cwd == "" && !todostore.SameTodos(before, s.Todos) {
 			s.Cwd = env.Cwd
 		}
 		return nil
 	})
+	return sess, err
 }
 
 // printList shows the list after a change, once, after an optional
@@ -72,9 +64,9 @@ func (x *call) oneSelection() (Selection, error) {
 }
 
 // checkText is todostore.CheckText with the usage in the empty-text error.
-func checkText(text string) error {
+func checkText(text, usage string) error {
 	if strings.TrimSpace(text) == "" {
-		return errors.New(`text is empty (usage: /todo add [POS] TEXT, e.g. /todo add last "write tests")`)
+		return fmt.Errorf("text is empty (usage: %s)", usage)
 	}
 	return todostore.CheckText("text", text)
 }
@@ -121,7 +113,7 @@ func runAdd(x *call) error {
 	if err != nil {
 		return err
 	}
-	if err := checkText(text); err != nil {
+	if err := checkText(text, `/todo add [POS] TEXT, e.g. /todo add last "write tests"`); err != nil {
 		return err
 	}
 	sess, err := x.update(func(s *todostore.Session) error {
@@ -328,5 +320,5 @@ func runClear(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(fmt.Sprintf("Cleared %s (kept in this session's archive)", todostore.Plural(n, "todo")), sess)
+	return x.printList(fmt.Sprintf("Cleared %s (the list stays in this session's history: /todo revert brings it back)", todostore.Plural(n, "todo")), sess)
 }

@@ -49,7 +49,7 @@ func storeRows(env *Env) ([]listRow, error) {
 		return nil, err
 	}
 	load := func(r listRow) (*todostore.Session, error) {
-		return env.Store.LoadEntry(todostore.Entry{ID: r.ID, Path: r.Path, ModTime: r.ModTime})
+		return env.Store.LoadShown(todostore.Entry{ID: r.ID, Path: r.Path, ModTime: r.ModTime})
 	}
 	rows := make([]listRow, len(entries))
 	for i, e := range entries {
@@ -92,7 +92,13 @@ func foreignRows(env *Env) ([]listRow, error) {
 func gatherRows(env *Env, sources []rowSource) ([]listRow, error) {
 	store, id := env.Store, env.SessionID
 	cur := listRow{ID: id, Path: store.Path(id), Current: true, load: func(r listRow) (*todostore.Session, error) {
-		return store.LoadOrNew(r.ID)
+		sess, err := store.LoadOrNew(r.ID)
+		if err == nil && len(sess.Todos) == 0 {
+			if l, ok := store.LastList(r.ID); ok {
+				sess.Todos, sess.Archived = l.Todos, true
+			}
+		}
+		return sess, err
 	}}
 	found := make([][]listRow, len(sources))
 	total := 1
@@ -214,14 +220,20 @@ func renderPage(rows []listRow, page int, now time.Time) string {
 		b.WriteString(strings.TrimRight(line, " "))
 		b.WriteByte('\n')
 	}
-	if pages > 1 {
-		fmt.Fprintf(&b, "Page %d of %d", page, pages)
-		if page < pages {
-			fmt.Fprintf(&b, "; next: /todo list %d", page+1)
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(pageLine(page, pages, "/todo list"))
 	return b.String()
+}
+
+// pageLine is the footer of a paged listing: "Page 1 of 3; next: /todo
+// list 2", or nothing when there is one page.
+func pageLine(page, pages int, cmd string) string {
+	switch {
+	case pages <= 1:
+		return ""
+	case page < pages:
+		return fmt.Sprintf("Page %d of %d; next: %s %d\n", page, pages, cmd, page+1)
+	}
+	return fmt.Sprintf("Page %d of %d\n", page, pages)
 }
 
 // itemWidth caps the item column of /todo list so a row stays readable.
@@ -246,6 +258,9 @@ func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.T
 		counts, item, where = "unreadable", plainLimit(reason.Error()), r.Path
 	} else {
 		counts, item, where = countsText(sess.Todos), firstItem(sess.Todos), sess.Cwd
+		if sess.Archived {
+			counts = "empty; archived: " + counts
+		}
 		if r.Source != "" {
 			where = r.Path // other agents' files record no directory
 		}
@@ -348,15 +363,15 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 		return fmt.Errorf("list %d out of range (%s)", n, span("", len(rows)))
 	}
 	row := rows[n-1]
-	if row.Current {
-		return x.print(fmt.Sprintf("List %d is this session's list: nothing to load\n", n))
-	}
 	if row.removed {
 		return fmt.Errorf("list %d was removed by /todo prune (/todo list shows what is left)", n)
 	}
 	src, err := row.Load()
 	if err != nil {
 		return fmt.Errorf("list %d cannot be read: %w", n, err)
+	}
+	if row.Current && !src.Archived {
+		return x.print(fmt.Sprintf("List %d is this session's list: nothing to load\n", n))
 	}
 	if len(src.Todos) == 0 {
 		return fmt.Errorf("list %d is empty: nothing to load (this session's list is unchanged)", n)
@@ -367,6 +382,11 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 		replaced = len(s.Todos)
 		s.ArchiveTodos("replaced by load", now)
 		s.Todos = todostore.CloneTodos(src.Todos)
+		from := row.ID
+		if row.Source != "" {
+			from = row.Source + " " + row.ID
+		}
+		s.Note("loaded list from " + from)
 		return nil
 	})
 	if err != nil {
@@ -377,7 +397,7 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 		note = fmt.Sprintf("Loaded list %d (%s %s, %s)", n, row.Source, row.ID, todostore.Plural(len(src.Todos), "todo"))
 	}
 	if replaced > 0 {
-		note += fmt.Sprintf("; the previous %s went to the archive", todostore.Plural(replaced, "todo"))
+		note += fmt.Sprintf("; the previous list (%s) is kept in this session's history: /todo revert brings it back", todostore.Plural(replaced, "todo"))
 	}
 	return x.printList(note, sess)
 }

@@ -50,7 +50,7 @@ func fakeCLIDir(t testing.TB) string {
 			fakeCLI.err = fmt.Errorf("build fakecli: %v\n%s", err, out)
 			return
 		}
-		for _, kind := range []string{"claude", "codex", "gemini"} {
+		for _, kind := range []string{"claude", "codex", "gemini", "qwen", "pi"} {
 			if err := os.Symlink(bin, filepath.Join(dir, kind)); err != nil {
 				fakeCLI.err = err
 				return
@@ -77,6 +77,7 @@ func setFakeEnv(t *testing.T, env map[string]string) {
 type cliRun struct {
 	Argv   []string `json:"argv"`
 	Resume string   `json:"resume"`
+	Stdin  string   `json:"stdin"`
 }
 
 // readCLIRuns returns the invocations the fake recorded in path.
@@ -304,7 +305,7 @@ func TestAgentCLIContinuesThroughOwnSession(t *testing.T) {
 				t.Errorf("list on disk is not done:\n%s", todostore.FormatList(sess.Todos))
 			}
 			wantRef := todostore.AgentRef{Kind: c.kind, Session: c.session}
-			if sess.Agent == nil || *sess.Agent != wantRef {
+			if sess.Agent == nil || sess.Agent.Kind != wantRef.Kind || sess.Agent.Session != wantRef.Session {
 				t.Errorf("session file agent = %+v, want %+v", sess.Agent, wantRef)
 			}
 
@@ -323,12 +324,15 @@ func TestAgentCLIContinuesThroughOwnSession(t *testing.T) {
 			if !hasArgs(last.Argv, resumed...) {
 				t.Errorf("todosh --resume did not resume %s with %q: %q", c.session, c.resumeArgs, last.Argv)
 			}
-			if !slices.ContainsFunc(last.Argv, func(a string) bool { return strings.Contains(a, next) }) {
-				t.Errorf("the new prompt was not passed: %q", last.Argv)
+			if !strings.Contains(last.Stdin, next) {
+				t.Errorf("the new prompt was not passed on stdin: %q", last.Stdin)
+			}
+			if slices.ContainsFunc(last.Argv, func(a string) bool { return strings.Contains(a, next) }) {
+				t.Errorf("the prompt is on the command line: %q", last.Argv)
 			}
 			assertShortToolLines(t, r.stdout, c.tool)
 			assertNoRepeatedList(t, r.stdout)
-			if sess := h.onlySession(t); sess.Agent == nil || *sess.Agent != wantRef {
+			if sess := h.onlySession(t); sess.Agent == nil || sess.Agent.Kind != wantRef.Kind || sess.Agent.Session != wantRef.Session {
 				t.Errorf("after --resume the session file agent = %+v, want %+v", sess.Agent, wantRef)
 			}
 		})

@@ -155,6 +155,12 @@ func (h home) startProgram(t testing.TB, program string, env []string, args ...s
 	if err != nil {
 		t.Fatalf("start todosh in a pty: %v", err)
 	}
+	return watchTerm(t, cmd, tty)
+}
+
+// watchTerm reads the terminal tty of the started cmd and stops cmd at the
+// end of the test if it is still running.
+func watchTerm(t testing.TB, cmd *exec.Cmd, tty *os.File) *term {
 	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
 	go tm.read()
 	go func() {

@@ -162,9 +162,10 @@ func TestPlantedPaths(t *testing.T) {
 	h.seedSession(t, "s", h.dir)
 	st := h.store()
 	victim := filepath.Join(h.dir, "victim")
-	os.Symlink(victim, filepath.Join(st.Dir, ".todo-p.lock"))
+	os.MkdirAll(filepath.Join(st.Dir, ".locks"), 0o700)
+	os.Symlink(victim, filepath.Join(st.Dir, ".locks", "p.lock"))
 	r := h.script(t, h.dir, "", "--session", "p", "-c", "/todo add x")
-	oneLine(t, r, filepath.Join(st.Dir, ".todo-p.lock"), "symlink")
+	oneLine(t, r, filepath.Join(st.Dir, ".locks", "p.lock"), "symlink")
 	if _, err := os.Lstat(victim); err == nil {
 		t.Errorf("the planted symlink was followed: %s exists", victim)
 	}
@@ -232,7 +233,7 @@ func TestForeignFieldsAndDuplicates(t *testing.T) {
 func TestLockWaitSaysSo(t *testing.T) {
 	h := newHome(t)
 	h.seedSession(t, "s", h.dir)
-	f, err := os.Open(filepath.Join(h.store().Dir, ".todo-s.lock"))
+	f, err := os.Open(filepath.Join(h.store().Dir, ".locks", "s.lock"))
 	if err != nil {
 		t.Fatal(err)
 	}

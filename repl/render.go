@@ -37,6 +37,14 @@ type Renderer struct {
 	mu    sync.Mutex // guards shown and known, and orders list output
 	shown string     // FormatList of the last list shown or known to the person
 	known bool       // shown is set
+
+	// InPlace shows the agent's status (agent.EventStatus) on one line
+	// rewritten in place, as in a terminal; otherwise each new status is a
+	// line of its own.
+	InPlace  bool
+	status   string     // the status shown last, "" when none
+	wmu      sync.Mutex // guards statusUp and orders writes
+	statusUp bool       // an in-place status line, without newline, is on screen
 }
 
 // NewRenderer returns a Renderer writing to out.
@@ -56,8 +64,39 @@ func (r *Renderer) Event(ev agent.Event) {
 		// reason; a third line would only repeat it.
 	case agent.EventNotice:
 		r.Line("  note: " + renderShort(ev.Text))
+	case agent.EventStatus:
+		r.Status(ev.Text)
 	}
 }
+
+// Status shows the agent's status s in place of the previous one; "" takes
+// it away. In place it is one line without newline that the next output
+// (or status) overwrites; otherwise a status is printed only when it
+// differs from the last one.
+func (r *Renderer) Status(s string) {
+	s = strings.TrimSpace(s)
+	if !r.InPlace {
+		if s != "" && s != r.status {
+			r.Line("  status: " + renderShort(s))
+		}
+		r.status = s
+		return
+	}
+	r.status = s
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	line := statusClear
+	if s != "" {
+		line += "  ⟳ " + renderShort(s)
+	}
+	if s != "" || r.statusUp {
+		_, _ = io.WriteString(r.out, line)
+	}
+	r.statusUp = s != ""
+}
+
+// statusClear returns to the start of the line and erases it.
+const statusClear = "\r\x1b[2K"
 
 // Text adds a piece of the agent's reply and prints every line it
 // completes. CRLF endings print as plain lines, and a line longer than
@@ -150,10 +189,19 @@ func (r *Renderer) Seen(todos []todostore.Todo) {
 }
 
 func (r *Renderer) write(s string) {
-	if s != "" {
-		// A terminal that stopped accepting output cannot be told so.
-		_, _ = io.WriteString(r.out, s)
+	if s == "" {
+		return
 	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if r.statusUp {
+		// The status line is erased and the output takes its place; the
+		// next status comes back below it.
+		s = statusClear + s
+		r.statusUp = false
+	}
+	// A terminal that stopped accepting output cannot be told so.
+	_, _ = io.WriteString(r.out, s)
 }
 
 // renderRuneCut returns the largest n <= limit that does not split a UTF-8

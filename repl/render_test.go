@@ -209,3 +209,31 @@ func TestRenderTextNeutralisesEscapes(t *testing.T) {
 		t.Errorf("rendered %q, want %q", out.String(), want)
 	}
 }
+
+func TestRenderStatus(t *testing.T) {
+	var b strings.Builder
+	r := NewRenderer(&b)
+	for _, s := range []string{"API retry 1/10", "API retry 1/10", "API retry 2/10", ""} {
+		r.Event(agent.Event{Kind: agent.EventStatus, Text: s})
+	}
+	r.Event(agent.Event{Kind: agent.EventText, Text: "hello\n"})
+	if got, want := b.String(), "  status: API retry 1/10\n  status: API retry 2/10\nhello\n"; got != want {
+		t.Errorf("outside a terminal:\n%q\nwant\n%q", got, want)
+	}
+
+	b.Reset()
+	r = NewRenderer(&b)
+	r.InPlace = true
+	r.Event(agent.Event{Kind: agent.EventStatus, Text: "Reconnecting... 1/5"})
+	r.Event(agent.Event{Kind: agent.EventStatus, Text: "Reconnecting... 2/5"})
+	r.Event(agent.Event{Kind: agent.EventText, Text: "back\n"})
+	r.Event(agent.Event{Kind: agent.EventStatus, Text: "rate limited"})
+	r.Event(agent.Event{Kind: agent.EventStatus})
+	want := "\r\x1b[2K  ⟳ Reconnecting... 1/5" + "\r\x1b[2K  ⟳ Reconnecting... 2/5" + "\r\x1b[2Kback\n" + "\r\x1b[2K  ⟳ rate limited" + "\r\x1b[2K"
+	if got := b.String(); got != want {
+		t.Errorf("in a terminal:\n%q\nwant\n%q", got, want)
+	}
+	if strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("statuses took lines of their own: %q", b.String())
+	}
+}

@@ -33,6 +33,9 @@ type shell struct {
 	// lastGood is the last list read or delivered that was usable: while
 	// the file on disk cannot be used, the prompt and /todo show keep it.
 	lastGood atomic.Pointer[todostore.Session]
+	// signals ends the shell on SIGTERM, SIGHUP and SIGQUIT once the
+	// running line has ended.
+	signals signalExit
 }
 
 // Run opens the session cfg names and runs the shell until the input ends
@@ -44,8 +47,16 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
 		return ExitFailed
 	}
-	defer endAgent(sh.runner.Agent)()
-	ctx := context.Background()
+	sh.signals.stderr, sh.signals.exit = stderr, os.Exit
+	if in, ok := stdin.(*os.File); ok {
+		sh.signals.restore = saveTerminal(int(in.Fd()))
+	}
+	// The agent's processes end with the shell, also on a signal, whose
+	// exit skips the deferred calls.
+	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
+	defer closeAgent(sh.runner.Agent)
+	ctx, stop := sh.signals.watch(context.Background())
+	defer stop() // after a signal, never returns: exitOn exits
 	if len(cfg.Commands) > 0 {
 		return sh.runScript(ctx, sliceLines(cfg.Commands))
 	}
@@ -77,7 +88,7 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 	if err != nil {
 		return nil, err
 	}
-	asess := agent.Session{Store: store, ID: id}
+	asess := agent.Session{Store: store, ID: id, Cwd: cwd}
 	var ag agent.Agent
 	if cfg.NewAgent != nil {
 		if ag, err = cfg.NewAgent(asess); err != nil {
@@ -129,6 +140,11 @@ func sessionID(cfg Config, store *todostore.Store, cwd string, now func() time.T
 // (which prints its own messages). typed is what the person typed to take
 // over a continuation; quit is set by /quit and /exit.
 func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool, err error) {
+	s.signals.busy.Lock()
+	defer s.signals.busy.Unlock()
+	if err := ctx.Err(); err != nil {
+		return "", true, err // ending on a signal: run nothing more
+	}
 	if commands.IsCommand(line) {
 		err := s.registry.Run(s.env, line)
 		if errors.Is(err, commands.ErrQuit) {

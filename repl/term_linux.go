@@ -50,3 +50,14 @@ func noEchoMode(fd int) (restore func()) {
 	}
 	return func() { termios(fd, syscall.TCSETS, &old) }
 }
+
+// saveTerminal records fd's terminal mode now; restore puts it back,
+// whatever was changed since (readline's raw mode, noEchoMode), for an
+// exit that does not unwind.
+func saveTerminal(fd int) (restore func()) {
+	var old syscall.Termios
+	if termios(fd, syscall.TCGETS, &old) != nil {
+		return func() {}
+	}
+	return func() { termios(fd, syscall.TCSETS, &old) }
+}

@@ -13,3 +13,6 @@ func pollingRawMode(fd int) (restore func(), err error) {
 // noEchoMode is only implemented on Linux; elsewhere keys typed during a
 // turn are echoed by the terminal.
 func noEchoMode(fd int) (restore func()) { return func() {} }
+
+// saveTerminal is only implemented on Linux; elsewhere restore does nothing.
+func saveTerminal(fd int) (restore func()) { return func() {} }

@@ -62,6 +62,7 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 
 	s.runner.Out, s.runner.Err = rl.Stdout(), rl.Stderr()
 	s.runner.render = NewRenderer(s.runner.Out)
+	s.runner.render.InPlace = true // the agent's status is one line rewritten in place
 
 	// The watcher must hook the store before anything else uses it.
 	var asking atomic.Bool

@@ -18,7 +18,7 @@ import (
 // noAgentHint is the line shown when a prompt is typed with no agent
 // connected; it names every way to connect one.
 const noAgentHint = "no agent is connected: start todosh with --agent demo, " +
-	"--agent openai (with OPENAI_BASE_URL or --base-url) or --agent claude|codex|gemini"
+	"--agent openai (with OPENAI_BASE_URL or --base-url) or --agent claude|codex|gemini|qwen|pi"
 
 // errNoAgent is returned for a prompt typed with no agent connected.
 var errNoAgent = errors.New("no agent is connected")
@@ -112,22 +112,14 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 // counters are reset. The file is written only when something changes.
 func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 	r.Policy.PersonPrompt()
-	sess, err := r.Session.Load()
-	// An agent's session records where it was started, so --resume finds
-	// it even when no slash command ever wrote it.
-	needCwd := r.Agent != nil && r.Cwd != ""
-	if err != nil || (!sess.Paused && sess.PauseReason == "" && !todostore.AllDone(sess.Todos) && !(needCwd && sess.Cwd == "")) {
-		return sess, err
-	}
+	// The store writes only a real change: a prompt to a session without
+	// a file creates none here, so a prompt that fails leaves nothing.
 	archived := 0
-	sess, err = r.Session.Update(func(s *todostore.Session) error {
+	sess, _, err := r.Session.Commit(todostore.ByYou, func(s *todostore.Session) error {
 		archived = 0
 		if todostore.AllDone(s.Todos) {
 			archived = len(s.Todos)
 			s.ArchiveTodos("all done", r.Session.Store.Now())
-		}
-		if needCwd && s.Cwd == "" {
-			s.Cwd = r.Cwd
 		}
 		s.Paused, s.PauseReason = false, ""
 		return nil
@@ -191,9 +183,19 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		res.Paused, res.PauseReason = true, sess.PauseReason
 	}
 	paused := res.Paused && turnErr == nil && !aborted
-	if paused {
+	// A successful turn records where the agent's session was started, so
+	// --resume finds a conversation that never touched the list; a failed
+	// one leaves a session without a file as it was. One write with the
+	// pause.
+	needCwd := turnErr == nil && !aborted && r.Cwd != "" && sess.Cwd == ""
+	if paused || needCwd {
 		if _, err := r.Session.Update(func(s *todostore.Session) error {
-			s.Paused, s.PauseReason = true, res.PauseReason
+			if paused {
+				s.Paused, s.PauseReason = true, res.PauseReason
+			}
+			if s.Cwd == "" && needCwd {
+				s.Cwd = r.Cwd
+			}
 			return nil
 		}); err != nil {
 			r.errLine("pause not saved: " + err.Error())

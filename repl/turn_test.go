@@ -369,8 +369,8 @@ func TestTurnAllDonePromptArchives(t *testing.T) {
 	h.run("next task")
 	h.wantTurns(1)
 	s := h.load()
-	if len(s.Todos) != 0 || len(s.Archive) != 1 || s.Archive[0].Reason != "all done" || len(s.Archive[0].Todos) != 2 {
-		t.Errorf("session todos=%v archive=%+v, want the list archived as all done", s.Todos, s.Archive)
+	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" || last.By != todostore.ByYou {
+		t.Errorf("session todos=%v last change %+v, want the list archived as all done", s.Todos, last)
 	}
 	if s.Paused || s.PauseReason != "" {
 		t.Errorf("pause not lifted: %v %q", s.Paused, s.PauseReason)
@@ -563,13 +563,37 @@ func TestTurnNoAgentStillArchivesFinishedList(t *testing.T) {
 		t.Error("a prompt with no agent returned no error")
 	}
 	s := h.load()
-	if len(s.Todos) != 0 || len(s.Archive) != 1 || s.Archive[0].Reason != "all done" {
-		t.Errorf("todos=%v archive=%+v, want the finished list archived", s.Todos, s.Archive)
+	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" {
+		t.Errorf("todos=%v last change %+v, want the finished list archived", s.Todos, last)
 	}
 	h.set(func(s *todostore.Session) { s.Todos = []todostore.Todo{{Content: "open", Status: todostore.Pending}} })
 	before := h.file()
 	h.runner.RunPrompt(context.Background(), "again")
 	if !bytes.Equal(before, h.file()) {
 		t.Error("a prompt with open work and no agent rewrote the session file")
+	}
+}
+
+// TestTurnFailedPromptLeavesNoFile: a prompt to a new session whose turn
+// fails before the list changes writes nothing, so --resume cannot reopen
+// an empty session; a turn that succeeds records the directory.
+func TestTurnFailedPromptLeavesNoFile(t *testing.T) {
+	h := newTurnHarness(t, func(context.Context, agent.Session, func(agent.Event)) (agent.Result, error) {
+		return agent.Result{}, errors.New("server down")
+	})
+	h.runner.Cwd = "/work/project"
+	if _, err := h.runner.RunPrompt(context.Background(), "hello"); err == nil {
+		t.Fatal("a failed turn returned no error")
+	}
+	if _, err := os.Stat(h.sess.Store.Dir); !os.IsNotExist(err) {
+		t.Fatalf("a failed prompt left the store directory: %v", err)
+	}
+	h.fake.steps = append(h.fake.steps, turnSay("Hello."))
+	h.run("hello again")
+	if s := h.load(); s.Cwd != "/work/project" {
+		t.Errorf("a successful turn did not record the directory: %q", s.Cwd)
+	}
+	if id, err := h.sess.Store.MostRecentIn("/work/project"); err != nil || id != h.sess.ID {
+		t.Errorf("--resume finds %q, %v", id, err)
 	}
 }

@@ -56,8 +56,8 @@ func makeSessions(b *testing.B, s *Store, n int) {
 		if err := os.Chtimes(p, at, at); err != nil {
 			b.Fatal(err)
 		}
-		// Every session written by Update has its lock file next to it.
-		if err := os.WriteFile(filepath.Join(s.Dir, ".todo-"+id+".lock"), nil, 0o644); err != nil {
+		// Every session written by Commit has its history next to it.
+		if err := os.WriteFile(s.SessionHistoryPath(id), nil, 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -120,4 +120,69 @@ func BenchmarkForeignAndList(b *testing.B) {
 			b.Fatalf("List = %d, %v", len(own), err)
 		}
 	}
+}
+
+// BenchmarkChange10 is one change (a status toggle) to a 10-item list,
+// with a history of one line against a full one (MaxHistoryLines lines of
+// the same list; goal: within 1.2x). The two stores take turns within one
+// loop, so a change in the machine's load hits both alike; the figures are
+// the mean of each and their ratio. A full history is never read whole: a
+// change reads its last line and the first line's number, then appends;
+// the full case includes the cap's rewrite every MaxHistoryLines/2
+// changes. Run it with TMPDIR=/dev/shm to see the CPU cost without the
+// disk's fsyncs.
+func BenchmarkChange10(b *testing.B) {
+	type side struct {
+		s     *Store
+		full  bool
+		spent time.Duration
+	}
+	sides := []*side{{full: false}, {full: true}}
+	for _, sd := range sides {
+		sd.s = testStore(b)
+		if _, err := sd.s.Update("bench", func(sess *Session) error {
+			for i := 0; i < 10; i++ {
+				sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d with some typical text", i), Status: Pending})
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if sd.full {
+			last, _ := sd.s.LastChange("bench")
+			var buf []byte
+			for n := 1; n <= MaxHistoryLines; n++ {
+				l := last
+				l.N = n
+				data, _ := encodeHistoryLine(l)
+				buf = append(buf, data...)
+			}
+			if err := os.WriteFile(sd.s.SessionHistoryPath("bench"), buf, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		st := Completed
+		if i%2 == 1 {
+			st = Pending
+		}
+		for _, sd := range sides {
+			t0 := time.Now()
+			if _, changed, err := sd.s.Commit("bench", ByYou, func(sess *Session) error { return SetStatus(sess.Todos, 0, st) }); err != nil || !changed {
+				b.Fatal(changed, err)
+			}
+			sd.spent += time.Since(t0)
+			if !sd.full { // keep it at one line
+				last, _ := sd.s.LastChange("bench")
+				data, _ := encodeHistoryLine(last)
+				os.WriteFile(sd.s.SessionHistoryPath("bench"), data, 0o644)
+			}
+		}
+	}
+	one, full := sides[0].spent, sides[1].spent
+	b.ReportMetric(float64(one.Microseconds())/float64(b.N), "µs/change-history=1")
+	b.ReportMetric(float64(full.Microseconds())/float64(b.N), "µs/change-history=full")
+	b.ReportMetric(float64(full)/float64(one), "ratio")
 }

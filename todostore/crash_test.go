@@ -50,6 +50,8 @@ func TestHelperProcess(t *testing.T) {
 		err = runAdder(args)
 	case "killwriter":
 		err = runKillWriter(args)
+	case "addreverter":
+		err = runAddReverter(args)
 	case "syncpeer":
 		err = runSyncPeer(args)
 	default:
@@ -261,6 +263,16 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 			t.Fatalf("file after %d ops differs from the state after %d ops:\n%s\nwant\n%s", k, k, FormatList(sess.Todos), FormatList(states[k]))
 		}
 	}
+	// The history reads whole but for a torn last line, and its newest
+	// line is the file or the state just before it (killed between the
+	// two writes).
+	if lines, err := s.History(id); err != nil {
+		t.Fatalf("history after SIGKILL: %v", err)
+	} else if n := len(lines); n > 0 {
+		if last := lines[n-1]; (last.N != k && last.N != k-1) || !reflect.DeepEqual(last.Todos, states[last.N]) {
+			t.Fatalf("history ends with change %d %q for a file after %d ops", last.N, last.What, k)
+		}
+	}
 	// A temp file means the kill landed inside a write (before its rename).
 	_, err = os.Lstat(filepath.Join(s.Dir, ".todo-"+id+".json.tmp"))
 	midWrite = err == nil
@@ -268,6 +280,11 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 	// and removes the temp file the dead one may have left.
 	if _, err := s.Update(id, addTodo("after the crash")); err != nil && !errors.Is(err, ErrLimit) {
 		t.Fatalf("update after SIGKILL: %v", err)
+	}
+	if lines, err := s.History(id); err != nil {
+		t.Fatalf("history after the next update: %v", err)
+	} else if sess, _ := s.Load(id); len(lines) > 0 && !SameTodos(lines[len(lines)-1].Todos, sess.Todos) {
+		t.Fatalf("after the next update the history's last list is not the file's")
 	}
 	return k, killed, midWrite
 }

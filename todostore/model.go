@@ -32,7 +32,6 @@ const (
 	MaxTextLen      = 1000 // characters (runes), per content, activeForm or evidence
 	MaxFileSize     = 1 << 20
 	MaxSessionIDLen = 100
-	MaxArchive      = 20 // archive entries kept per session; the oldest go first
 	FormatVersion   = 1
 )
 
@@ -75,6 +74,17 @@ type Todo struct {
 type AgentRef struct {
 	Kind    string `json:"kind"`
 	Session string `json:"session"`
+	// Tasks maps the agent's own task ids to items (Claude Code's Task
+	// tools), kept with the session id they belong to and written in the
+	// same locked change as the list.
+	Tasks []AgentTask `json:"tasks,omitempty"`
+}
+
+// AgentTask is one task id of the agent and the text of the item todosh
+// last gave it.
+type AgentTask struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
 }
 
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,
@@ -89,18 +99,31 @@ type ArchiveEntry struct {
 
 // Session is the whole content of one todo-<id>.json file.
 type Session struct {
-	Version     int            `json:"version"`
-	Session     string         `json:"session"`
-	CreatedAt   time.Time      `json:"createdAt,omitzero"` // absent in llxprt's files: never written as the year 1
-	UpdatedAt   time.Time      `json:"updatedAt"`
-	Cwd         string         `json:"cwd,omitempty"`
-	Agent       *AgentRef      `json:"agent,omitempty"`
-	Paused      bool           `json:"paused"`
-	PauseReason string         `json:"pauseReason"`
-	Todos       []Todo         `json:"todos"`
-	Archive     []ArchiveEntry `json:"archive,omitempty"`
+	Version     int       `json:"version"`
+	Session     string    `json:"session"`
+	CreatedAt   time.Time `json:"createdAt,omitzero"` // absent in llxprt's files: never written as the year 1
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Cwd         string    `json:"cwd,omitempty"`
+	Agent       *AgentRef `json:"agent,omitempty"`
+	Paused      bool      `json:"paused"`
+	PauseReason string    `json:"pauseReason"`
+	Todos       []Todo    `json:"todos"`
+	// Archive is read from files written before the history existed; the
+	// first write moves its entries to the start of the history.
+	Archive []ArchiveEntry `json:"archive,omitempty"`
 	// Extra keeps the fields this todosh does not know, written back as read.
 	Extra Extra `json:"-"`
+
+	// Archived is set, never written, when a reader shows in place of an
+	// empty list the last list of the session's history (LoadShown).
+	Archived bool `json:"-"`
+
+	// note, notes and revertOf describe the change being made, for its
+	// history line; they are never written to the session file.
+	note     string
+	notes    []string
+	dropped  []Todo
+	revertOf int
 }
 
 // IsOpen reports whether work remains on a todo: it is neither completed nor
@@ -292,28 +315,44 @@ func CloneTodos(todos []Todo) []Todo {
 	return out
 }
 
-// ArchiveTodos moves the current list (if any) to the archive with a reason
-// such as "cleared" or "all done", and empties the list. The archive keeps the
-// newest MaxArchive entries.
+// ArchiveTodos empties the list, which stays in the history (its line
+// before this change), with a reason such as "cleared" or "all done" that
+// becomes the words of the change. now is kept for callers' sake: the
+// change's time is the write's.
 func (s *Session) ArchiveTodos(reason string, now time.Time) {
 	if len(s.Todos) == 0 {
 		return
 	}
-	s.AppendArchive(reason, s.Todos, now)
+	switch reason {
+	case "cleared":
+		s.Note("cleared " + Plural(len(s.Todos), "item"))
+	case "all done":
+		s.Note("finished list archived")
+	default:
+		s.Note(fmt.Sprintf("%s: %s archived", reason, Plural(len(s.Todos), "item")))
+	}
 	s.Todos = []Todo{}
 }
 
-// AppendArchive records todos in the archive without touching the current
-// list; it is used for items an agent dropped from its rewritten list.
+// AppendArchive names, in the words of the change being made, items taken
+// off the list (an agent's dropped items); the list before the change, in
+// the history, keeps them.
 func (s *Session) AppendArchive(reason string, todos []Todo, now time.Time) {
 	if len(todos) == 0 {
 		return
 	}
-	s.Archive = append(s.Archive, ArchiveEntry{At: now.UTC(), Reason: reason, Todos: CloneTodos(todos)})
-	if n := len(s.Archive) - MaxArchive; n > 0 {
-		s.Archive = append([]ArchiveEntry(nil), s.Archive[n:]...)
+	names := make([]string, 0, len(todos))
+	for _, t := range todos {
+		names = append(names, strconv.Quote(ShortLine(t.Content, 40)))
 	}
+	s.notes = append(s.notes, reason+": "+strings.Join(names, ", "))
+	s.dropped = append(s.dropped, CloneTodos(todos)...)
 }
+
+// Note sets the words of the change being made, as its history line shows
+// them ("loaded list from 20261121-223344-7f3a"); without a note they are
+// derived from the difference between the lists.
+func (s *Session) Note(what string) { s.note = what }
 
 // Progress is the prompt's progress marker: done and total of the list, or
 // false when the list is empty.

@@ -202,21 +202,17 @@ func TestArchive(t *testing.T) {
 	if len(s.Todos) != 0 || s.Todos == nil {
 		t.Fatalf("todos after archive = %#v, want empty non-nil", s.Todos)
 	}
-	if len(s.Archive) != 1 || s.Archive[0].Reason != "cleared" || len(s.Archive[0].Todos) != 2 || s.Archive[0].At.Location() != time.UTC {
-		t.Fatalf("archive = %+v", s.Archive)
+	if s.note != "cleared 2 items" || len(s.Archive) != 0 {
+		t.Fatalf("note = %q, archive = %+v; want the change named and no archive in the file", s.note, s.Archive)
 	}
+	s.note = ""
 	s.ArchiveTodos("empty list is not archived", now)
-	if len(s.Archive) != 1 {
-		t.Fatalf("archiving an empty list added an entry")
+	if s.note != "" {
+		t.Fatalf("archiving an empty list named a change: %q", s.note)
 	}
-	for i := 0; i < MaxArchive+5; i++ {
-		s.AppendArchive(strings.Repeat("r", i+1), items("x"), now)
-	}
-	if len(s.Archive) != MaxArchive {
-		t.Fatalf("archive has %d entries, want %d", len(s.Archive), MaxArchive)
-	}
-	if got := s.Archive[len(s.Archive)-1].Reason; len(got) != MaxArchive+5 {
-		t.Errorf("newest entry lost: last reason has length %d", len(got))
+	s.AppendArchive("dropped by agent", items("x", "y"), now)
+	if want := `dropped by agent: "x", "y"`; len(s.notes) != 1 || s.notes[0] != want {
+		t.Errorf("notes = %q, want %q", s.notes, want)
 	}
 }
 

@@ -97,7 +97,11 @@ func NewSessionID(now time.Time) string {
 // Path is the file of session id.
 func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "todo-"+id+".json") }
 
-func (s *Store) lockPath(id string) string { return filepath.Join(s.Dir, ".todo-"+id+".lock") }
+// lockDir holds the sessions' lock files, out of the listed directory so
+// that they do not double its entries.
+func (s *Store) lockDir() string { return filepath.Join(s.Dir, ".locks") }
+
+func (s *Store) lockPath(id string) string { return filepath.Join(s.lockDir(), id+".lock") }
 
 // ConvPath is where the model API backend saves the conversation of
 // session id, next to the session file and named so that List skips it.
@@ -112,13 +116,14 @@ func (s *Store) sessionFiles(id string) []string {
 	return []string{
 		path,
 		filepath.Join(s.Dir, "."+filepath.Base(path)+".tmp"), // writeLocked's temp file, left by a killed writer
+		s.SessionHistoryPath(id),
 		s.ConvPath(id),
 		s.lockPath(id),
 	}
 }
 
 // Remove deletes every file the store keeps for session id (its list,
-// conversation and lock). It holds the session's lock while it does, so it
+// history, conversation and lock). It holds the session's lock while it does, so it
 // never interleaves with a write; a todosh still open on the session
 // writes a new file on its next change. A session without a file is an
 // error that wraps fs.ErrNotExist, and nothing is removed.
@@ -131,6 +136,9 @@ func (s *Store) Remove(id string) error {
 	}
 	files := s.sessionFiles(id)
 	lock := files[len(files)-1]
+	if err := mkdirStore(s.lockDir()); err != nil { // a file from before .locks
+		return err
+	}
 	unlock, err := s.lockFile(lock)
 	if err != nil {
 		return err
@@ -319,64 +327,182 @@ func (s *Store) newSession(id string) *Session {
 	return &Session{Version: FormatVersion, Session: id, CreatedAt: now, UpdatedAt: now, Todos: []Todo{}}
 }
 
-// Update is the only way a session file changes: under an exclusive lock it
-// reads the file (or starts a new session), applies fn, normalizes and
-// validates the list, and writes the result atomically. If fn or validation
-// fails nothing is written and the error is returned as is.
+// Update is Commit by the person (ByYou), for callers that need not know
+// whether anything changed.
 func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
+	sess, _, err := s.Commit(id, ByYou, fn)
+	return sess, err
+}
+
+// Commit is the only way a session changes. It applies fn to the session
+// as it is on disk (a new empty one when there is no file), normalizes and
+// validates the list, and reports whether anything changed. A change that
+// changes nothing writes nothing: no directory, no lock file, no history
+// line. A real change is, under the session's lock, one atomic durable
+// write of the session file and one line appended to its history, with
+// by as its author and, as its words, the note fn gave (Session.Note) or
+// a description of the difference in the list. If fn or validation fails
+// nothing is written and the error is returned as is. fn may run twice
+// (once before the lock is taken, again under it when the file changed in
+// between), so it must only change the session it is given and values it
+// sets afresh each time.
+func (s *Store) Commit(id string, by Author, fn func(*Session) error) (*Session, bool, error) {
+	return s.commit(id, by, false, func(sess *Session, _ []HistoryLine) error { return fn(sess) })
+}
+
+// commit is Commit for fns that need the history (revert, restore): with
+// needHist it is read again under the lock.
+func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
 	if err := ValidSessionID(id); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	cur, data, err := s.readSession(id)
+	if err != nil {
+		return nil, false, err
+	}
+	var lines []HistoryLine
+	if needHist {
+		lines, _ = s.History(id) // unreadable lines are skipped
+	}
+	next, changed, err := applyChange(cur, lines, fn)
+	if err != nil || !changed {
+		return cur, false, err
 	}
 	if err := mkdirStore(s.Dir); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if err := mkdirStore(s.lockDir()); err != nil {
+		return nil, false, err
 	}
 	s.sweepOnce.Do(func() { sweepTemps(s.Dir, time.Now()) })
 	unlock, err := s.lockFile(s.lockPath(id))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer unlock()
-	sess, err := s.LoadOrNew(id)
+	cur2, data2, err := s.readSession(id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if err := fn(sess); err != nil {
-		return nil, err
+	if needHist || !bytes.Equal(data, data2) {
+		if needHist {
+			lines, _ = s.History(id)
+		}
+		if next, changed, err = applyChange(cur2, lines, fn); err != nil || !changed {
+			return cur2, false, err
+		}
 	}
-	Normalize(sess.Todos)
-	if err := Validate(sess.Todos); err != nil {
-		return nil, err
-	}
-	if sess.Todos == nil {
-		sess.Todos = []Todo{}
-	}
-	sess.Version = FormatVersion
-	sess.Session = id
-	sess.UpdatedAt = s.Now().UTC()
-	data, err := encodeFitting(sess)
+	cur, data = cur2, data2
+	next.Version = FormatVersion
+	next.Session = id
+	next.UpdatedAt = s.Now().UTC()
+	archive := next.Archive
+	next.Archive = nil // now kept in the history
+	out, err := Encode(next)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if err := writeLocked(s.Path(id), data); err != nil {
-		return nil, err
+	hist, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
+	if err != nil {
+		return nil, false, fmt.Errorf("history: %w", err)
+	}
+	defer hist.Close()
+	tail, err := readTail(hist)
+	if err != nil {
+		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
+	}
+	newLines := historyLines(tail, data != nil, archive, cur, next, by)
+	if tail.size == 0 {
+		// A session's first history line: the lock file an older todosh
+		// kept beside the session file is not needed any more.
+		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
+	}
+	if err := writeLocked(s.Path(id), out); err != nil {
+		return nil, false, err
 	}
 	if s.AfterWrite != nil {
-		s.AfterWrite(id, data)
+		s.AfterWrite(id, out)
 	}
-	return sess, nil
+	if err := s.appendHistory(hist, tail, newLines); err != nil {
+		return next, true, err
+	}
+	return next, true, nil
 }
 
-// encodeFitting encodes sess, dropping the oldest archive entries while the
-// file would be over MaxFileSize: the archive is bounded history, and a full
-// archive must never make the current list impossible to save.
-func encodeFitting(sess *Session) ([]byte, error) {
-	for {
-		data, err := Encode(sess)
-		if err == nil || !errors.Is(err, ErrLimit) || len(sess.Archive) == 0 {
-			return data, err
-		}
-		sess.Archive = sess.Archive[1:]
+// historyLines are the lines one change appends: first, once, the entries
+// of an older file's archive and the list the history does not explain
+// (found in a file written before the history, or by another program),
+// then the change itself (none when next is nil: what History shows
+// before the first change).
+func historyLines(tail histTail, hadFile bool, archive []ArchiveEntry, cur, next *Session, by Author) []HistoryLine {
+	n := 0
+	last := []Todo{}
+	if tail.last != nil {
+		n, last = tail.last.N, tail.last.Todos
 	}
+	var out []HistoryLine
+	add := func(l HistoryLine) {
+		n++
+		l.N, l.PID = n, processID
+		out = append(out, l)
+	}
+	for _, a := range archive {
+		who := ByYou
+		if a.Reason == "dropped by agent" {
+			who = ByAgent
+		}
+		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, Plural(len(a.Todos), "item")), Todos: CloneTodos(a.Todos), Base: true})
+	}
+	if !SameTodos(last, cur.Todos) || len(archive) > 0 {
+		if tail.last == nil && hadFile {
+			what := "the list as it was before its history began"
+			if len(cur.Todos) == 0 {
+				what = "the list was empty when its history began"
+			}
+			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: what, Todos: CloneTodos(cur.Todos), Base: true})
+		} else {
+			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(last, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos)})
+		}
+	}
+	if next != nil {
+		add(HistoryLine{At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: CloneTodos(next.Todos), Revert: next.revertOf, Dropped: next.dropped})
+	}
+	return out
+}
+
+// readSession reads session id and its bytes; a missing file is a new
+// session and nil bytes.
+func (s *Store) readSession(id string) (*Session, []byte, error) {
+	path := s.Path(id)
+	data, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.newSession(id), nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := Decode(data)
+	if err != nil {
+		return nil, nil, &CorruptError{Path: path, Err: err}
+	}
+	return sess, data, nil
+}
+
+// applyChange runs fn on a copy of cur and says whether the result
+// differs from cur in anything but its archive.
+func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
+	next := cur.clone()
+	if err := fn(next, lines); err != nil {
+		return nil, false, err
+	}
+	Normalize(next.Todos)
+	if err := Validate(next.Todos); err != nil {
+		return nil, false, err
+	}
+	if next.Todos == nil {
+		next.Todos = []Todo{}
+	}
+	return next, !sameState(cur, next), nil
 }
 
 // Defaults of waiting for another process's lock on a session.
@@ -494,7 +620,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	return commitTemp(tmp, path, data)
+	return countWrite(commitTemp(tmp, path, data))
 }
 
 // writeLocked is WriteFileAtomic for a writer that holds the session's
@@ -514,7 +640,7 @@ func writeLocked(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	return commitTemp(tmp, path, data)
+	return countWrite(commitTemp(tmp, path, data))
 }
 
 // commitTemp writes data to the new temp file tmp, syncs it, renames it

@@ -3,7 +3,6 @@ package todostore
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -130,8 +129,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	now := time.Date(2026, 11, 21, 22, 33, 44, 5, time.UTC)
 	sess := &Session{Version: 1, Session: "s", CreatedAt: now, UpdatedAt: now, Cwd: "/src", Agent: &AgentRef{Kind: "claude", Session: "45bb"},
 		PauseReason: "", Todos: designExample()}
-	sess.ArchiveTodos("cleared", now)
-	sess.Todos = designExample()
+	sess.Archive = []ArchiveEntry{{At: now, Reason: "cleared", Todos: designExample()}}
 	data, err := Encode(sess)
 	if err != nil {
 		t.Fatal(err)
@@ -530,7 +528,7 @@ func TestUnwritableStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := snapshot(t, s.Path("a"))
-		lock := filepath.Join(s.Dir, ".todo-a.lock")
+		lock := s.lockPath("a")
 		os.Remove(lock)
 		os.Mkdir(lock, 0o755)
 		_, err := s.Update("a", addTodo("y"))
@@ -639,44 +637,15 @@ func TestValidSessionIDMatchesPattern(t *testing.T) {
 	}
 }
 
-// A full archive gives way, oldest first, so the current list can always be
-// saved; a list too large on its own is refused and changes nothing.
-func TestUpdateDropsOldestArchiveToFit(t *testing.T) {
+// A list too large on its own is refused and changes nothing.
+func TestUpdateRefusesOversizedList(t *testing.T) {
 	st := Open(t.TempDir())
-	big := func(tag string) []Todo {
-		todos := make([]Todo, 60)
-		for i := range todos {
-			todos[i] = Todo{Content: tag + strings.Repeat("x", 990), Status: Completed}
-		}
-		return todos
-	}
-	for i := 0; i < 30; i++ {
-		tag := fmt.Sprintf("%02d", i)
-		if _, err := st.Update("s", func(s *Session) error {
-			s.Todos = big(tag)
-			s.ArchiveTodos("cleared "+tag, time.Now())
-			return nil
-		}); err != nil {
-			t.Fatalf("update %d: %v", i, err)
-		}
-	}
-	sess, err := st.Load("s")
-	if err != nil {
+	if _, err := st.Update("s", addTodo("a")); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(sess.Archive); n == 0 || n >= MaxArchive {
-		t.Fatalf("archive has %d entries, want fewer than %d kept to fit 1 MiB", n, MaxArchive)
-	}
-	if last := sess.Archive[len(sess.Archive)-1].Reason; last != "cleared 29" {
-		t.Errorf("newest archive entry = %q, want the last one kept", last)
-	}
-	info, _ := os.Stat(st.Path("s"))
-	if info.Size() > MaxFileSize {
-		t.Errorf("file is %d bytes", info.Size())
-	}
-
 	before, _ := os.ReadFile(st.Path("s"))
-	_, err = st.Update("s", func(s *Session) error {
+	hbefore, _ := os.ReadFile(st.SessionHistoryPath("s"))
+	_, err := st.Update("s", func(s *Session) error {
 		s.Todos = make([]Todo, 100)
 		for i := range s.Todos {
 			s.Todos[i] = Todo{Content: strings.Repeat("y", 1000), Status: Pending}
@@ -691,6 +660,9 @@ func TestUpdateDropsOldestArchiveToFit(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(st.Path("s")); !bytes.Equal(before, after) {
 		t.Error("a refused update changed the file")
+	}
+	if after, _ := os.ReadFile(st.SessionHistoryPath("s")); !bytes.Equal(hbefore, after) {
+		t.Error("a refused update changed the history")
 	}
 }
 

@@ -101,7 +101,7 @@ type Agent struct {
 
 	mu   sync.Mutex
 	proc *process // nil until the first turn, and after the agent ended
-	// live is proc for Kill, which must not wait for a turn to end.
+	// live is proc for a Close that cannot wait for a hung turn.
 	live atomic.Pointer[process]
 }
 
@@ -458,23 +458,21 @@ func cancelledOutcome() acp.RequestPermissionResponse {
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
 }
 
-// Close ends the agent's process group (todosh exits).
+// Close ends the agent's process group (todosh exits). A turn still
+// running (one that did not end on cancel) is not waited for: its process
+// group is killed at once.
 func (a *Agent) Close() error {
-	a.mu.Lock()
+	if !a.mu.TryLock() {
+		if p := a.live.Load(); p != nil {
+			killGroup(p.cmd, syscall.SIGKILL)
+		}
+		return nil
+	}
 	defer a.mu.Unlock()
 	if a.proc != nil {
 		a.stop(a.proc)
 	}
 	return nil
-}
-
-// Kill ends the agent's process group at once, from any goroutine: for
-// SIGTERM and SIGHUP, when todosh must go without waiting for a turn.
-func (a *Agent) Kill() {
-	// Not under a.mu: a turn may hold it.
-	if p := a.live.Load(); p != nil {
-		killGroup(p.cmd, syscall.SIGKILL)
-	}
 }
 
 // emptyList is the mcpServers of an agent without todosh's server.

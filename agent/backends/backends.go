@@ -7,6 +7,7 @@ package backends
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,9 +39,11 @@ type Options struct {
 	// ConnectTimeout and IdleTimeout are --connect-timeout and
 	// --idle-timeout (the model API).
 	ConnectTimeout, IdleTimeout time.Duration
-	RequireEvidence             bool   // --require-evidence
-	Approve                     string // --approve
-	Getenv                      func(string) string
+	// IdleLimit is --idle-limit (the wrapped CLIs).
+	IdleLimit       time.Duration
+	RequireEvidence bool   // --require-evidence
+	Approve         string // --approve
+	Getenv          func(string) string
 }
 
 // Factory builds the agent once the session is open.
@@ -58,6 +61,7 @@ const (
 	FlagModel    Flag = "--model"
 	FlagConnect  Flag = "--connect-timeout"
 	FlagIdle     Flag = "--idle-timeout"
+	FlagIdleCLI  Flag = "--idle-limit"
 	FlagEvidence Flag = "--require-evidence"
 	FlagApprove  Flag = "--approve"
 )
@@ -83,8 +87,10 @@ type Backend struct {
 	Start func(param string, o Options) (Factory, error)
 }
 
-// Table is every backend, in the order --help lists them.
-var Table = []Backend{
+// Table is every backend, in the order --help lists them: todosh's own
+// model backends, the wrapped CLIs (one row for each of clis.Kinds), the
+// ACP agents.
+var Table = slices.Concat([]Backend{
 	{Name: "none", Summary: "no agent: slash commands only",
 		Start: func(string, Options) (Factory, error) { return nil, nil }},
 	{Name: "demo", Summary: "a scripted model that shows the whole loop, no network",
@@ -98,13 +104,38 @@ var Table = []Backend{
 	{Name: "script", Param: "FILE", Summary: "a model played from FILE (tests)",
 		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
 		Flags: []Flag{FlagEvidence}, Start: startScript},
-	cliRow("claude", "Claude Code, one headless process per turn"),
-	cliRow("codex", "Codex CLI, one headless process per turn"),
-	cliRow("gemini", "Gemini CLI, one headless process per turn"),
+}, cliRows(), []Backend{
 	acpRow("acp", "", nil, true, "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"),
 	acpRow("acp:claude", "claude-agent-acp", nil, false, "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"),
 	acpRow("acp:codex", "codex-acp", nil, false, "Codex over ACP (npm @zed-industries/codex-acp), one process per run"),
 	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
+})
+
+// cliNames are the wrapped CLIs' names for people, for their summaries.
+var cliNames = map[string]string{"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI", "qwen": "Qwen Code"}
+
+// cliRows are the rows of the wrapped CLIs: clis's own table knows their
+// wire formats and what they can do; this table only starts them.
+func cliRows() []Backend {
+	var rows []Backend
+	for _, name := range clis.Kinds {
+		title := cliNames[name]
+		if title == "" {
+			title = name
+		}
+		c, _ := clis.Capabilities(name)
+		rows = append(rows, Backend{Name: name, Summary: title + ", one headless process per turn",
+			Caps:  Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume},
+			Flags: []Flag{FlagBin, FlagArg, FlagIdleCLI},
+			Start: func(_ string, o Options) (Factory, error) {
+				if o.IdleLimit < 0 {
+					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
+				}
+				cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit}
+				return withSessionEnv(func(s agent.Session) (agent.Agent, error) { return clis.New(name, cfg, s) }), nil
+			}})
+	}
+	return rows
 }
 
 // acpRow is the row of an ACP agent started as bin args (the preset;
@@ -152,16 +183,6 @@ func MCPServer(self string, s agent.Session, requireEvidence bool) *acpagent.MCP
 	}
 	return &acpagent.MCPServer{Name: mcpserver.Name, Command: self, Args: args,
 		Env: map[string]string{"TODOSH_HOME": s.Store.Root}}
-}
-
-// cliRow is the row of a wrapped CLI; clis.New knows its wire format.
-func cliRow(name, summary string) Backend {
-	return Backend{Name: name, Summary: summary, Caps: Caps{Resume: true},
-		Flags: []Flag{FlagBin, FlagArg},
-		Start: func(_ string, o Options) (Factory, error) {
-			cfg := clis.Config{Bin: o.Bin, Args: o.Args}
-			return withSessionEnv(func(s agent.Session) (agent.Agent, error) { return clis.New(name, cfg, s) }), nil
-		}}
 }
 
 func startOpenAI(_ string, o Options) (Factory, error) {

@@ -22,7 +22,7 @@ func TestChoose(t *testing.T) {
 		{spec: "claude", given: []Flag{FlagBin, FlagArg}, want: "claude"},
 		{spec: "openai", given: []Flag{FlagModel, FlagBaseURL, FlagEvidence}, want: "openai"},
 		{spec: "gpt", wantErr: `--agent "gpt": want one of none, demo`},
-		{spec: "demo", given: []Flag{FlagBin}, wantErr: "--agent-bin goes with --agent claude, codex, gemini, acp, acp:claude"},
+		{spec: "demo", given: []Flag{FlagBin}, wantErr: "--agent-bin goes with --agent claude, codex, gemini, qwen, pi, acp, acp:claude"},
 		{spec: "codex", given: []Flag{FlagModel}, wantErr: "--model goes with --agent openai, not codex"},
 		{spec: "claudex", wantErr: "want one of"},
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -245,12 +246,17 @@ func benchTurn(b *testing.B, kind, run1, pace string) {
 	}
 	store := todostore.Open(filepath.Join(dir, "home"))
 	turn := agent.Turn{Prompt: "Plan and start building csvkit-lite"}
-	args := buildArgs(kind, nil, turn, "", kind == "codex")
+	row, err := lookup(kind)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := row.args(argsIn{noGit: kind == "codex"})
 	var direct, wrapped time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader(row.stdinText(turn))
 		cmd.Env = env
 		cmd.Dir = dir
 		out, err := cmd.StdoutPipe()
@@ -316,5 +322,24 @@ func BenchmarkJScanClaude(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkLongLine200MB streams one 200 MB line (an assistant text with
+// no newline) and a normal line after it through ParseStream: the issue's
+// measure of a bounded reader (under 2 s and under 64 MB RSS). maxRSS-MB
+// is the process's peak resident size after the runs.
+func BenchmarkLongLine200MB(b *testing.B) {
+	const n = 200 << 20
+	b.SetBytes(n)
+	for i := 0; i < b.N; i++ {
+		end := false
+		if err := ParseStream(newEndlessLine(n), "claude", &ClaudeParser{}, func(u Update) { end = end || u.Kind == UpdateTurnEnd }); err != nil || !end {
+			b.Fatalf("err %v, turn end %v", err, end)
+		}
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "maxRSS-MB")
 	}
 }

@@ -13,15 +13,12 @@ import (
 
 // ClaudeTask links one of Claude's task ids to the item it became, by the
 // item's text as todosh last applied it.
-type ClaudeTask struct {
-	ID      string `json:"id"`
-	Subject string `json:"subject"`
-}
+type ClaudeTask = todostore.AgentTask
 
 // ClaudeTasks maps the task ids of one Claude Code session to items of
 // the list. TaskUpdate names tasks by ids made in earlier turns, so the map
-// outlives a turn: the runner saves it next to the session file (see
-// tasksPath).
+// outlives a turn: the runner keeps it in the session file's agent record,
+// written in the same locked change as the list.
 type ClaudeTasks struct {
 	// Session is the Claude session id the tasks belong to.
 	Session string       `json:"session"`
@@ -192,6 +189,11 @@ type ClaudeParser struct {
 	// instead of TodoWrite; set it when an earlier turn did.
 	UsesTasks bool
 
+	// cli names the CLI in notices and todoWrite its whole-list todo tool:
+	// "claude" and "TodoWrite" when empty. Qwen Code writes the same
+	// stream with its own names (NewQwenParser).
+	cli, todoWrite string
+
 	session  string
 	lastText string
 	pending  map[string]claudeTaskCall // by tool_use id
@@ -209,7 +211,6 @@ type claudeTaskCall struct {
 }
 
 var (
-	markTodoWrite    = []byte(`"TodoWrite"`)
 	markTaskCreate   = []byte(`"TaskCreate"`)
 	taskCreatedRegex = regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`)
 )
@@ -229,10 +230,15 @@ func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
 		}
 		return p.user(line, emit)
 	case "system":
-		if !bytes.Contains(line, []byte(`"init"`)) {
+		switch {
+		case bytes.Contains(line, []byte(`"api_retry"`)):
+			return p.apiRetry(line, emit)
+		case !bytes.Contains(line, []byte(`"init"`)):
 			return nil
 		}
 		return p.init(line, emit)
+	case "rate_limit_event":
+		return p.rateLimit(line, emit)
 	case "result":
 		return p.result(line, emit)
 	}
@@ -263,16 +269,71 @@ func (p *ClaudeParser) init(line []byte, emit func(Update)) error {
 	if err != nil || string(subtype) != `"init"` {
 		return err
 	}
-	if bytes.Contains(tools, markTaskCreate) && !bytes.Contains(tools, markTodoWrite) {
+	todoWrite := []byte(`"` + p.todoName() + `"`)
+	hasWrite, hasTasks := bytes.Contains(tools, todoWrite), p.cli == "" && bytes.Contains(tools, markTaskCreate)
+	if hasTasks && !hasWrite {
 		p.UsesTasks = true
 	}
 	p.setSession(session, emit)
+	if !jscanIsNull(tools) && !hasWrite && !hasTasks {
+		emit(Update{Kind: UpdateNoTodoTool, Text: "its tools do not include " + p.todoName()})
+	}
+	return nil
+}
+
+// name is the CLI in notices.
+func (p *ClaudeParser) name() string {
+	if p.cli == "" {
+		return "claude"
+	}
+	return p.cli
+}
+
+// todoName is the whole-list todo tool's name.
+func (p *ClaudeParser) todoName() string {
+	if p.todoWrite == "" {
+		return "TodoWrite"
+	}
+	return p.todoWrite
+}
+
+// apiRetry reads {"type":"system","subtype":"api_retry","attempt":2,
+// "max_retries":10,"retry_delay_ms":1500,"error_status":529,"error":"..."}:
+// Claude Code retrying its API, which it otherwise does in silence.
+func (p *ClaudeParser) apiRetry(line []byte, emit func(Update)) error {
+	var subtype, attempt, maxRetries, delay, status, errName []byte
+	if err := jscanPickLine(line, jfield{"subtype", &subtype}, jfield{"attempt", &attempt}, jfield{"max_retries", &maxRetries},
+		jfield{"retry_delay_ms", &delay}, jfield{"error_status", &status}, jfield{"error", &errName}); err != nil || string(subtype) != `"api_retry"` {
+		return err
+	}
+	emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jscanNumber(attempt), jscanNumber(maxRetries), jscanNumber(delay),
+		strings.TrimSpace(jscanScalar(errName)+" "+jscanScalar(status)))})
+	return nil
+}
+
+// rateLimit reads a rate_limit_event; only a refusal is worth a status.
+func (p *ClaudeParser) rateLimit(line []byte, emit func(Update)) error {
+	var info []byte
+	if err := jscanPickLine(line, jfield{"rate_limit_info", &info}); err != nil {
+		return err
+	}
+	var st struct {
+		Status        string `json:"status"`
+		RateLimitType string `json:"rateLimitType"`
+	}
+	if len(info) > 0 && info[0] == '{' {
+		_ = json.Unmarshal(info, &st)
+	}
+	if st.Status == "rejected" {
+		emit(Update{Kind: UpdateStatus, Text: strings.TrimSpace("rate limited " + st.RateLimitType)})
+	}
 	return nil
 }
 
 func (p *ClaudeParser) result(line []byte, emit func(Update)) error {
-	var subtype, result, session, errs, isError []byte
-	err := jscanPickLine(line, jfield{"subtype", &subtype}, jfield{"is_error", &isError}, jfield{"result", &result},
+	var subtype, result, session, errs, isError, errMsg []byte
+	// Qwen Code puts a failed turn's message in .error.message.
+	err := jscanPickError(line, &errMsg, jfield{"subtype", &subtype}, jfield{"is_error", &isError}, jfield{"result", &result},
 		jfield{"session_id", &session}, jfield{"errors", &errs})
 	if err != nil {
 		return err
@@ -281,6 +342,9 @@ func (p *ClaudeParser) result(line []byte, emit func(Update)) error {
 	sub := jscanStr(subtype)
 	if jscanTrue(isError) || strings.HasPrefix(sub, "error") {
 		msg := jscanStr(result)
+		if msg == "" {
+			msg = jscanStr(errMsg)
+		}
 		if msg == "" {
 			var list []string
 			_ = jscanElements(errs, func(v []byte) {
@@ -393,10 +457,10 @@ type claudeTaskInput struct {
 
 func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 	name := jscanStr(b.name)
-	switch name {
-	case "TodoWrite":
+	switch {
+	case name == p.todoName():
 		var in claudeTodoWriteInput
-		if !decodePayload("claude", "TodoWrite input", b.input, &in, emit) || !hasList("claude", "TodoWrite", in.Todos != nil, emit) {
+		if !decodePayload(p.name(), name+" input", b.input, &in, emit) || !hasList(p.name(), name, in.Todos != nil, emit) {
 			return
 		}
 		todos := make([]todostore.Todo, 0, len(in.Todos))
@@ -407,9 +471,9 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 				anyCut = anyCut || cut
 			}
 		}
-		emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("TodoWrite %d items", len(todos))})
-		emitTodos("claude", todos, anyCut, emit)
-	case "TaskCreate", "TaskUpdate":
+		emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("%s %d items", name, len(todos))})
+		emitTodos(p.name(), todos, anyCut, emit)
+	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):
 		var in claudeTaskInput
 		if !decodePayload("claude", name+" input", b.input, &in, emit) {
 			return

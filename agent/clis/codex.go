@@ -55,6 +55,13 @@ func (p *CodexParser) Line(line []byte, emit func(Update)) error {
 		if err != nil {
 			return err
 		}
+		if string(typ) == "error" && strings.HasPrefix(msg, "Reconnecting") {
+			// "Reconnecting... 2/5 (stream disconnected ...)": Codex
+			// retrying, which may go on forever; a status, not the turn's
+			// error (the runner's retry limit ends it).
+			emit(Update{Kind: UpdateStatus, Text: msg})
+			return nil
+		}
 		emit(Update{Kind: UpdateError, Text: msg})
 	}
 	return nil
@@ -237,36 +244,11 @@ func (p *CodexParser) toolOnce(id []byte, phase codexPhase, text func() string, 
 }
 
 func (p *CodexParser) todoList(raw []byte, phase codexPhase, emit func(Update)) {
-	var items []struct {
-		Text      string `json:"text"`
-		Completed bool   `json:"completed"`
-	}
+	var items []doneItem
 	if !decodePayload("codex", "todo_list items", raw, &items, emit) || !hasList("codex", "todo_list", items != nil, emit) {
 		return
 	}
-	wasInProgress := map[string]bool{}
-	for _, t := range p.Prev {
-		if t.Status == todostore.InProgress {
-			wasInProgress[strings.TrimSpace(t.Content)] = true
-		}
-	}
-	todos := make([]todostore.Todo, 0, len(items))
-	anyCut := false
-	for _, in := range items {
-		st := todostore.Pending
-		if in.Completed {
-			st = todostore.Completed
-		}
-		td, ok, cut := agentTodo(in.Text, st, "")
-		if !ok {
-			continue
-		}
-		if st == todostore.Pending && wasInProgress[strings.TrimSpace(td.Content)] {
-			td.Status = todostore.InProgress
-		}
-		todos = append(todos, td)
-		anyCut = anyCut || cut
-	}
+	todos, anyCut := doneList(p.Prev, items)
 	p.Prev = todos
 	// item.completed repeats the last plan when the turn ends; it is no call.
 	if phase != codexCompleted {

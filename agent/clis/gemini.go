@@ -3,6 +3,7 @@ package clis
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -31,7 +32,7 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 	}
 	switch string(typ) {
 	case "init":
-		return emitSession(line, "session_id", emit)
+		return p.init(line, emit)
 	case "message":
 		return p.messageLine(line, emit)
 	case "tool_use":
@@ -172,5 +173,22 @@ func (p *GeminiParser) result(line []byte, emit func(Update)) error {
 		text = "turn ended with status " + jscanStr(status)
 	}
 	emit(Update{Kind: UpdateError, Text: text})
+	return nil
+}
+
+// init reads the session id and the model. Gemini CLI offers write_todos
+// only on gemini-2.x models (its 3.x previews were not offered it), and
+// the stream never lists the tools: the model is all there is to go on.
+func (p *GeminiParser) init(line []byte, emit func(Update)) error {
+	var model []byte
+	if err := jscanPickLine(line, jfield{"model", &model}); err != nil {
+		return err
+	}
+	if err := emitSession(line, "session_id", emit); err != nil {
+		return err
+	}
+	if m := jscanStr(model); m != "" && !strings.HasPrefix(m, "gemini-2") {
+		emit(Update{Kind: UpdateNoTodoTool, Text: "model " + m + " is not offered write_todos"})
+	}
 	return nil
 }

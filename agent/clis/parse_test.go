@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -285,7 +286,7 @@ func TestSubAgentLinesIgnored(t *testing.T) {
 
 func TestUnknownTypesSkipped(t *testing.T) {
 	streams := map[string]Parser{
-		`{"type":"stream_event","event":{"delta":"x"}}` + "\n" + `{"type":"system","subtype":"api_retry","attempt":1}` + "\n":                                                &ClaudeParser{},
+		`{"type":"stream_event","event":{"delta":"x"}}` + "\n" + `{"type":"system","subtype":"compact_boundary"}` + "\n":                                                     &ClaudeParser{},
 		`{"type":"turn.started"}` + "\n" + `{"type":"item.completed","item":{"id":"i","type":"reasoning","text":"hmm"}}` + "\n" + `{"type":"future.thing","x":[1,2]}` + "\n": &CodexParser{},
 		`{"type":"tool_result","tool_id":"x","status":"success"}` + "\n" + `{"type":"message","role":"user","content":"hi"}` + "\n" + `{"type":"telemetry"}` + "\n":          &GeminiParser{},
 	}
@@ -339,24 +340,35 @@ func TestHugeLine(t *testing.T) {
 	}
 }
 
+// TestErrorEvents: each error a CLI reports is the turn's error (or, for
+// trouble it works through — retries, reconnects, rate limits — a status),
+// and nothing else.
 func TestErrorEvents(t *testing.T) {
 	cases := []struct {
 		p      Parser
 		stream string
 		want   string
+		kind   UpdateKind // UpdateError when zero
 	}{
-		{&ClaudeParser{}, `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid key","session_id":"s"}`, "API Error: 401 invalid key"},
-		{&ClaudeParser{}, `{"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"s"}`, "turn ended with error_max_turns"},
-		{&ClaudeParser{}, `{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["boom","bang"]}`, "boom; bang"},
-		{&CodexParser{}, `{"type":"turn.failed","error":{"message":"stream disconnected"}}`, "stream disconnected"},
-		{&CodexParser{}, `{"type":"error","message":"quota exceeded"}`, "quota exceeded"},
-		{&GeminiParser{}, `{"type":"error","severity":"error","message":"model overloaded"}`, "model overloaded"},
-		{&GeminiParser{}, `{"type":"result","status":"error","error":{"type":"FatalError","message":"auth failed"}}`, "auth failed"},
+		{&ClaudeParser{}, `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1500,"error_status":529,"error":"overloaded_error","session_id":"s","uuid":"u"}`, "API retry 2/10 in 1.5s: overloaded_error 529", UpdateStatus},
+		{&ClaudeParser{}, `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","rateLimitType":"five_hour"},"session_id":"s"}`, "rate limited five_hour", UpdateStatus},
+		{&CodexParser{}, `{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses))"}`, "Reconnecting... 2/5 (stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses))", UpdateStatus},
+		{&ClaudeParser{}, `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid key","session_id":"s"}`, "API Error: 401 invalid key", 0},
+		{&ClaudeParser{}, `{"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"s"}`, "turn ended with error_max_turns", 0},
+		{&ClaudeParser{}, `{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["boom","bang"]}`, "boom; bang", 0},
+		{&CodexParser{}, `{"type":"turn.failed","error":{"message":"stream disconnected"}}`, "stream disconnected", 0},
+		{&CodexParser{}, `{"type":"error","message":"quota exceeded"}`, "quota exceeded", 0},
+		{&GeminiParser{}, `{"type":"error","severity":"error","message":"model overloaded"}`, "model overloaded", 0},
+		{&GeminiParser{}, `{"type":"result","status":"error","error":{"type":"FatalError","message":"auth failed"}}`, "auth failed", 0},
 	}
 	for _, c := range cases {
-		errs := ofKind(collect(t, c.p, c.stream+"\n"), UpdateError)
-		if len(errs) != 1 || errs[0].Text != c.want {
-			t.Errorf("%T %s: errors %v, want %q", c.p, c.stream, errs, c.want)
+		if c.kind == 0 {
+			c.kind = UpdateError
+		}
+		us := collect(t, c.p, c.stream+"\n")
+		us = slices.DeleteFunc(us, func(u Update) bool { return u.Kind == UpdateSession })
+		if len(us) != 1 || us[0].Kind != c.kind || us[0].Text != c.want {
+			t.Errorf("%T %s: updates %v, want %q of kind %d", c.p, c.stream, us, c.want, c.kind)
 		}
 	}
 	// A warning is a notice, not the turn's error.

@@ -10,6 +10,7 @@
 package clis
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,9 +31,6 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// Kinds are the CLIs New accepts.
-var Kinds = []string{"claude", "codex", "gemini"}
-
 // Config is how to run a CLI.
 type Config struct {
 	// Bin is the executable; empty means the kind's name looked up on PATH.
@@ -46,23 +44,40 @@ type Config struct {
 	KillGrace time.Duration
 	// Env, when not nil, is the CLI's environment instead of todosh's.
 	Env []string
+	// IdleLimit stops a turn whose CLI has written nothing for this long;
+	// zero means no limit (the --idle-limit flag defaults to
+	// DefaultIdleLimit).
+	IdleLimit time.Duration
+	// MaxRetries stops a turn whose CLI reported this many retries or
+	// reconnects in a row with nothing else between them; zero means
+	// DefaultMaxRetries.
+	MaxRetries int
 }
 
 // DefaultKillGrace is the time a cancelled CLI gets to exit on SIGTERM.
 const DefaultKillGrace = 2 * time.Second
 
+// DefaultIdleLimit is --idle-limit's default: long enough for a slow model
+// or a long build run by a tool, short enough that a CLI waiting on a
+// network that never answers does not hold the shell for good.
+const DefaultIdleLimit = 10 * time.Minute
+
+// DefaultMaxRetries is how many retries or reconnects in a row end a turn:
+// more than any CLI's own retry budget (Claude Code's is 10), so only a
+// CLI that never gives up is stopped.
+const DefaultMaxRetries = 30
+
 // outputLinger is how long todosh keeps reading after the CLI exited, in
 // case a process it left behind still holds its standard output.
 const outputLinger = 500 * time.Millisecond
 
-// New returns the backend for kind ("claude", "codex" or "gemini") working
-// on sess. The executable is looked up when a turn starts, so a missing
-// CLI is a turn error the person can fix without restarting.
+// New returns the backend for kind (one of Kinds) working on sess. The
+// executable is looked up when a turn starts, so a missing CLI is a turn
+// error the person can fix without restarting.
 func New(kind string, cfg Config, sess agent.Session) (agent.Agent, error) {
-	switch kind {
-	case "claude", "codex", "gemini":
-	default:
-		return nil, fmt.Errorf("unknown agent CLI %q (want %s)", kind, strings.Join(Kinds, ", "))
+	row, err := lookup(kind)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Bin == "" {
 		cfg.Bin = kind
@@ -70,16 +85,23 @@ func New(kind string, cfg Config, sess agent.Session) (agent.Agent, error) {
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = DefaultKillGrace
 	}
-	return &cliAgent{kind: kind, cfg: cfg, sess: sess}, nil
+	if cfg.MaxRetries <= 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	}
+	return &cliAgent{kind: kind, row: row, cfg: cfg, sess: sess}, nil
 }
 
-// cliAgent is one wrapped CLI. Its only state beyond the session file is
-// whether the Claude session uses the Task tools, also kept on disk.
+// cliAgent is one wrapped CLI. Its state beyond the session file is
+// whether the Claude session uses the Task tools (also kept on disk) and
+// what the person was already told this session.
 type cliAgent struct {
 	kind      string
+	row       *cli
 	cfg       Config
 	sess      agent.Session
 	usesTasks bool
+	sawTodo   bool // a todo update arrived this session
+	warned    bool // the person was told the list cannot be kept
 }
 
 // Name is the CLI's kind.
@@ -87,16 +109,10 @@ func (a *cliAgent) Name() string { return a.kind }
 
 // TodoTool names the CLI's own todo tool for the continuation prompt.
 func (a *cliAgent) TodoTool() string {
-	switch a.kind {
-	case "codex":
-		return "update_plan"
-	case "gemini":
-		return "write_todos"
-	}
 	if a.usesTasks {
 		return "TaskUpdate"
 	}
-	return "TodoWrite"
+	return a.row.todoTools[0]
 }
 
 // turnState is what one turn has gathered from the stream.
@@ -105,7 +121,18 @@ type turnState struct {
 	message   strings.Builder // text since the last other update
 	lastMsg   string          // the last finished run of text
 	errMsg    string          // the last error the CLI reported, cleared by a later success
-	tasks     ClaudeTasks     // Claude's task ids, as saved in tasksPath
+	tasks     ClaudeTasks     // Claude's task ids, as saved in the session file
+	lastSaid  string          // the last thing the agent said: text, a tool line, a status
+	status    string          // the status shown now, "" when none
+	retries   int             // statuses in a row with nothing else between them
+	noTool    string          // how the stream showed there is no todo tool, "" if it did not
+	// pendingSession is the CLI's session id while the session has no
+	// file: it is written at the end of the turn, so a prompt that fails
+	// before the list changes leaves no file.
+	pendingSession string
+	// applied is the last whole list the CLI sent that was applied: the
+	// same list again costs no lock, read or write.
+	applied []todostore.Todo
 }
 
 // endMessage closes the run of text pieces in progress.
@@ -122,7 +149,25 @@ func (st *turnState) lastMessage() string {
 	return st.lastMsg
 }
 
-// RunTurn runs the CLI once for turn. See agent.Agent.
+// errIdle ends a turn whose CLI wrote nothing for the idle limit.
+var errIdle = errors.New("idle")
+
+// stopped is why todosh ended a turn that was going nowhere.
+type stopped struct {
+	cli, why, lastSaid string
+}
+
+func (e *stopped) Error() string {
+	msg := e.cli + ": " + e.why + ", stopped"
+	if e.lastSaid == "" {
+		return msg + " (it said nothing)"
+	}
+	return msg + "; last it said: " + strconv.Quote(todostore.ShortLine(e.lastSaid, 160))
+}
+
+// RunTurn runs the CLI once for turn; when the CLI's own session turns out
+// to be gone, it says so once and runs it again in a new session, which
+// gets the open items like any first turn. See agent.Agent.
 func (a *cliAgent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Event)) (agent.Result, error) {
 	s, err := a.sess.Load()
 	if err != nil {
@@ -136,34 +181,166 @@ func (a *cliAgent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.kind)})
 		}
 	}
+	res, err, gone := a.runTurn(ctx, turn, s, resume, emit)
+	if !gone {
+		return res, err
+	}
+	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session %s cannot be resumed; a new one starts with the open items", a.kind, resume)})
+	if _, uerr := a.sess.Update(func(s *todostore.Session) error {
+		s.Agent = nil
+		return nil
+	}); uerr != nil {
+		return res, fmt.Errorf("%s: forget the gone session: %w", a.kind, uerr)
+	}
+	res, err, _ = a.runTurn(ctx, turn, s, "", emit)
+	return res, err
+}
+
+// runTurn runs the CLI once. gone is true when it failed because the
+// session it was asked to resume does not exist.
+func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Session, resume string, emit func(agent.Event)) (res agent.Result, err error, gone bool) {
 	var st turnState
 	parser := a.newParser(s, resume, &st)
-	args := buildArgs(a.kind, a.cfg.Args, turn, resume, a.kind == "codex" && !insideGitRepo(a.dirOrCwd()))
+	ctxFile, err := a.contextFile(turn)
+	if err != nil {
+		return res, err, false
+	}
+	if ctxFile != "" {
+		defer os.Remove(ctxFile)
+	}
+	args := a.row.args(argsIn{extra: a.cfg.Args, resume: resume, contextFile: ctxFile, noGit: !insideGitRepo(a.dirOrCwd())})
+	wctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var idle func()
+	if a.cfg.IdleLimit > 0 {
+		// The timer only says why; what the agent said last is read once
+		// the stream has stopped, on this goroutine.
+		timer := time.AfterFunc(a.cfg.IdleLimit, func() { stop(errIdle) })
+		defer timer.Stop()
+		idle = func() { timer.Reset(a.cfg.IdleLimit) }
+	}
 	handle := func(u Update) {
-		if ctx.Err() != nil {
-			return // cancelled: nothing more is shown or saved
+		if wctx.Err() != nil {
+			return // cancelled or stopped: nothing more is shown or saved
+		}
+		if u.Kind == UpdateStatus && idle != nil {
+			idle() // a trouble line on stderr is output too
 		}
 		a.handle(u, &st, emit)
+		if u.Kind == UpdateStatus && st.retries >= a.cfg.MaxRetries {
+			stop(&stopped{cli: a.kind, why: fmt.Sprintf("%d retries or reconnects in a row", st.retries), lastSaid: st.lastSaid})
+		}
 	}
-	runErr := a.run(ctx, args, parser, handle)
+	out, runErr := a.run(wctx, args, a.row.stdinText(turn), activity{parser, idle}, handle)
+	if st.status != "" {
+		emit(agent.Event{Kind: agent.EventStatus})
+		if ctx.Err() != nil {
+			// The status goes away with the turn; what the agent was
+			// going through when the person stopped it stays said.
+			emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + " last said: " + st.status})
+		}
+	}
+	if st.pendingSession != "" && (runErr == nil && st.errMsg == "" && ctx.Err() == nil || a.hasFile()) {
+		if err := a.saveSession(st.pendingSession, st.tasks.Tasks); err != nil {
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
+		}
+	}
 	if a.kind == "claude" {
 		a.usesTasks = a.usesTasks || parser.(*ClaudeParser).UsesTasks
 	}
-	res := agent.Result{FinalText: st.finalText}
+	if st.noTool != "" && !a.sawTodo && !a.warned && a.row.listHint != "" && ctx.Err() == nil {
+		a.warned = true
+		// Two short lines: what is wrong, then what to change.
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, st.noTool)})
+		emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + ": " + a.row.listHint})
+	}
+	res = agent.Result{FinalText: st.finalText}
 	if res.FinalText == "" {
 		res.FinalText = strings.TrimSpace(st.lastMessage())
 	}
 	if ctx.Err() != nil {
-		return res, ctx.Err()
+		return res, ctx.Err(), false
+	}
+	var why *stopped
+	if errors.As(context.Cause(wctx), &why) {
+		return res, why, false
+	}
+	if errors.Is(context.Cause(wctx), errIdle) {
+		return res, &stopped{cli: a.kind, why: "no output for " + a.cfg.IdleLimit.String(), lastSaid: st.lastSaidNow()}, false
 	}
 	var ee *exitError
 	switch {
 	case st.errMsg != "" && (runErr == nil || errors.As(runErr, &ee)):
-		return res, fmt.Errorf("%s: %s", a.kind, todostore.ShortLine(st.errMsg, 300))
+		err = fmt.Errorf("%s: %s", a.kind, todostore.ShortLine(st.errMsg, 300))
 	case runErr != nil:
-		return res, runErr
+		err = runErr
 	}
-	return res, nil
+	if err != nil && resume != "" && a.row.sessionIsGone(err.Error()+"\n"+st.errMsg+"\n"+out.stderr) {
+		return res, err, true
+	}
+	return res, err, false
+}
+
+// lastSaidNow is lastSaid with the text still being streamed.
+func (st *turnState) lastSaidNow() string {
+	if st.message.Len() > 0 {
+		return lastLine(st.message.String())
+	}
+	return st.lastSaid
+}
+
+// lastLine is the last non-blank line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// sessionIsGone reports whether text holds the CLI's answer to resuming a
+// session that does not exist.
+func (c *cli) sessionIsGone(text string) bool {
+	text = strings.ToLower(text)
+	for _, s := range c.sessionGone {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// contextFile writes the turn's todo context to a new file only its owner
+// can read, for a CLI that is told where to read it; "" when the CLI has
+// no such flag or nothing is open. The caller removes it after the turn.
+func (a *cliAgent) contextFile(turn agent.Turn) (string, error) {
+	if a.row.contextFlag == "" || strings.TrimSpace(turn.TodoContext) == "" {
+		return "", nil
+	}
+	f, err := os.CreateTemp("", "todosh-context-*.md") // mode 0600
+	if err != nil {
+		return "", fmt.Errorf("%s: write the todo context: %w", a.kind, err)
+	}
+	_, err = f.WriteString(turn.TodoContext)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("%s: write the todo context: %w", a.kind, err)
+	}
+	return f.Name(), nil
+}
+
+// activity passes lines to a parser and calls seen (when not nil) for each
+// one, so the idle limit counts every line, not only those that matter.
+type activity struct {
+	Parser
+	seen func()
+}
+
+func (p activity) Line(line []byte, emit func(Update)) error {
+	if p.seen != nil {
+		p.seen()
+	}
+	return p.Parser.Line(line, emit)
 }
 
 func (a *cliAgent) dirOrCwd() string {
@@ -175,60 +352,86 @@ func (a *cliAgent) dirOrCwd() string {
 }
 
 // newParser makes the turn's parser, seeded with what earlier turns left:
-// Codex's previous list; for Claude, the task ids of the resumed session
-// (into st.tasks) and whether it uses the Task tools.
+// the previous list; for Claude, the task ids of the resumed session (into
+// st.tasks) and whether it uses the Task tools.
 func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState) Parser {
-	switch a.kind {
-	case "codex":
-		return &CodexParser{Prev: todostore.CloneTodos(s.Todos)}
-	case "gemini":
-		return &GeminiParser{}
-	}
-	st.tasks = ClaudeTasks{Session: resume}
-	if resume != "" {
-		if ct, err := loadTasks(a.tasksPath()); err == nil && ct.Session == resume {
-			st.tasks = ct
+	if a.kind == "claude" {
+		st.tasks = ClaudeTasks{Session: resume}
+		if resume != "" && s.Agent != nil && s.Agent.Kind == "claude" && s.Agent.Session == resume {
+			st.tasks.Tasks = slices.Clone(s.Agent.Tasks)
 		}
+		if resume != "" && len(st.tasks.Tasks) == 0 {
+			// An older todosh kept the ids beside the session file; the next
+			// task change writes them into the session file.
+			var old ClaudeTasks
+			if data, err := os.ReadFile(filepath.Join(a.sess.Store.Dir, ".todo-"+a.sess.ID+".claude-tasks.json")); err == nil &&
+				json.Unmarshal(data, &old) == nil && old.Session == resume {
+				st.tasks.Tasks = old.Tasks
+			}
+		}
+		a.usesTasks = len(st.tasks.Tasks) > 0
 	}
-	a.usesTasks = len(st.tasks.Tasks) > 0
-	return &ClaudeParser{UsesTasks: a.usesTasks}
+	return a.row.parser(s.Todos, a.usesTasks)
 }
 
 // handle acts on one update of the stream.
 func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 	if u.Kind != UpdateText {
+		if st.message.Len() > 0 {
+			st.lastSaid = lastLine(st.message.String())
+		}
 		st.endMessage()
+	}
+	if u.Kind == UpdateStatus {
+		st.retries++
+	} else {
+		st.retries = 0
 	}
 	switch u.Kind {
 	case UpdateSession:
-		if err := a.saveSession(u.Text); err != nil {
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
-		}
-		if a.kind == "claude" && st.tasks.Session != u.Text {
+		if a.kind == "claude" {
 			// A resumed session may come back under a new id; its tasks
 			// are the same tasks, and the next turn resumes the new id.
 			st.tasks.Session = u.Text
-			if len(st.tasks.Tasks) > 0 {
-				a.saveTasks(st.tasks, emit)
-			}
+		}
+		if !a.hasFile() {
+			st.pendingSession = u.Text
+		} else if err := a.saveSession(u.Text, st.tasks.Tasks); err != nil {
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
 		}
 	case UpdateText:
 		st.message.WriteString(u.Text)
 		emit(agent.Event{Kind: agent.EventText, Text: u.Text})
 	case UpdateToolCall:
+		st.lastSaid = u.Text
 		emit(agent.Event{Kind: agent.EventToolCall, Text: u.Text})
+	case UpdateStatus:
+		st.lastSaid, st.status = u.Text, u.Text
+		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
+	case UpdateNoTodoTool:
+		st.noTool = u.Text
 	case UpdateTodos:
+		a.sawTodo = true
+		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
+			return // the same list again: nothing to do
+		}
 		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todostore.Todo, m *agent.Merge) error {
 			tickCompleted(m.Todos)
 			return nil
 		})
+		if err == nil {
+			st.applied = todostore.CloneTodos(u.Todos)
+		}
 		a.shown(res.Todos, res.Changed, err, emit)
 	case UpdateTask:
+		a.sawTodo = true
 		if u.Task != nil {
 			a.applyTask(*u.Task, st, emit)
 		}
 	case UpdateError:
-		st.errMsg = u.Text
+		// Shown as it happens; if the turn fails for it, its line says so.
+		st.errMsg, st.lastSaid, st.status = u.Text, u.Text, u.Text
+		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
 	case UpdateTurnEnd:
 		st.errMsg = ""
 		st.finalText = strings.TrimSpace(u.Text)
@@ -247,100 +450,90 @@ func (a *cliAgent) shown(todos []todostore.Todo, changed bool, err error, emit f
 	}
 }
 
-// applyTask applies one Task tool call to its item under the session's
-// lock, and saves the task ids when they changed. Items it deletes are
+// applyTask applies one Task tool call to its item, and the task ids to
+// the session's agent record, in one locked change. Items it deletes are
 // archived as agent.DroppedReason.
 func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 	var next ClaudeTasks
+	listChanged := false
 	s, changed, err := agent.UpdateIfChanged(a.sess, func(s *todostore.Session) (bool, error) {
 		next = ClaudeTasks{Session: st.tasks.Session, Tasks: slices.Clone(st.tasks.Tasks)}
 		out, archived, err := next.Apply(s.Todos, op)
-		if err != nil || agent.SameList(s.Todos, out) {
+		if err != nil {
 			return false, err
+		}
+		listChanged = !agent.SameList(s.Todos, out)
+		if next.Session != "" && st.pendingSession == "" {
+			s.Agent = &todostore.AgentRef{Kind: "claude", Session: next.Session, Tasks: next.Tasks}
 		}
 		s.AppendArchive(agent.DroppedReason, archived, time.Now())
 		s.Todos = out
 		return true, nil
 	})
-	if err == nil && !slices.Equal(next.Tasks, st.tasks.Tasks) {
+	if err == nil {
 		st.tasks = next
-		a.saveTasks(st.tasks, emit)
 	}
 	var todos []todostore.Todo
 	if s != nil {
 		todos = s.Todos
 	}
-	a.shown(todos, changed, err, emit)
+	a.shown(todos, changed && listChanged, err, emit)
 }
 
-// saveTasks writes the task ids next to the session file; failing, it
-// says so and the turn goes on.
-func (a *cliAgent) saveTasks(ct ClaudeTasks, emit func(agent.Event)) {
-	data, err := json.MarshalIndent(ct, "", "  ")
-	if err == nil {
-		err = todostore.WriteFileAtomic(a.tasksPath(), append(data, '\n'))
-	}
-	if err != nil {
-		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("claude: task ids not saved: %v", err)})
-	}
-}
-
-// saveSession records the CLI's session id in the session file, unless it
-// is already there.
-func (a *cliAgent) saveSession(id string) error {
-	cur, err := a.sess.Load()
-	if err == nil && cur.Agent != nil && cur.Agent.Kind == a.kind && cur.Agent.Session == id {
-		return nil
-	}
-	_, err = a.sess.Update(func(s *todostore.Session) error {
-		s.Agent = &todostore.AgentRef{Kind: a.kind, Session: id}
+// saveSession records the CLI's session id (and Claude's task ids) in the
+// session file; the store writes nothing when they are already there.
+func (a *cliAgent) saveSession(id string, tasks []ClaudeTask) error {
+	_, err := a.sess.Update(func(s *todostore.Session) error {
+		ref := &todostore.AgentRef{Kind: a.kind, Session: id}
+		if a.kind == "claude" {
+			ref.Tasks = slices.Clone(tasks)
+		}
+		s.Agent = ref
 		return nil
 	})
 	return err
 }
 
-// tasksPath is where a Claude session's task ids are kept: next to the
-// session file, hidden, and not named todo-*.json so it is never listed
-// as a session.
-func (a *cliAgent) tasksPath() string {
-	return filepath.Join(a.sess.Store.Dir, ".todo-"+a.sess.ID+".claude-tasks.json")
+// hasFile reports whether the session has a file yet.
+func (a *cliAgent) hasFile() bool {
+	_, err := os.Lstat(a.sess.Store.Path(a.sess.ID))
+	return err == nil
 }
 
-func loadTasks(path string) (ClaudeTasks, error) {
-	var ct ClaudeTasks
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ct, err
-	}
-	if err := json.Unmarshal(data, &ct); err != nil {
-		return ClaudeTasks{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	return ct, nil
+// runOut is what a run leaves besides its updates.
+type runOut struct {
+	stderr string // the start and end of the CLI's standard error
 }
 
-// run starts the CLI, feeds its output to parser, and waits for it. On
-// cancellation it ends the CLI's whole process group: SIGTERM, then SIGKILL
-// after the grace period; it returns only when the group is gone.
-func (a *cliAgent) run(ctx context.Context, args []string, parser Parser, handle func(Update)) error {
+// run starts the CLI with stdin as its standard input, feeds its output to
+// parser, and waits for it. When ctx ends it ends the CLI's whole process
+// group: SIGTERM, then SIGKILL after the grace period. Whatever the CLI
+// left behind in its group when it exited is ended the same way, so no
+// process of a turn outlives it. It returns only when the group is gone.
+func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser Parser, handle func(Update)) (runOut, error) {
+	var out runOut
 	path, err := exec.LookPath(a.cfg.Bin)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: %s not found (install it, or name it with --agent-bin PATH)", a.kind, a.cfg.Bin)
+			return out, fmt.Errorf("%s: %s not found (install it, or name it with --agent-bin PATH)", a.kind, a.cfg.Bin)
 		}
-		return fmt.Errorf("%s: %w", a.kind, err)
+		return out, fmt.Errorf("%s: %w", a.kind, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return out, err
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return fmt.Errorf("%s: %w", a.kind, err)
+		return out, fmt.Errorf("%s: %w", a.kind, err)
 	}
 	defer pr.Close()
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := &stderrBuffer{max: 8 << 10, trouble: make(chan string, 16)}
 	cmd := exec.Command(path, args...)
 	cmd.Dir = a.cfg.Dir
 	cmd.Env = a.cfg.Env
+	// The prompt goes on stdin: never on the command line, where other
+	// users can read it and one argument is limited to 128 KiB.
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -349,7 +542,7 @@ func (a *cliAgent) run(ctx context.Context, args []string, parser Parser, handle
 	cmd.WaitDelay = outputLinger
 	if err := cmd.Start(); err != nil {
 		pw.Close()
-		return fmt.Errorf("%s: start %s: %w", a.kind, a.cfg.Bin, err)
+		return out, fmt.Errorf("%s: start %s: %w", a.kind, a.cfg.Bin, err)
 	}
 	pw.Close()
 	pgid := cmd.Process.Pid
@@ -374,26 +567,62 @@ func (a *cliAgent) run(ctx context.Context, args []string, parser Parser, handle
 		}
 	}()
 
-	readErr := ParseStream(&outputReader{f: pr, exited: exited}, a.kind, parser, handle)
+	readErr := a.read(&outputReader{f: pr, exited: exited}, parser, stderr.trouble, handle)
 	<-exited
 	close(finished)
 	killer.Wait()
+	if groupAlive(pgid) {
+		killGroup(pgid, a.cfg.KillGrace) // what the CLI forked and left behind
+	}
+	out.stderr = stderr.String()
 
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return out, ctx.Err()
 	}
 	if readErr != nil {
-		return fmt.Errorf("%s: read output: %w", a.kind, readErr)
+		return out, fmt.Errorf("%s: read output: %w", a.kind, readErr)
 	}
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
 		// The CLI's own error event, when it sent one, says more than this.
-		return &exitError{cli: a.kind, status: ee.ProcessState.String(), stderr: stderr.lastLine()}
+		return out, &exitError{cli: a.kind, status: ee.ProcessState.String(), stderr: stderr.meaningfulLine()}
 	}
 	if waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return fmt.Errorf("%s: %w", a.kind, waitErr)
+		return out, fmt.Errorf("%s: %w", a.kind, waitErr)
 	}
-	return nil
+	return out, nil
+}
+
+// read parses the CLI's output and hands each update to handle, together
+// with the trouble lines of its standard error as statuses, all on this
+// goroutine (agent.Agent emits from the caller's goroutine only). It
+// returns ParseStream's error when the output ends.
+//
+// Updates own their memory (texts come from append-only arena blocks), so
+// the parser may run ahead by a buffer's worth: fewer goroutine handoffs.
+func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handle func(Update)) error {
+	updates := make(chan Update, 64)
+	done := make(chan error, 1)
+	go func() {
+		done <- ParseStream(r, a.kind, parser, func(u Update) { updates <- u })
+	}()
+	for {
+		select {
+		case u := <-updates:
+			handle(u)
+		case line := <-trouble:
+			handle(Update{Kind: UpdateStatus, Text: line})
+		case err := <-done:
+			for { // what the parser sent before it ended, in order
+				select {
+				case u := <-updates:
+					handle(u)
+				default:
+					return err
+				}
+			}
+		}
+	}
 }
 
 // outputReader reads a CLI's standard output. Once the CLI has exited it
@@ -492,35 +721,142 @@ func procStat(data []byte) (state byte, pgrp int, ok bool) {
 	return f[0][0], pg, true
 }
 
-// tailBuffer keeps the last max bytes written to it: the end of a CLI's
-// standard error, for the error line when it fails.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+// stderrBuffer keeps the first and the last max bytes written to it: a
+// CLI's standard error, for the line that says why it failed. A usage
+// complaint is at the start, before the help text; most errors at the end.
+//
+// Lines that tell of trouble as it happens (Gemini CLI's "Attempt 2 failed
+// with status 429. Retrying with backoff...", Qwen Code's "[qwen-code]
+// Waiting for API capacity... attempt 3, retry in 45s") also go to trouble,
+// when it is not nil and has room, to be shown as the agent's status.
+type stderrBuffer struct {
+	mu         sync.Mutex
+	head, tail []byte
+	max        int
+	cut        bool // bytes between head and tail were dropped
+	trouble    chan string
+	line       []byte // the line being written, up to maxTroubleLine bytes
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
+// maxTroubleLine bounds a line of standard error kept to look for trouble.
+const maxTroubleLine = 1 << 10
+
+func (b *stderrBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.scanTrouble(p)
+	n := len(p)
+	if room := b.max - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	b.tail = append(b.tail, p...)
+	if over := len(b.tail) - b.max; over > 0 {
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+		b.cut = true
+	}
+	return n, nil
 }
 
-// lastLine is the last non-empty line written, cut to one short line.
-func (t *tailBuffer) lastLine() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(string(t.buf), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			return todostore.ShortLine(l, 300)
+// scanTrouble passes the trouble lines completed by p to b.trouble.
+func (b *stderrBuffer) scanTrouble(p []byte) {
+	if b.trouble == nil {
+		return
+	}
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
+		}
+		if room := maxTroubleLine - len(b.line); room > 0 {
+			b.line = append(b.line, seg[:min(room, len(seg))]...)
+		}
+		if i < 0 {
+			return
+		}
+		if l := strings.TrimSpace(string(b.line)); troubleLine(l) {
+			select {
+			case b.trouble <- todostore.ShortLine(strings.TrimPrefix(l, "[qwen-code] "), 200):
+			default: // the status is behind; the next line will do
+			}
+		}
+		b.line, p = b.line[:0], p[i+1:]
+	}
+}
+
+// troubleWords mark a line of standard error that tells of trouble the CLI
+// is working through, in lower case.
+var troubleWords = []string{"retrying", "retry in", "reconnecting", "rate limit", "waiting for api capacity", "status 429", "status 529", "overloaded"}
+
+// troubleLine reports whether a line of standard error tells of trouble
+// the CLI is working through.
+func troubleLine(l string) bool {
+	low := strings.ToLower(l)
+	for _, w := range troubleWords {
+		if strings.Contains(low, w) {
+			return true
 		}
 	}
-	return ""
+	return false
+}
+
+// String is what was kept, with a line marking a gap.
+func (b *stderrBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cut {
+		return string(b.head) + "\n…\n" + string(b.tail)
+	}
+	return string(b.head) + string(b.tail)
+}
+
+// meaningfulLine is the line of what was written that best says why the
+// CLI failed, cut to one short line.
+func (b *stderrBuffer) meaningfulLine() string {
+	return todostore.ShortLine(meaningfulLine(b.String()), 300)
+}
+
+// meaningfulLine picks the line of a CLI's error output that names the
+// cause: the last line that reads as an error ("Error: …", "fatal: …",
+// "Unknown argument: verbose"), else the last line that is not help text
+// (an option's description, a usage line), else the last line.
+func meaningfulLine(text string) string {
+	best, bestScore := "", -1
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l == "…" {
+			continue
+		}
+		if score := lineScore(l); score >= bestScore {
+			best, bestScore = l, score
+		}
+	}
+	return best
+}
+
+// errorWords are what an error line of the CLIs says, in lower case.
+var errorWords = []string{"error", "unknown", "invalid", "not found", "failed", "cannot", "can't", "denied", "refused", "missing", "unexpected", "not supported", "no such", "exceeded", "expired", "unauthorized", "forbidden"}
+
+// lineScore ranks a line of error output: 3 an error's own line, 2 a line
+// with an error word, 1 any other line, 0 help text.
+func lineScore(l string) int {
+	low := strings.ToLower(l)
+	if strings.HasPrefix(low, "-") || strings.HasPrefix(low, "usage:") || (strings.HasSuffix(low, "]") && strings.Contains(low, "  ")) {
+		return 0 // "-h, --help  Show help  [boolean]", "Usage: qwen [options]"
+	}
+	for _, p := range []string{"error", "fatal", "panic"} {
+		if strings.HasPrefix(low, p) || strings.HasPrefix(low, "[error") {
+			return 3
+		}
+	}
+	for _, w := range errorWords {
+		if strings.Contains(low, w) {
+			return 2
+		}
+	}
+	return 1
 }
 
 // insideGitRepo reports whether dir or one of its parents holds .git.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,10 +132,12 @@ func (f *fakeRun) load() *todostore.Session {
 
 // invocation is one line the fake recorded.
 type invocation struct {
-	Argv      []string `json:"argv"`
-	Resume    string   `json:"resume"`
-	StdinNull bool     `json:"stdinNull"`
-	Dir       string   `json:"dir"`
+	Argv        []string `json:"argv"`
+	Resume      string   `json:"resume"`
+	Stdin       string   `json:"stdin"`
+	Context     string   `json:"context"`
+	ContextMode string   `json:"contextMode"`
+	Dir         string   `json:"dir"`
 }
 
 func (f *fakeRun) invocations() []invocation {
@@ -146,12 +149,16 @@ func (f *fakeRun) invocations() []invocation {
 	defer file.Close()
 	var out []invocation
 	sc := bufio.NewScanner(file)
+	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		var inv invocation
 		if err := json.Unmarshal(sc.Bytes(), &inv); err != nil {
 			f.t.Fatal(err)
 		}
 		out = append(out, inv)
+	}
+	if err := sc.Err(); err != nil {
+		f.t.Fatal(err)
 	}
 	return out
 }
@@ -191,20 +198,32 @@ func TestEndToEnd(t *testing.T) {
 		kind, folder, run1, resume, session string
 		afterRun1                           string
 		tool1, tool2                        string
+		// legacyTasks moves the task ids, after turn 1, to the side file
+		// an older todosh kept them in.
+		legacyTasks bool
 	}{
-		{"claude", "claude-todowrite", "claude-run1.jsonl", "claude-resume.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f", "completed,in_progress,pending", "TodoWrite", "TodoWrite"},
-		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate"},
-		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,pending,pending", "update_plan", "update_plan"},
-		{"gemini", "gemini", "gemini-run1.jsonl", "gemini-resume-id.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66", "completed,in_progress,pending", "write_todos", "write_todos"},
+		{"claude", "claude-todowrite", "claude-run1.jsonl", "claude-resume.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f", "completed,in_progress,pending", "TodoWrite", "TodoWrite", false},
+		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", false},
+		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", true},
+		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,pending,pending", "update_plan", "update_plan", false},
+		{"gemini", "gemini", "gemini-run1.jsonl", "gemini-resume-id.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66", "completed,in_progress,pending", "write_todos", "write_todos", false},
+		{"qwen", "fake", "qwen-run1.jsonl", "qwen-resume.jsonl", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d", "completed,in_progress,pending", "todo_write", "todo_write", false},
+		{"pi", "fake", "pi-run1.jsonl", "pi-resume.jsonl", "0193f2a4-5b6c-7d8e-9f00-112233445566", "completed,pending,pending", "todo", "todo", false},
 	}
 	for _, c := range cases {
-		t.Run(c.folder, func(t *testing.T) {
-			resume := transcript("transcripts", c.folder, c.resume)
+		t.Run(c.kind+"/"+c.folder, func(t *testing.T) {
+			where := func(file string) string {
+				if c.folder == "fake" {
+					return transcript("fake", file) // written from the CLI's source and docs: see testdata/fake/README.md
+				}
+				return transcript("transcripts", c.folder, file)
+			}
+			resume := where(c.resume)
 			if c.resume == "" {
 				resume = transcript("fake", "claude-tasks-resume.jsonl")
 			}
 			f := newFakeRun(t, c.kind, map[string]string{
-				"FAKECLI_RUN1":    transcript("transcripts", c.folder, c.run1),
+				"FAKECLI_RUN1":    where(c.run1),
 				"FAKECLI_RESUME":  resume,
 				"FAKECLI_SESSION": c.session,
 			})
@@ -220,7 +239,7 @@ func TestEndToEnd(t *testing.T) {
 			if got := statuses(s.Todos); got != c.afterRun1 {
 				t.Fatalf("after turn 1: %s\n%s", got, todostore.FormatList(s.Todos))
 			}
-			if s.Agent == nil || *s.Agent != (todostore.AgentRef{Kind: c.kind, Session: c.session}) {
+			if s.Agent == nil || s.Agent.Kind != c.kind || s.Agent.Session != c.session {
 				t.Fatalf("agent ref %+v", s.Agent)
 			}
 			// The list is shown once per real change, never twice the same.
@@ -246,6 +265,11 @@ func TestEndToEnd(t *testing.T) {
 			if _, err := f.sess.Update(func(s *todostore.Session) error {
 				var err error
 				s.Todos, err = todostore.InsertTodo(s.Todos, len(s.Todos), todostore.Todo{Content: "Write the README", Origin: todostore.OriginPerson})
+				if c.legacyTasks {
+					data, _ := json.Marshal(ClaudeTasks{Session: s.Agent.Session, Tasks: s.Agent.Tasks})
+					os.WriteFile(filepath.Join(f.store.Dir, ".todo-"+f.sess.ID+".claude-tasks.json"), data, 0o644)
+					s.Agent.Tasks = nil
+				}
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -274,35 +298,46 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-// checkArgv checks the command line of a resumed turn with todo context.
+// checkArgv checks the command line of a resumed turn with todo context:
+// no prompt and no todo text on it; the prompt on stdin, the todo context
+// in a 0600 file (Claude, pi) or before the prompt on stdin.
 func checkArgv(t *testing.T, kind string, inv invocation, ctxText string) {
 	t.Helper()
 	argv := strings.Join(inv.Argv, "\x00")
 	has := func(seq ...string) bool { return strings.Contains(argv, strings.Join(seq, "\x00")) }
+	if strings.Contains(argv, "Continue") || strings.Contains(argv, "todo-list") {
+		t.Errorf("%s: prompt or todo text on the command line: %q", kind, inv.Argv)
+	}
+	const prompt = "Continue: 2 items are open."
+	withCtx := strings.TrimRight(ctxText, "\n") + "\n\n" + prompt
 	switch kind {
 	case "claude":
-		if inv.Argv[0] != "-p" || !has("--output-format", "stream-json", "--verbose") || !has("--resume", inv.Resume) || !has("--model", "m1") {
+		if !has("-p", "--output-format", "stream-json", "--verbose") || !has("--resume", inv.Resume) || !has("--model", "m1") || !has("--append-system-prompt-file") {
 			t.Errorf("claude argv %q", inv.Argv)
 		}
-		if !has("--append-system-prompt", ctxText) || !has("-p", "Continue: 2 items are open.") {
-			t.Errorf("claude got no todo context: %q", inv.Argv)
+		if inv.Context != ctxText || inv.ContextMode != "600" || inv.Stdin != prompt {
+			t.Errorf("claude context %q (mode %s), stdin %q", inv.Context, inv.ContextMode, inv.Stdin)
+		}
+	case "pi":
+		if !has("--mode", "json") || !has("--session", inv.Resume) || !has("--model", "m1") || !has("--append-system-prompt") {
+			t.Errorf("pi argv %q", inv.Argv)
+		}
+		if inv.Context != ctxText || inv.ContextMode != "600" || inv.Stdin != prompt {
+			t.Errorf("pi context %q (mode %s), stdin %q", inv.Context, inv.ContextMode, inv.Stdin)
 		}
 	case "codex":
-		if !has("exec", "--json", "-c", "tools.update_plan.enabled=true", "--skip-git-repo-check", "--model", "m1", "resume", inv.Resume) {
+		if !has("exec", "--json", "-c", "tools.update_plan.enabled=true", "--skip-git-repo-check", "--model", "m1", "resume", inv.Resume, "-") {
 			t.Errorf("codex argv %q", inv.Argv)
 		}
-		if !inv.StdinNull {
-			t.Error("codex stdin is not /dev/null")
+		if inv.Stdin != withCtx {
+			t.Errorf("codex stdin %q", inv.Stdin)
 		}
-		if p := inv.Argv[len(inv.Argv)-1]; p != strings.TrimRight(ctxText, "\n")+"\n\nContinue: 2 items are open." {
-			t.Errorf("codex prompt %q", p)
+	case "gemini", "qwen":
+		if !has("--output-format", "stream-json") || !has("--resume", inv.Resume) || !has("--model", "m1") || has("--verbose") {
+			t.Errorf("%s argv %q", kind, inv.Argv)
 		}
-	case "gemini":
-		if inv.Argv[0] != "-p" || !has("--output-format", "stream-json") || !has("--resume", inv.Resume) || !has("--model", "m1") {
-			t.Errorf("gemini argv %q", inv.Argv)
-		}
-		if !strings.HasPrefix(inv.Argv[1], ctxText) || !strings.Contains(inv.Argv[1], "<todo-list>") {
-			t.Errorf("gemini prompt has no todo context: %q", inv.Argv[1])
+		if inv.Stdin != withCtx {
+			t.Errorf("%s stdin %q", kind, inv.Stdin)
 		}
 	}
 }
@@ -392,7 +427,7 @@ func TestFailures(t *testing.T) {
 		{"non-zero exit without stderr", "gemini", map[string]string{"FAKECLI_MODE": "fail"}, "", "gemini: exit status 3"},
 		{"error event", "claude", map[string]string{"FAKECLI_RUN1": ""}, "", "claude: API Error: 529 overloaded"},
 		{"codex turn failed", "codex", map[string]string{"FAKECLI_RUN1": ""}, "", "codex: stream disconnected before completion"},
-		{"resume of an unknown session", "gemini", map[string]string{"FAKECLI_SESSION": "other"}, "", "gemini: exit status 1: No conversation found with session ID: efe60ada"},
+		{"usage complaint", "qwen", map[string]string{"FAKECLI_MODE": "fail", "FAKECLI_STDERR": qwenUsage}, "", "qwen: exit status 3: Unknown argument: verbose"},
 	}
 	streams := map[string]string{
 		"error event": writeStream(t,
@@ -415,15 +450,6 @@ func TestFailures(t *testing.T) {
 			}
 			f := newFakeRun(t, c.kind, env)
 			before := seedList(t, f)
-			if c.name == "resume of an unknown session" {
-				if _, err := f.sess.Update(func(s *todostore.Session) error {
-					s.Agent = &todostore.AgentRef{Kind: "gemini", Session: "efe60ada"}
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				before, _ = os.ReadFile(f.store.Path("s1"))
-			}
 			_, _, err := f.turn(f.agent(Config{Bin: c.bin}), agent.Turn{Prompt: "go"})
 			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
@@ -526,10 +552,14 @@ func TestStrayProcessHoldingOutput(t *testing.T) {
 	var pid, child int
 	if data, err := os.ReadFile(pidFile); err == nil {
 		fmt.Sscan(string(data), &pid, &child)
-		_ = syscall.Kill(child, syscall.SIGKILL)
 	}
 	if child == 0 {
 		t.Fatal("the fake left no child")
+	}
+	// What the CLI left behind in its process group ended with the turn.
+	if groupAlive(pid) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("the child %d outlived the turn", child)
 	}
 	if s := f.load(); statuses(s.Todos) != "completed,in_progress,pending" || res.FinalText == "" {
 		t.Errorf("list %v, final %q", s.Todos, res.FinalText)
@@ -600,8 +630,8 @@ func TestDroppedItemsArchived(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"mine:pending", "one:completed"}) {
 		t.Errorf("list %v", got)
 	}
-	if len(s.Archive) != 1 || s.Archive[0].Reason != agent.DroppedReason || s.Archive[0].Todos[0].Content != "two" {
-		t.Errorf("archive %+v", s.Archive)
+	if last, _ := f.sess.Store.LastChange(f.sess.ID); !strings.Contains(last.What, agent.DroppedReason) || len(last.Dropped) != 1 || last.Dropped[0].Content != "two" {
+		t.Errorf("last change %+v", last)
 	}
 }
 
@@ -646,23 +676,30 @@ func TestNewRejectsUnknownKind(t *testing.T) {
 }
 
 func TestBuildArgs(t *testing.T) {
-	turn := agent.Turn{Prompt: "-rf everything", TodoContext: "ctx\n<todo-list>\nTodo 0/1 done\n 1. ○ x\n</todo-list>\n"}
-	cases := []struct {
-		kind, resume string
-		noGit        bool
-		want         []string
-	}{
-		{"claude", "", false, []string{"-p", " -rf everything", "--output-format", "stream-json", "--verbose", "--append-system-prompt", turn.TodoContext, "--x"}},
-		{"codex", "T", true, []string{"exec", "--json", "-c", "tools.update_plan.enabled=true", "--skip-git-repo-check", "--x", "resume", "T", "ctx\n<todo-list>\nTodo 0/1 done\n 1. ○ x\n</todo-list>\n\n-rf everything"}},
-		{"gemini", "G", false, []string{"-p", withTodoContext(turn.TodoContext, turn.Prompt), "--output-format", "stream-json", "--resume", "G", "--x"}},
+	in := argsIn{extra: []string{"--x"}, resume: "R", contextFile: "/tmp/c.md", noGit: true}
+	want := map[string][]string{
+		"claude": {"-p", "--output-format", "stream-json", "--verbose", "--resume", "R", "--append-system-prompt-file", "/tmp/c.md", "--x"},
+		"codex":  {"exec", "--json", "-c", "tools.update_plan.enabled=true", "--skip-git-repo-check", "--x", "resume", "R", "-"},
+		"gemini": {"--output-format", "stream-json", "--resume", "R", "--x"},
+		"qwen":   {"--output-format", "stream-json", "--resume", "R", "--x"},
+		"pi":     {"--mode", "json", "--session", "R", "--append-system-prompt", "/tmp/c.md", "--x"},
 	}
-	for _, c := range cases {
-		if got := buildArgs(c.kind, []string{"--x"}, turn, c.resume, c.noGit); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: %q\nwant %q", c.kind, got, c.want)
+	for _, c := range clisTable {
+		if got := c.args(in); !reflect.DeepEqual(got, want[c.name]) {
+			t.Errorf("%s: %q\nwant %q", c.name, got, want[c.name])
+		}
+		if got := c.args(argsIn{}); slices.Contains(got, "R") || slices.Contains(got, "/tmp/c.md") {
+			t.Errorf("%s: a new session without context: %q", c.name, got)
 		}
 	}
-	// No context, no block.
-	if got := buildArgs("codex", nil, agent.Turn{Prompt: "hi"}, "", false); got[len(got)-1] != "hi" {
+	turn := agent.Turn{Prompt: "-rf everything", TodoContext: "ctx\n<todo-list>\n 1. ○ x\n</todo-list>\n"}
+	for _, c := range clisTable {
+		got := c.stdinText(turn)
+		if c.contextFlag != "" && got != turn.Prompt || c.contextFlag == "" && got != "ctx\n<todo-list>\n 1. ○ x\n</todo-list>\n\n-rf everything" {
+			t.Errorf("%s stdin %q", c.name, got)
+		}
+	}
+	if got := clisTable[1].stdinText(agent.Turn{Prompt: "hi"}); got != "hi" {
 		t.Errorf("codex prompt without context %q", got)
 	}
 }
@@ -791,4 +828,277 @@ func TestClaudeTasksSurviveNewSessionID(t *testing.T) {
 	if inv := f.invocations(); len(inv) != 3 || inv[1].Resume != first || inv[2].Resume != second {
 		t.Errorf("invocations %+v", inv)
 	}
+}
+
+// qwenUsage is what Qwen Code (yargs) writes for an unknown flag: the
+// usage, every option, and the complaint after a blank line.
+const qwenUsage = `Usage: qwen [options] [command]
+
+Qwen Code - Launch an interactive CLI, use -p/--prompt for non-interactive mode
+
+Options:
+  -m, --model                     Model                             [string]
+  -p, --prompt                    Prompt. Appended to input on stdin (if any).
+                                                                    [string]
+  -o, --output-format             The format of the CLI output.
+                    [string] [choices: "text", "json", "stream-json"]
+  -v, --version                   Show version number              [boolean]
+  -h, --help                      Show help                        [boolean]
+
+Unknown argument: verbose
+  -h, --help                      Show help                        [boolean]
+`
+
+func TestMeaningfulLine(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{qwenUsage, "Unknown argument: verbose"},
+		{"warming up\nError: Invalid API key · Please run /login\n\n", "Error: Invalid API key · Please run /login"},
+		{"Reading prompt from stdin...\nError: thread/resume: thread/resume failed: no rollout found for thread id T (code -32600)\n", "Error: thread/resume: thread/resume failed: no rollout found for thread id T (code -32600)"},
+		{"one\ntwo\n", "two"},
+		{"", ""},
+		{"  -h, --help  Show help  [boolean]\n", "-h, --help  Show help  [boolean]"},
+	}
+	for _, c := range cases {
+		if got := meaningfulLine(c.in); got != c.want {
+			t.Errorf("meaningfulLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	var b stderrBuffer
+	b.max = 64
+	b.Write([]byte("Error: the cause comes first\n"))
+	for i := 0; i < 100; i++ {
+		b.Write([]byte("  --flag  some help text  [string]\n"))
+	}
+	if got := b.meaningfulLine(); got != "Error: the cause comes first" {
+		t.Errorf("kept head: %q", got)
+	}
+}
+
+// TestSessionGone: each CLI asked to resume a session that no longer
+// exists answers with its own message; todosh says so once, starts a new
+// session with the open items, and saves the new id.
+func TestSessionGone(t *testing.T) {
+	runs := map[string][2]string{
+		"claude": {"transcripts/claude-todowrite/claude-run1.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f"},
+		"codex":  {"transcripts/codex/codex-run1.jsonl", "01a20041-b822-7443-827f-46d87d803854"},
+		"gemini": {"transcripts/gemini/gemini-run1.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66"},
+		"qwen":   {"fake/qwen-run1.jsonl", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d"},
+		"pi":     {"fake/pi-run1.jsonl", "0193f2a4-5b6c-7d8e-9f00-112233445566"},
+	}
+	for _, kind := range Kinds {
+		t.Run(kind, func(t *testing.T) {
+			r := runs[kind]
+			f := newFakeRun(t, kind, map[string]string{"FAKECLI_RUN1": transcript(strings.Split(r[0], "/")...), "FAKECLI_SESSION": "only-this-one"})
+			if _, err := f.sess.Update(func(s *todostore.Session) error {
+				s.Agent = &todostore.AgentRef{Kind: kind, Session: "gone-1"}
+				s.Todos = []todostore.Todo{{Content: "keep me", Status: todostore.Pending, Origin: todostore.OriginPerson}}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			ctxText := continuation.TodoContext(f.load().Todos)
+			evs, _, err := f.turn(f.agent(Config{}), agent.Turn{Prompt: "go on", TodoContext: ctxText})
+			if err != nil {
+				t.Fatalf("turn: %v", err)
+			}
+			notices := 0
+			for _, e := range evs {
+				if e.Kind == agent.EventNotice && strings.Contains(e.Text, "cannot be resumed; a new one starts with the open items") {
+					notices++
+				}
+			}
+			if notices != 1 {
+				t.Errorf("%d notices of the gone session: %+v", notices, evs)
+			}
+			inv := f.invocations()
+			if len(inv) != 2 || inv[0].Resume != "gone-1" || inv[1].Resume != "" {
+				t.Fatalf("invocations %+v", inv)
+			}
+			if got := inv[1].Stdin + inv[1].Context; !strings.Contains(got, "keep me") {
+				t.Errorf("the new session did not get the open items: %q", got)
+			}
+			s := f.load()
+			if s.Agent == nil || s.Agent.Session != r[1] {
+				t.Errorf("agent ref %+v, want the new session %s", s.Agent, r[1])
+			}
+			if !slices.ContainsFunc(s.Todos, func(td todostore.Todo) bool { return td.Content == "keep me" }) {
+				t.Errorf("list %v", s.Todos)
+			}
+		})
+	}
+}
+
+// TestRetryForeverStopped: a CLI that retries or reconnects forever shows
+// one status that changes, and is stopped after the retry limit with one
+// line naming what it last said; its process group is gone and the list
+// is untouched.
+func TestRetryForeverStopped(t *testing.T) {
+	for _, kind := range Kinds {
+		t.Run(kind, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			f := newFakeRun(t, kind, map[string]string{"FAKECLI_MODE": "retry", "FAKECLI_PIDFILE": pidFile, "FAKECLI_LINE_DELAY": "1ms", "FAKECLI_IGNORE_TERM": "1"})
+			seedList(t, f)
+			before := f.load().Todos
+			evs, _, err := f.turn(f.agent(Config{MaxRetries: 5, KillGrace: 200 * time.Millisecond}), agent.Turn{Prompt: "go"})
+			var why *stopped
+			if !errors.As(err, &why) || !strings.Contains(err.Error(), "5 retries or reconnects in a row, stopped; last it said:") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v", err)
+			}
+			statuses := 0
+			for _, e := range evs {
+				if e.Kind == agent.EventStatus && e.Text != "" {
+					statuses++
+				}
+			}
+			// Statuses on stderr may come before the first stdout line, which
+			// restarts the count: at least 5.
+			if statuses < 5 || evs[len(evs)-1].Kind != agent.EventStatus || evs[len(evs)-1].Text != "" {
+				t.Errorf("%d statuses, last event %+v", statuses, evs[len(evs)-1])
+			}
+			assertGroupGone(t, pidFile)
+			if after := f.load().Todos; !reflect.DeepEqual(after, before) {
+				t.Errorf("the list changed: %v", after)
+			}
+		})
+	}
+}
+
+// TestIdleLimit: a CLI that falls silent is stopped after the idle limit.
+func TestIdleLimit(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	f := newFakeRun(t, "claude", map[string]string{"FAKECLI_MODE": "sleep", "FAKECLI_PIDFILE": pidFile, "FAKECLI_IGNORE_TERM": "1"})
+	seedList(t, f)
+	before := f.load().Todos
+	_, _, err := f.turn(f.agent(Config{IdleLimit: 300 * time.Millisecond, KillGrace: 200 * time.Millisecond}), agent.Turn{Prompt: "go"})
+	if err == nil || err.Error() != "claude: no output for 300ms, stopped (it said nothing)" {
+		t.Fatalf("error %v", err)
+	}
+	assertGroupGone(t, pidFile)
+	if after := f.load().Todos; !reflect.DeepEqual(after, before) {
+		t.Errorf("the list changed: %v", after)
+	}
+}
+
+// assertGroupGone reads "pid child" from pidFile and checks that neither
+// is running.
+func assertGroupGone(t *testing.T, pidFile string) {
+	t.Helper()
+	var pid, child int
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Sscan(string(data), &pid, &child)
+	if pid == 0 || child == 0 {
+		t.Fatalf("pid file %q", data)
+	}
+	if groupAlive(pid) {
+		t.Errorf("process group %d still running", pid)
+	}
+}
+
+// TestNoTodoToolSaidOnce: a stream that shows the CLI has no todo tool
+// makes one notice per session that says what to change.
+func TestNoTodoToolSaidOnce(t *testing.T) {
+	stream := writeStream(t,
+		`{"type":"init","timestamp":"2026-11-21T22:38:15.458Z","session_id":"g1","model":"gemini-3-pro-preview"}`,
+		`{"type":"message","timestamp":"2026-11-21T22:38:15.489Z","role":"assistant","content":"Done.","delta":true}`,
+		`{"type":"result","timestamp":"2026-11-21T22:38:16.000Z","status":"success","stats":{}}`)
+	f := newFakeRun(t, "gemini", map[string]string{"FAKECLI_RUN1": stream, "FAKECLI_RESUME": stream, "FAKECLI_SESSION": "g1"})
+	a := f.agent(Config{})
+	count := 0
+	for i := 0; i < 2; i++ {
+		evs, _, err := f.turn(a, agent.Turn{Prompt: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Kind == agent.EventNotice && strings.Contains(e.Text, "--approval-mode") {
+				count++
+			}
+			if e.Kind == agent.EventNotice && strings.Contains(e.Text, "gemini-3-pro-preview is not offered write_todos") {
+				count++
+			}
+			if e.Kind == agent.EventNotice && len("  note: "+e.Text) > 120 {
+				t.Errorf("notice longer than a note line: %q", e.Text)
+			}
+		}
+	}
+	if count != 2 {
+		t.Errorf("told %d lines, want the two lines once", count)
+	}
+}
+
+// TestLargeListOnStdin: a list of the largest legal size (100 items of 990
+// '€', far over Linux's 128 KiB per argument) reaches every CLI whole.
+func TestLargeListOnStdin(t *testing.T) {
+	todos := make([]todostore.Todo, 100)
+	for i := range todos {
+		todos[i] = todostore.Todo{Content: strings.Repeat("€", 990), Status: todostore.Pending}
+	}
+	ctxText := continuation.TodoContext(todos)
+	for _, kind := range Kinds {
+		t.Run(kind, func(t *testing.T) {
+			f := newFakeRun(t, kind, map[string]string{"FAKECLI_RUN1": transcript("fake", "claude-tasks-resume.jsonl")})
+			if _, _, err := f.turn(f.agent(Config{}), agent.Turn{Prompt: "go", TodoContext: ctxText}); err != nil {
+				t.Log(err)
+			}
+			inv := f.invocations()
+			if len(inv) != 1 {
+				t.Fatalf("invocations %d", len(inv))
+			}
+			if got := inv[0].Stdin + inv[0].Context; len(ctxText) < 128<<10 || !strings.Contains(got, strings.TrimRight(ctxText, "\n")) {
+				t.Errorf("the list did not arrive whole (%d bytes)", len(got))
+			}
+			for _, a := range inv[0].Argv {
+				if len(a) > 1000 {
+					t.Errorf("a long argument: %d bytes", len(a))
+				}
+			}
+			if i := slices.Index(inv[0].Argv, clisTable[slices.Index(Kinds, kind)].contextFlag); i >= 0 && inv[0].Argv[i] != "" {
+				if _, err := os.Stat(inv[0].Argv[i+1]); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("context file %s left behind: %v", inv[0].Argv[i+1], err)
+				}
+			}
+		})
+	}
+}
+
+func TestTroubleLines(t *testing.T) {
+	b := &stderrBuffer{max: 1 << 10, trouble: make(chan string, 4)}
+	b.Write([]byte("Loaded cached credentials.\nAttempt 2 failed with status 429. Retry"))
+	b.Write([]byte("ing with backoff... ApiError\n[qwen-code] Waiting for API capacity... attempt 3, retry in 45s\nunknown flag\n"))
+	close(b.trouble)
+	var got []string
+	for l := range b.trouble {
+		got = append(got, l)
+	}
+	want := []string{"Attempt 2 failed with status 429. Retrying with backoff... ApiError", "Waiting for API capacity... attempt 3, retry in 45s"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("trouble %q, want %q", got, want)
+	}
+}
+
+// TestCancelSaysLastStatus: Ctrl-C during a CLI's retries ends the turn
+// with a line saying what the CLI last said, since its status goes away.
+func TestCancelSaysLastStatus(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	f := newFakeRun(t, "codex", map[string]string{"FAKECLI_MODE": "retry", "FAKECLI_PIDFILE": pidFile, "FAKECLI_LINE_DELAY": "5ms"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var evs []agent.Event
+	_, err := f.agent(Config{KillGrace: 200 * time.Millisecond}).RunTurn(ctx, agent.Turn{Prompt: "go"}, func(e agent.Event) {
+		evs = append(evs, e)
+		if e.Kind == agent.EventStatus && strings.HasPrefix(e.Text, "Reconnecting... 3/5") {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v", err)
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != agent.EventNotice || !strings.HasPrefix(last.Text, "codex last said: Reconnecting... 3/5") {
+		t.Errorf("last event %+v", last)
+	}
+	assertGroupGone(t, pidFile)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +39,13 @@ const (
 	// UpdateTask: Task is one Claude Task tool call that succeeded, to
 	// apply to its one item (ClaudeTasks.Apply).
 	UpdateTask
+	// UpdateStatus: Text is the CLI's own word on its trouble (an API
+	// retry with its count, a reconnect, a rate limit), which replaces
+	// the previous one; the turn goes on.
+	UpdateStatus
+	// UpdateNoTodoTool: the stream shows the CLI has no todo tool this
+	// session (Text says how it shows), so its list cannot be kept.
+	UpdateNoTodoTool
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -58,8 +66,10 @@ type Parser interface {
 
 // MaxLineBytes bounds one stream line. A real transcript line can be many
 // megabytes (a tool result holding a file); a line beyond this is skipped
-// and reported like a malformed one, so a runaway CLI cannot exhaust memory.
-const MaxLineBytes = 512 << 20
+// and reported like a malformed one. The skip reads on through a buffer of
+// streamBufSize, so a line of any length costs at most this much memory and
+// time linear in its length: a runaway CLI cannot exhaust memory.
+const MaxLineBytes = 16 << 20
 
 // ParseStream reads r line by line (lines of any length up to MaxLineBytes)
 // and feeds each to p. name prefixes notices ("claude"). The first
@@ -351,4 +361,79 @@ func mapStatus(s string) todostore.Status {
 		return st
 	}
 	return todostore.Pending
+}
+
+// retryStatus is the one status line of a retry: "API retry 2/10 in 1.5s:
+// overloaded_error 529". Parts the CLI did not give are left out.
+func retryStatus(what, attempt, max, delayMs, cause string) string {
+	var b strings.Builder
+	b.WriteString(what + " retry")
+	if attempt != "" {
+		b.WriteString(" " + attempt)
+		if max != "" {
+			b.WriteString("/" + max)
+		}
+	}
+	if ms, err := strconv.ParseFloat(delayMs, 64); err == nil && ms > 0 {
+		b.WriteString(" in " + strconv.FormatFloat(ms/1000, 'f', -1, 64) + "s")
+	}
+	if cause = strings.TrimSpace(cause); cause != "" {
+		b.WriteString(": " + todostore.ShortLine(cause, 160))
+	}
+	return b.String()
+}
+
+// jscanNumber is a raw JSON number as written, "" for anything else.
+func jscanNumber(raw []byte) string {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return ""
+	}
+	return string(raw)
+}
+
+// jscanScalar is a raw JSON string's text or a number as written, "" for
+// anything else.
+func jscanScalar(raw []byte) string {
+	if n := jscanNumber(raw); n != "" {
+		return n
+	}
+	return jscanStr(raw)
+}
+
+// doneItem is one item of a list that says only done or not done (Codex's
+// todo_list, pi's todo tool). The tags are Codex's; pi's items convert.
+type doneItem struct {
+	Text string `json:"text"`
+	Done bool   `json:"completed"`
+}
+
+// doneList maps a done/not-done list onto todos. Such a list reports items
+// in progress as not done, the same as pending: an open item is therefore
+// pending, except that one which was in_progress in prev stays so. todosh
+// does not invent a state the CLI did not report, and does not forget one
+// it knew.
+func doneList(prev []todostore.Todo, items []doneItem) (todos []todostore.Todo, anyCut bool) {
+	wasInProgress := map[string]bool{}
+	for _, t := range prev {
+		if t.Status == todostore.InProgress {
+			wasInProgress[strings.TrimSpace(t.Content)] = true
+		}
+	}
+	todos = make([]todostore.Todo, 0, len(items))
+	for _, in := range items {
+		st := todostore.Pending
+		if in.Done {
+			st = todostore.Completed
+		}
+		td, ok, cut := agentTodo(in.Text, st, "")
+		if !ok {
+			continue
+		}
+		if st == todostore.Pending && wasInProgress[strings.TrimSpace(td.Content)] {
+			td.Status = todostore.InProgress
+		}
+		todos = append(todos, td)
+		anyCut = anyCut || cut
+	}
+	return todos, anyCut
 }

@@ -184,3 +184,137 @@ func FuzzUnescape(f *testing.F) {
 		}
 	})
 }
+
+// endlessLine reads as one line of n bytes of text inside a Claude
+// assistant event, then a newline and a normal line, without holding the
+// line in memory.
+type endlessLine struct {
+	n, sent int
+	tail    string
+}
+
+func newEndlessLine(n int) *endlessLine {
+	return &endlessLine{n: n, tail: "\"}]}}\n" + `{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}` + "\n"}
+}
+
+const endlessHead = `{"type":"assistant","message":{"content":[{"type":"text","text":"`
+
+func (e *endlessLine) Read(p []byte) (int, error) {
+	total := len(endlessHead) + e.n + len(e.tail)
+	if e.sent >= total {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && e.sent < total {
+		switch i := e.sent; {
+		case i < len(endlessHead):
+			c := copy(p[k:], endlessHead[i:])
+			k, e.sent = k+c, e.sent+c
+		case i < len(endlessHead)+e.n:
+			c := min(len(p)-k, len(endlessHead)+e.n-i)
+			for j := range c {
+				p[k+j] = 'x'
+			}
+			k, e.sent = k+c, e.sent+c
+		default:
+			c := copy(p[k:], e.tail[i-len(endlessHead)-e.n:])
+			k, e.sent = k+c, e.sent+c
+		}
+	}
+	return k, nil
+}
+
+// TestLongLineBoundedMemory: a 200 MB line is skipped with a notice while
+// the reader's buffer never grows past the line limit, and the stream goes
+// on after it.
+func TestLongLineBoundedMemory(t *testing.T) {
+	lr := &lineReader{r: newEndlessLine(200 << 20), max: MaxLineBytes}
+	var lines, long int
+	for {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(lr.buf) > MaxLineBytes+1 {
+			t.Fatalf("buffer grew to %d bytes", cap(lr.buf))
+		}
+		if tooLong {
+			long++
+		} else if len(line) > 0 {
+			lines++
+		}
+	}
+	if long != 1 || lines != 1 {
+		t.Errorf("%d long and %d normal lines, want 1 and 1", long, lines)
+	}
+	var notes []string
+	var end bool
+	if err := ParseStream(newEndlessLine(40<<20), "claude", &ClaudeParser{}, func(u Update) {
+		if u.Kind == UpdateNotice {
+			notes = append(notes, u.Text)
+		}
+		end = end || u.Kind == UpdateTurnEnd
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "longer than 16 MiB") || !end {
+		t.Errorf("notices %q, turn end %v", notes, end)
+	}
+}
+
+// FuzzLineReader checks the bounded line reader against bytes.Split: the
+// same lines in the same order, lines over the limit reported as such
+// (and only those), whatever sizes the reads come in, and a buffer that
+// never grows past the limit.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), uint8(2), uint8(3))
+	f.Add([]byte("{\"type\":\"x\"}\r\n{}\n"), uint8(1), uint8(64))
+	f.Add([]byte(strings.Repeat("x", 300)+"\nshort\n"), uint8(7), uint8(40))
+	f.Fuzz(func(t *testing.T, data []byte, chunk, maxLen uint8) {
+		limit := int(maxLen) + 1
+		lr := &lineReader{r: &chunkReader{data: data, n: int(chunk) + 1}, max: limit}
+		want := bytes.Split(data, []byte("\n"))
+		if len(want) > 0 && len(want[len(want)-1]) == 0 {
+			want = want[:len(want)-1] // a final newline ends the last line
+		}
+		for i := 0; ; i++ {
+			line, tooLong, err := lr.next()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("%d lines, want %d", i, len(want))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(want) {
+				t.Fatalf("line %d beyond the %d lines", i, len(want))
+			}
+			if tooLong != (len(want[i]) > limit) || (!tooLong && !bytes.Equal(line, want[i])) {
+				t.Fatalf("line %d = %q (too long %v), want %q", i, line, tooLong, want[i])
+			}
+			if len(lr.buf) > max(streamBufSize, limit+1) {
+				t.Fatalf("buffer of %d bytes for a limit of %d", len(lr.buf), limit)
+			}
+		}
+	})
+}
+
+// chunkReader gives data n bytes at a time.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.data)
+	c.data = c.data[k:]
+	return k, nil
+}

@@ -25,8 +25,8 @@ const (
 	convVersion     = 1
 )
 
-// ConvPath is where the conversation of session id is saved: next to the
-// session file, named so that the store's listing (todo-*.json) skips it.
+// ConvPath is where the conversation of session id is saved: the store
+// names every file of its directory (todostore.Store.ConvPath).
 func ConvPath(st *todostore.Store, id string) string { return st.ConvPath(id) }
 
 type convFile struct {

@@ -1,15 +1,21 @@
-// Command fakecli stands in for claude, codex and gemini in the tests of
-// package clis. It finds which CLI it plays from its name (or FAKECLI_KIND),
-// reads that CLI's resume flag, records its arguments, and replays a
-// recorded transcript: FAKECLI_RUN1 for a new session, FAKECLI_RESUME when
-// asked to resume FAKECLI_SESSION (any other id fails as the real CLIs do).
+// Command fakecli stands in for the wrapped CLIs (claude, codex, gemini,
+// qwen, pi) in tests. It finds which CLI it plays from its name (or
+// FAKECLI_KIND), reads that CLI's resume flag, reads its prompt from stdin
+// as the real CLIs do, records its arguments, prompt and todo context
+// file, and replays a recorded transcript: FAKECLI_RUN1 for a new session,
+// FAKECLI_RESUME when asked to resume FAKECLI_SESSION (any other id fails
+// with the message the real CLI prints for a session that is gone).
 //
 // FAKECLI_LINE_DELAY (a duration) paces the replay line by line.
-// FAKECLI_MODE changes what it does: "fail" writes FAKECLI_STDERR and exits
-// 3; "sleep" starts a child in its process group, writes "pid child" to
-// FAKECLI_PIDFILE and sleeps (FAKECLI_IGNORE_TERM=1 makes both ignore
-// SIGTERM); "stray" replays, then exits leaving such a child; "child" is
-// that child.
+// FAKECLI_MODE changes what it does: "fail" writes FAKECLI_STDERR (say, a
+// usage complaint and the help text) and exits 3; "sleep" starts a child in
+// its process group, writes "pid child" to FAKECLI_PIDFILE and falls silent
+// (FAKECLI_IGNORE_TERM=1 makes both ignore SIGTERM); "retry" starts such a
+// child and then reports, every FAKECLI_LINE_DELAY (default 20ms) forever,
+// the kind's own retry line (Claude's api_retry, Codex's "Reconnecting...",
+// pi's auto_retry_start; Gemini CLI's and Qwen Code's retry lines on
+// standard error); "stray" replays, then exits leaving such a child;
+// "child" is that child.
 package main
 
 import (
@@ -40,7 +46,8 @@ func main() {
 	}
 	args := os.Args[1:]
 	resume := resumeID(kind, args)
-	if err := record(args, resume); err != nil {
+	stdin, _ := io.ReadAll(os.Stdin)
+	if err := record(args, resume, string(stdin), contextFile(args)); err != nil {
 		fmt.Fprintln(os.Stderr, "fakecli:", err)
 		os.Exit(2)
 	}
@@ -51,6 +58,9 @@ func main() {
 	case "sleep":
 		sleepWithChild()
 		return
+	case "retry":
+		retryForever(kind)
+		return
 	case "stray":
 		// Replay, then leave a child holding standard output and exit.
 		defer startChild()
@@ -58,7 +68,7 @@ func main() {
 	src := os.Getenv("FAKECLI_RUN1")
 	if resume != "" {
 		if want := os.Getenv("FAKECLI_SESSION"); resume != want {
-			fmt.Fprintf(os.Stderr, "No conversation found with session ID: %s\n", resume)
+			fmt.Fprintln(os.Stderr, goneMessage(kind, resume))
 			os.Exit(1)
 		}
 		src = os.Getenv("FAKECLI_RESUME")
@@ -105,33 +115,100 @@ func replay(src, delay string) error {
 }
 
 // resumeID is the session the arguments ask to resume, as each CLI reads it:
-// `--resume ID` for claude and gemini, `exec ... resume ID PROMPT` for codex.
+// `--resume ID` for claude, gemini and qwen, `exec ... resume ID -` for
+// codex, `--session ID` for pi.
 func resumeID(kind string, args []string) string {
+	flag := map[string]string{"codex": "resume", "pi": "--session"}[kind]
+	if flag == "" {
+		flag = "--resume"
+	}
 	for i, a := range args {
-		if kind == "codex" && a == "resume" && i+1 < len(args) {
-			return args[i+1]
-		}
-		if kind != "codex" && a == "--resume" && i+1 < len(args) {
+		if a == flag && i+1 < len(args) {
 			return args[i+1]
 		}
 	}
 	return ""
 }
 
-// record appends one JSON line about this run to FAKECLI_RECORD.
-func record(args []string, resume string) error {
+// goneMessage is what each real CLI prints when the session it was asked
+// to resume does not exist (from their sources and recorded runs).
+func goneMessage(kind, id string) string {
+	switch kind {
+	case "codex":
+		return "Reading prompt from stdin...\nError: thread/resume: thread/resume failed: no rollout found for thread id " + id + " (code -32600)"
+	case "gemini":
+		return "Error resuming session: Invalid session identifier \"" + id + "\"."
+	case "qwen":
+		return "No saved session found with ID " + id + "."
+	case "pi":
+		return "No session found matching '" + id + "'"
+	}
+	return "No conversation found with session ID: " + id
+}
+
+// contextFile is the path given to the todo context flag, if any.
+func contextFile(args []string) string {
+	for i, a := range args {
+		if (a == "--append-system-prompt-file" || a == "--append-system-prompt") && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// retryForever plays a CLI that cannot reach its model and never gives up.
+func retryForever(kind string) {
+	startChild()
+	d, err := time.ParseDuration(os.Getenv("FAKECLI_LINE_DELAY"))
+	if err != nil {
+		d = 20 * time.Millisecond
+	}
+	switch kind {
+	case "codex":
+		fmt.Println(`{"type":"thread.started","thread_id":"t-retry"}`)
+	case "pi":
+		fmt.Println(`{"type":"session","version":3,"id":"p-retry","timestamp":"2026-11-23T10:00:00.000Z","cwd":"/tmp"}`)
+	case "gemini":
+		fmt.Println(`{"type":"init","timestamp":"2026-11-23T10:00:00.000Z","session_id":"g-retry","model":"gemini-2.5-pro"}`)
+	case "qwen":
+		fmt.Println(`{"type":"system","subtype":"init","uuid":"q-retry","session_id":"q-retry","tools":["todo_write"]}`)
+	default:
+		fmt.Println(`{"type":"system","subtype":"init","session_id":"c-retry","tools":["TodoWrite"]}`)
+	}
+	for i := 1; ; i++ {
+		switch kind {
+		case "codex":
+			fmt.Printf(`{"type":"error","message":"Reconnecting... %d/5 (stream disconnected before completion: error sending request)"}`+"\n", i%5+1)
+		case "pi":
+			fmt.Printf(`{"type":"auto_retry_start","attempt":%d,"maxAttempts":3,"delayMs":2000,"errorMessage":"Connection error."}`+"\n", i)
+		case "gemini":
+			// Gemini CLI's retries show only on its standard error.
+			fmt.Fprintf(os.Stderr, "Attempt %d failed with status 429. Retrying with backoff... ApiError: Resource has been exhausted\n", i)
+		case "qwen":
+			fmt.Fprintf(os.Stderr, "[qwen-code] Waiting for API capacity... attempt %d, retry in 45s\n", i)
+		default:
+			fmt.Printf(`{"type":"system","subtype":"api_retry","attempt":%d,"max_retries":10,"retry_delay_ms":600,"error_status":null,"error":"unknown","session_id":"c-retry"}`+"\n", i)
+		}
+		time.Sleep(d)
+	}
+}
+
+// record appends one JSON line about this run to FAKECLI_RECORD: its
+// arguments, its prompt, and the todo context file's text and mode.
+func record(args []string, resume, stdin, ctxFile string) error {
 	path := os.Getenv("FAKECLI_RECORD")
 	if path == "" {
 		return nil
 	}
-	stdinNull := false
-	if fi, err := os.Stdin.Stat(); err == nil {
-		if null, err := os.Stat(os.DevNull); err == nil {
-			stdinNull = os.SameFile(fi, null)
+	wd, _ := os.Getwd()
+	rec := map[string]any{"argv": args, "resume": resume, "stdin": stdin, "dir": wd}
+	if ctxFile != "" {
+		if fi, err := os.Stat(ctxFile); err == nil {
+			data, _ := os.ReadFile(ctxFile)
+			rec["context"], rec["contextMode"] = string(data), fmt.Sprintf("%o", fi.Mode().Perm())
 		}
 	}
-	wd, _ := os.Getwd()
-	line, err := json.Marshal(map[string]any{"argv": args, "resume": resume, "stdinNull": stdinNull, "dir": wd})
+	line, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,160 @@
+package clis
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// PiParser reads `pi --mode json` (pi's coding agent, badlogic/pi-mono,
+// packages/coding-agent/docs/json.md): a first
+// {"type":"session","id":...} line, then its AgentSessionEvents. The
+// assistant's text is read from message_end (message_update lines are
+// partial snapshots of the same message); tools show at
+// tool_execution_start; the list comes from tool_execution_end of a tool
+// named "todo" (pi has none built in: the todo extension of pi's
+// examples/extensions/todo.ts), whose result.details.todos is the whole
+// list of {id, text, done} after every action.
+//
+// done:false is both pending and in progress, as with Codex: an open item
+// is pending unless it was in_progress in Prev (the list before the turn,
+// then the last one reported), which it stays.
+type PiParser struct {
+	// Prev is the list before the turn; the runner sets it from the store.
+	Prev []todostore.Todo
+
+	lastText string
+	lastErr  string // the last assistant message's errorMessage, if it failed
+	sawTodo  bool   // a todo tool ran this turn
+}
+
+// piMessage is what the parser reads of message_end's message.
+type piMessage struct {
+	Role    string `json:"role"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StopReason   string `json:"stopReason"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// piTodoResult is the part of the todo tool's result the parser reads.
+type piTodoResult struct {
+	Details *struct {
+		Todos []struct {
+			Text string `json:"text"`
+			Done bool   `json:"done"`
+		} `json:"todos"`
+	} `json:"details"`
+}
+
+// Line handles one line of pi's stream.
+func (p *PiParser) Line(line []byte, emit func(Update)) error {
+	typ, err := lineType(line)
+	if err != nil {
+		return err
+	}
+	switch string(typ) {
+	case "session":
+		return emitSession(line, "id", emit)
+	case "message_end":
+		return p.messageEnd(line, emit)
+	case "tool_execution_start":
+		var name, args []byte
+		if err := jscanPickLine(line, jfield{"toolName", &name}, jfield{"args", &args}); err != nil {
+			return err
+		}
+		if n := jscanStr(name); n != "todo" {
+			emit(Update{Kind: UpdateToolCall, Text: toolLine(n, toolArg(args))})
+		}
+	case "tool_execution_end":
+		return p.toolEnd(line, emit)
+	case "auto_retry_start":
+		var attempt, maxAttempts, delay, msg []byte
+		if err := jscanPickLine(line, jfield{"attempt", &attempt}, jfield{"maxAttempts", &maxAttempts}, jfield{"delayMs", &delay}, jfield{"errorMessage", &msg}); err != nil {
+			return err
+		}
+		emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jscanNumber(attempt), jscanNumber(maxAttempts), jscanNumber(delay), jscanStr(msg))})
+	case "auto_retry_end":
+		var success, finalErr []byte
+		if err := jscanPickLine(line, jfield{"success", &success}, jfield{"finalError", &finalErr}); err != nil {
+			return err
+		}
+		if !jscanTrue(success) {
+			msg := jscanStr(finalErr)
+			if msg == "" {
+				msg = "retries exhausted"
+			}
+			emit(Update{Kind: UpdateError, Text: msg})
+		}
+	case "agent_end":
+		if p.lastErr != "" {
+			emit(Update{Kind: UpdateError, Text: p.lastErr})
+		} else {
+			emit(Update{Kind: UpdateTurnEnd, Text: p.lastText})
+		}
+		if !p.sawTodo {
+			emit(Update{Kind: UpdateNoTodoTool, Text: "no todo tool ran"})
+		}
+	}
+	return nil
+}
+
+func (p *PiParser) messageEnd(line []byte, emit func(Update)) error {
+	var raw []byte
+	if err := jscanPickLine(line, jfield{"message", &raw}); err != nil {
+		return err
+	}
+	var m piMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil || m.Role != "assistant" {
+		return nil // user and tool result messages, or a shape pi may add
+	}
+	p.lastErr = ""
+	if m.StopReason == "error" || m.StopReason == "aborted" {
+		p.lastErr = m.ErrorMessage
+		if p.lastErr == "" {
+			p.lastErr = "the model request ended with " + m.StopReason
+		}
+	}
+	var text strings.Builder
+	for _, c := range m.Content {
+		if c.Type == "text" {
+			text.WriteString(c.Text)
+		}
+	}
+	if t := strings.TrimRight(text.String(), "\n"); strings.TrimSpace(t) != "" {
+		p.lastText = t
+		emit(Update{Kind: UpdateText, Text: t + "\n"})
+	}
+	return nil
+}
+
+func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
+	var name, result, isError []byte
+	if err := jscanPickLine(line, jfield{"toolName", &name}, jfield{"result", &result}, jfield{"isError", &isError}); err != nil {
+		return err
+	}
+	if jscanStr(name) != "todo" || jscanTrue(isError) {
+		return nil
+	}
+	p.sawTodo = true
+	var res piTodoResult
+	if !decodePayload("pi", "todo result", result, &res, emit) {
+		return nil
+	}
+	if !hasList("pi", "todo result", res.Details != nil && res.Details.Todos != nil, emit) {
+		return nil
+	}
+	items := make([]doneItem, len(res.Details.Todos))
+	for i, in := range res.Details.Todos {
+		items[i] = doneItem(in)
+	}
+	todos, anyCut := doneList(p.Prev, items)
+	p.Prev = todos
+	emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("todo %d items", len(todos))})
+	emitTodos("pi", todos, anyCut, emit)
+	return nil
+}

@@ -1,0 +1,254 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// historyPageSize is how many changes /todo history shows per page.
+const historyPageSize = 20
+
+// changeNumber reads the N of /todo history show N and /todo restore N.
+func (x *call) changeNumber(usage string) (int, error) {
+	w, ok, err := x.args.Next()
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("missing change number (usage: %s; /todo history numbers the changes)", usage)
+	}
+	n, valid := parseCount(w.Value)
+	if !valid || n < 1 {
+		return 0, fmt.Errorf("%q is not a change number (usage: %s; /todo history numbers the changes)", w.Value, usage)
+	}
+	return n, x.noMoreArgs()
+}
+
+// history reads this session's history; unreadable lines are reported in
+// one line on Err and skipped.
+func (x *call) history() ([]todostore.HistoryLine, error) {
+	lines, err := x.env.Store.History(x.env.SessionID)
+	var herr *todostore.HistoryError
+	if errors.As(err, &herr) {
+		if x.env.Err != nil {
+			fmt.Fprintf(x.env.Err, "%s: %s\n", x.name, oneLine(err.Error()))
+		}
+		err = nil
+	}
+	return lines, err
+}
+
+// runHistory implements /todo history [PAGE] and /todo history show N.
+func runHistory(x *call) error {
+	page := 1
+	if w, ok, err := x.args.Next(); err != nil {
+		return err
+	} else if ok && w.Value == "show" {
+		return showChange(x)
+	} else if ok {
+		n, valid := parseCount(w.Value)
+		if !valid || n < 1 {
+			return fmt.Errorf("%q is neither a page number nor show N (e.g. /todo history 2, /todo history show 5)", w.Value)
+		}
+		page = n
+	}
+	if err := x.noMoreArgs(); err != nil {
+		return err
+	}
+	lines, err := x.history()
+	if err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		return x.print("This session has no changes yet\n")
+	}
+	pages := (len(lines) + historyPageSize - 1) / historyPageSize
+	if page > pages {
+		return fmt.Errorf("page %d out of range (%s)", page, span("", pages))
+	}
+	return x.print(renderHistory(lines, page, x.env.now()))
+}
+
+// renderHistory is one page of /todo history: newest first, one line a
+// change: number, when, who, what.
+func renderHistory(lines []todostore.HistoryLine, page int, now time.Time) string {
+	pages := (len(lines) + historyPageSize - 1) / historyPageSize
+	var b strings.Builder
+	fmt.Fprintf(&b, "Changes to this session's list (%s, newest first; /todo history show N prints the list after N, /todo restore N brings it back):\n", todostore.Plural(len(lines), "change"))
+	hi := len(lines) - (page-1)*historyPageSize
+	lo := max(hi-historyPageSize, 0)
+	width := len(fmt.Sprint(lines[hi-1].N))
+	for i := hi - 1; i >= lo; i-- {
+		l := lines[i]
+		fmt.Fprintf(&b, " %*d  %-12s  %-13s  %s\n", width, l.N, when(now, l.At), l.Who(), oneLine(l.What))
+	}
+	b.WriteString(pageLine(page, pages, "/todo history"))
+	return b.String()
+}
+
+// when shows a change's time: the time of day for today, else the date;
+// a file written without times gives none.
+func when(now, at time.Time) string {
+	if at.IsZero() {
+		return "time unknown"
+	}
+	at = at.In(now.Location())
+	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return at.Format("15:04:05")
+	}
+	return at.Format("Jan _2 15:04")
+}
+
+// showChange implements /todo history show N.
+func showChange(x *call) error {
+	n, err := x.changeNumber("/todo history show N")
+	if err != nil {
+		return err
+	}
+	lines, err := x.history()
+	if err != nil {
+		return err
+	}
+	l, err := todostore.FindChange(lines, n)
+	if err != nil {
+		return err
+	}
+	head := fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.What))
+	if len(l.Todos) == 0 {
+		return x.print(head + "the list was empty\n")
+	}
+	return x.print(head + todostore.FormatList(l.Todos))
+}
+
+// runRevert implements /todo revert: the last change to the list is taken
+// back, whoever made it; repeated, it goes one change further back.
+func runRevert(x *call) error {
+	if err := x.noMoreArgs(); err != nil {
+		return err
+	}
+	sess, took, err := x.env.Store.Revert(x.env.SessionID, todostore.ByYou)
+	if errors.Is(err, todostore.ErrNothingToRevert) {
+		return fmt.Errorf("%w (this session's history holds no earlier change of the list; /todo history shows it)", err)
+	}
+	if err != nil {
+		return err
+	}
+	return x.printList(oneLine(fmt.Sprintf("Reverted change %d (%s: %s)", took.N, took.Who(), took.What)), sess)
+}
+
+// runRestore implements /todo restore N.
+func runRestore(x *call) error {
+	n, err := x.changeNumber("/todo restore N")
+	if err != nil {
+		return err
+	}
+	sess, changed, err := x.env.Store.Restore(x.env.SessionID, n, todostore.ByYou)
+	if err != nil {
+		return err
+	}
+	if !changed {
+		return x.print(fmt.Sprintf("The list is already as it was after change %d: nothing to restore\n", n))
+	}
+	return x.printList(fmt.Sprintf("Restored the list of change %d", n), sess)
+}
+
+// runEdit implements /todo edit POS TEXT: only the text changes.
+func runEdit(x *call) error {
+	w, ok, err := x.args.Next()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("missing position (usage: /todo edit POS TEXT, e.g. %s; POS is %s)", x.cmd.example, positionKinds)
+	}
+	p, err := ParsePosition(w.Value)
+	if err != nil {
+		return err
+	}
+	text, err := x.args.Text()
+	if err != nil {
+		return err
+	}
+	if err := checkText(text, "/todo edit POS TEXT, e.g. "+x.cmd.example); err != nil {
+		return err
+	}
+	sess, err := x.update(func(s *todostore.Session) error {
+		item, sub, err := p.Target(s.Todos)
+		if err != nil {
+			return err
+		}
+		if sub >= 0 {
+			s.Todos[item].Subtasks[sub].Content = text
+		} else {
+			s.Todos[item].Content = text
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return x.printList("", sess)
+}
+
+// runMove implements /todo move POS TO: an item to item position TO, or a
+// subtask to subtask position TO within its item.
+func runMove(x *call) error {
+	var pos [2]Position
+	for i, what := range []string{"position", "destination"} {
+		w, ok, err := x.args.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("missing %s (usage: /todo move POS TO, e.g. %s)", what, x.cmd.example)
+		}
+		if pos[i], err = ParsePosition(w.Value); err != nil {
+			return err
+		}
+	}
+	if err := x.noMoreArgs(); err != nil {
+		return err
+	}
+	from, to := pos[0], pos[1]
+	sess, err := x.update(func(s *todostore.Session) error {
+		item, sub, err := from.Target(s.Todos)
+		if err != nil {
+			return err
+		}
+		dItem, dSub, err := to.Target(s.Todos)
+		if err != nil {
+			return err
+		}
+		switch {
+		case sub < 0 && dSub >= 0:
+			return fmt.Errorf("%s is an item: move it to an item position (N or last), not %s", from, to)
+		case sub >= 0 && (dSub < 0 || dItem != item):
+			return fmt.Errorf("a subtask moves within its item: move %s to %d.M or %d.last, not %s", from, item+1, item+1, to)
+		case sub < 0:
+			s.Todos = moveOne(s.Todos, item, dItem)
+			// Two neighbours swapped read the same either way round: the
+			// words say which one the person moved.
+			s.Note(fmt.Sprintf("moved %d to %d", item+1, dItem+1))
+		default:
+			s.Todos[item].Subtasks = moveOne(s.Todos[item].Subtasks, sub, dSub)
+			s.Note(fmt.Sprintf("moved %d.%d to %d.%d", item+1, sub+1, item+1, dSub+1))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return x.printList("", sess)
+}
+
+// moveOne returns list with list[from] moved to index to.
+func moveOne[T any](list []T, from, to int) []T {
+	v := list[from]
+	list = slices.Delete(slices.Clone(list), from, from+1)
+	return slices.Insert(list, to, v)
+}
