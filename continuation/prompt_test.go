@@ -302,7 +302,31 @@ func TestDecidePrompts(t *testing.T) {
 // tools for todo_write, else a CLI's one tool.
 func toolsFor(name string) Tools {
 	if name == "todo_write" {
-		return Tools{Todo: name, Tick: "todo_tick", Pause: "todo_pause"}
+		return Tools{Todo: name, Positional: true, Tick: "todo_tick", Pause: "todo_pause"}
 	}
 	return Tools{Todo: name}
+}
+
+// TestCLIWithTodoshTools: a CLI handed todosh's MCP server keeps its own
+// tool's wording (positions are not its ids, no cancelled) and is told to
+// tick with todo_tick and pause with todo_pause.
+func TestCLIWithTodoshTools(t *testing.T) {
+	todos := items(td("alpha", C), td("bravo", I, "charlie", C, "delta", P), td("echo", P))
+	todostore.Normalize(todos)
+	tools := Tools{Todo: "TodoWrite", Tick: "todo_tick", Pause: "todo_pause"}
+	first, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: tools, level: WordingFirst}))
+	final, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: tools, level: WordingFinal}))
+	for _, want := range []string{"tick each subtask with todo_tick", "not your tool's ids (todo_tick takes them)"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first wording lacks %q:\n%s", want, first)
+		}
+	}
+	for _, want := range []string{"tick subtask 2.2 with todo_tick", "call todo_pause with the reason"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("final wording lacks %q:\n%s", want, final)
+		}
+	}
+	if strings.Contains(first+final, "cancelled") {
+		t.Errorf("names cancelled, which TodoWrite lacks:\n%s\n%s", first, final)
+	}
 }

@@ -229,7 +229,7 @@ func withSessionEnv(f Factory) Factory {
 // Tools are the row's todo tools as the continuation prompt names them;
 // todo is the agent's own tool when the row leaves it to the agent.
 func (b *Backend) Tools(todo string) continuation.Tools {
-	t := continuation.Tools{Todo: b.TodoTool}
+	t := continuation.Tools{Todo: b.TodoTool, Positional: b.TodoTool == todotools.Write}
 	if t.Todo == "" {
 		t.Todo = todo
 	}

@@ -48,7 +48,7 @@ func TestTools(t *testing.T) {
 		spec, agentTool string
 		want            continuation.Tools
 	}{
-		{"openai", "todo_write", continuation.Tools{Todo: "todo_write", Tick: "todo_tick", Pause: "todo_pause"}},
+		{"openai", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
 		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate"}},
 		{"codex", "update_plan", continuation.Tools{Todo: "update_plan"}},
 	}
