@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -259,4 +262,66 @@ func TestMCPConcurrentWithShell(t *testing.T) {
 	// The open shell shows the server's last write without a command.
 	tm.expect("✓ agent item")
 	tm.quit()
+}
+
+// TestCLIMCPHandover: Claude Code and Codex are handed todosh's MCP server
+// on their command line, and what they are handed really serves the
+// session: the server started from Claude's --mcp-config keeps a list
+// that the shell's session then holds.
+func TestCLIMCPHandover(t *testing.T) {
+	for _, kind := range []string{"claude", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			h := newHome(t)
+			record := filepath.Join(h.dir, "cli-runs.jsonl")
+			run1, err := filepath.Abs(filepath.Join(clisTestdata, "transcripts", map[string]string{"claude": "claude-todowrite", "codex": "codex"}[kind], kind+"-run1.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			setFakeEnv(t, map[string]string{"FAKECLI_RUN1": run1, "FAKECLI_RECORD": record})
+			r := h.script(t, h.dir, "", "--session", "h1", "--no-continue", "--agent", kind, "--agent-bin", filepath.Join(fakeCLIDir(t), kind), "-c", "plan it")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+			}
+			argv := readCLIRuns(t, record)[0].Argv
+			if kind == "codex" {
+				if !hasArgs(argv, "-c", `mcp_servers.todosh.command=`+strconv.Quote(binary)) || !hasArgs(argv, "-c", `mcp_servers.todosh.args=["mcp","--session","h1"]`) {
+					t.Errorf("codex was not handed todosh's MCP server: %q", argv)
+				}
+				return
+			}
+			i := slices.Index(argv, "--mcp-config")
+			if i < 0 || i+1 >= len(argv) || !hasArgs(argv, "--allowedTools", "mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause") {
+				t.Fatalf("claude was not handed todosh's MCP server: %q", argv)
+			}
+			var cfg struct {
+				MCPServers map[string]struct {
+					Command string            `json:"command"`
+					Args    []string          `json:"args"`
+					Env     map[string]string `json:"env"`
+				} `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(argv[i+1]), &cfg); err != nil {
+				t.Fatalf("--mcp-config %q: %v", argv[i+1], err)
+			}
+			srv := cfg.MCPServers["todosh"]
+			cmd := exec.Command(srv.Command, srv.Args...)
+			cmd.Dir = h.dir
+			cmd.Env = []string{"HOME=" + h.dir}
+			for k, v := range srv.Env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "as-claude", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": []map[string]any{{"content": "from claude's MCP", "status": "pending"}}}); isErr {
+				t.Fatal(text)
+			}
+			s, err := h.store().Load("h1")
+			if err != nil || len(s.Todos) == 0 || s.Todos[0].Content != "from claude's MCP" {
+				t.Errorf("the server from --mcp-config did not serve session h1: %+v %v", s, err)
+			}
+		})
+	}
 }

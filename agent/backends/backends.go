@@ -5,6 +5,7 @@
 package backends
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -111,31 +112,110 @@ var Table = slices.Concat([]Backend{
 	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
 })
 
-// cliNames are the wrapped CLIs' names for people, for their summaries.
-var cliNames = map[string]string{"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI", "qwen": "Qwen Code"}
+// cliExtra is what this table adds to a wrapped CLI of clis's table: its
+// name for people, and, for a CLI that takes an MCP configuration on its
+// command line, the arguments that hand it todosh's MCP server.
+type cliExtra struct {
+	title string
+	mcp   func(*acpagent.MCPServer) []string
+}
+
+// cliExtras are the CLIs this table knows more of; any other CLI of
+// clis.Kinds gets a row with its name and no MCP server.
+var cliExtras = map[string]cliExtra{
+	"claude": {"Claude Code", claudeMCP},
+	"codex":  {"Codex CLI", codexMCP},
+	"gemini": {title: "Gemini CLI"},
+	"qwen":   {title: "Qwen Code"},
+}
 
 // cliRows are the rows of the wrapped CLIs: clis's own table knows their
-// wire formats and what they can do; this table only starts them.
+// wire formats and what they can do; this table starts them, and hands
+// todosh's MCP server to those that take one on the command line, which
+// then tick subtasks and pause with todosh's tools.
 func cliRows() []Backend {
 	var rows []Backend
 	for _, name := range clis.Kinds {
-		title := cliNames[name]
-		if title == "" {
-			title = name
+		x := cliExtras[name]
+		if x.title == "" {
+			x.title = name
 		}
 		c, _ := clis.Capabilities(name)
-		rows = append(rows, Backend{Name: name, Summary: title + ", one headless process per turn",
-			Caps:  Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume},
-			Flags: []Flag{FlagBin, FlagArg, FlagIdleCLI},
+		caps := Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume}
+		flags := []Flag{FlagBin, FlagArg, FlagIdleCLI}
+		if x.mcp != nil {
+			caps.Tick, caps.Pause, caps.MCP = true, true, true
+			flags = append(flags, FlagEvidence)
+		}
+		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", Caps: caps, Flags: flags,
 			Start: func(_ string, o Options) (Factory, error) {
 				if o.IdleLimit < 0 {
 					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
 				}
-				cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit}
-				return withSessionEnv(func(s agent.Session) (agent.Agent, error) { return clis.New(name, cfg, s) }), nil
+				self := ""
+				if x.mcp != nil {
+					var err error
+					if self, err = os.Executable(); err != nil {
+						return nil, fmt.Errorf("--agent %s: find todosh's own executable for its MCP server: %w", name, err)
+					}
+				}
+				return withSessionEnv(func(s agent.Session) (agent.Agent, error) {
+					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit}
+					if x.mcp != nil {
+						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
+					}
+					return clis.New(name, cfg, s)
+				}), nil
 			}})
 	}
 	return rows
+}
+
+// ownTools are todosh's todo tools as an MCP client names them.
+func ownTools(sep string) []string {
+	var names []string
+	for _, t := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
+		names = append(names, "mcp"+sep+mcpserver.Name+sep+t)
+	}
+	return names
+}
+
+// claudeMCP hands the server to Claude Code (--mcp-config takes the JSON
+// itself) and allows its tools, which a headless claude -p would
+// otherwise refuse for want of someone to ask: they touch nothing but the
+// list.
+func claudeMCP(m *acpagent.MCPServer) []string {
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{m.Name: map[string]any{
+		"command": m.Command, "args": m.Args, "env": m.Env}}})
+	if err != nil {
+		panic(err) // strings only
+	}
+	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(ownTools("__"), ",")}
+}
+
+// codexMCP hands the server to Codex as -c overrides of its config; the
+// values are TOML, whose basic strings, arrays and inline tables JSON's
+// encoding of strings also writes.
+func codexMCP(m *acpagent.MCPServer) []string {
+	q := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	args := make([]string, len(m.Args))
+	for i, a := range m.Args {
+		args[i] = q(a)
+	}
+	env := make([]string, 0, len(m.Env))
+	for k, v := range m.Env {
+		env = append(env, k+"="+q(v))
+	}
+	slices.Sort(env)
+	key := "mcp_servers." + m.Name
+	return []string{
+		"-c", key + ".command=" + q(m.Command),
+		"-c", key + ".args=[" + strings.Join(args, ",") + "]",
+		"-c", key + ".env={" + strings.Join(env, ",") + "}",
+	}
 }
 
 // acpRow is the row of an ACP agent started as bin args (the preset;

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/continuation"
 )
 
@@ -49,8 +50,10 @@ func TestTools(t *testing.T) {
 		want            continuation.Tools
 	}{
 		{"openai", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
-		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate"}},
-		{"codex", "update_plan", continuation.Tools{Todo: "update_plan"}},
+		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate", Tick: "todo_tick", Pause: "todo_pause"}},
+		{"codex", "update_plan", continuation.Tools{Todo: "update_plan", Tick: "todo_tick", Pause: "todo_pause"}},
+		{"gemini", "write_todos", continuation.Tools{Todo: "write_todos"}},
+		{"acp:gemini", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
 	}
 	for _, tt := range tests {
 		b, _, err := Lookup(tt.spec)
@@ -91,5 +94,21 @@ func TestACPRows(t *testing.T) {
 	}
 	if _, _, err := Choose("claude", []Flag{FlagApprove}, Options{}); err == nil || !strings.Contains(err.Error(), "--approve goes with --agent acp") {
 		t.Errorf("--approve with a CLI: %v", err)
+	}
+}
+
+// TestCLIMCPArgs: Claude Code and Codex get todosh's MCP server on their
+// command line, in the shapes they parse.
+func TestCLIMCPArgs(t *testing.T) {
+	m := &acpagent.MCPServer{Name: "todosh", Command: "/usr/bin/todo sh", Args: []string{"mcp", "--session", "s1"}, Env: map[string]string{"TODOSH_HOME": `/h/"x"`}}
+	got := strings.Join(claudeMCP(m), " | ")
+	want := `--mcp-config | {"mcpServers":{"todosh":{"args":["mcp","--session","s1"],"command":"/usr/bin/todo sh","env":{"TODOSH_HOME":"/h/\"x\""}}}} | --allowedTools | mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause`
+	if got != want {
+		t.Errorf("claude:\n got %s\nwant %s", got, want)
+	}
+	got = strings.Join(codexMCP(m), " | ")
+	want = `-c | mcp_servers.todosh.command="/usr/bin/todo sh" | -c | mcp_servers.todosh.args=["mcp","--session","s1"] | -c | mcp_servers.todosh.env={TODOSH_HOME="/h/\"x\""}`
+	if got != want {
+		t.Errorf("codex:\n got %s\nwant %s", got, want)
 	}
 }
