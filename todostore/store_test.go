@@ -721,34 +721,29 @@ func TestStoreRemove(t *testing.T) {
 }
 
 // TestStoreRemoveWaitsForTheLock: a Remove while another writer holds the
-// session's lock happens after that write, never in its middle.
+// session's lock happens after that writer lets go, never in its middle.
+// The lock is held directly: Commit runs its fn once before taking the
+// lock, so blocking inside fn would not hold it.
 func TestStoreRemoveWaitsForTheLock(t *testing.T) {
 	s := testStore(t)
 	if _, err := s.Update("a", addTodo("x")); err != nil {
 		t.Fatal(err)
 	}
-	inside, release := make(chan struct{}), make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Update("a", func(sess *Session) error {
-			close(inside)
-			<-release
-			return addTodo("y")(sess)
-		})
-		done <- err
-	}()
-	<-inside
+	unlock, err := s.lockFile(s.lockPath("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	removed := make(chan error, 1)
 	go func() { removed <- s.Remove("a") }()
 	select {
 	case err := <-removed:
-		t.Fatalf("Remove returned (%v) while a write held the lock", err)
-	default:
+		t.Fatalf("Remove returned (%v) while another writer held the lock", err)
+	case <-time.After(200 * time.Millisecond):
 	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if _, err := s.Load("a"); err != nil {
+		t.Fatalf("the session went while the lock was held: %v", err)
 	}
+	unlock()
 	if err := <-removed; err != nil {
 		t.Fatal(err)
 	}

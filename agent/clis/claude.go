@@ -3,7 +3,6 @@ package clis
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -471,7 +470,7 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 				anyCut = anyCut || cut
 			}
 		}
-		emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("%s %d items", name, len(todos))})
+		emit(Update{Kind: UpdateToolCall, Text: name + " " + todostore.Plural(len(todos), "item")})
 		emitTodos(p.name(), todos, anyCut, emit)
 	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):
 		var in claudeTaskInput

@@ -3,7 +3,6 @@ package clis
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -252,7 +251,7 @@ func (p *CodexParser) todoList(raw []byte, phase codexPhase, emit func(Update)) 
 	p.Prev = todos
 	// item.completed repeats the last plan when the turn ends; it is no call.
 	if phase != codexCompleted {
-		emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("update_plan %d items", len(todos))})
+		emit(Update{Kind: UpdateToolCall, Text: "update_plan " + todostore.Plural(len(todos), "item")})
 	}
 	emitTodos("codex", todos, anyCut, emit)
 }

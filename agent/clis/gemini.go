@@ -2,7 +2,6 @@ package clis
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -154,7 +153,7 @@ func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
 			anyCut = anyCut || cut
 		}
 	}
-	emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("write_todos %d items", len(todos))})
+	emit(Update{Kind: UpdateToolCall, Text: "write_todos " + todostore.Plural(len(todos), "item")})
 	emitTodos("gemini", todos, anyCut, emit)
 	return nil
 }

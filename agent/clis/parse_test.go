@@ -351,6 +351,7 @@ func TestErrorEvents(t *testing.T) {
 		kind   UpdateKind // UpdateError when zero
 	}{
 		{&ClaudeParser{}, `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1500,"error_status":529,"error":"overloaded_error","session_id":"s","uuid":"u"}`, "API retry 2/10 in 1.5s: overloaded_error 529", UpdateStatus},
+		{&ClaudeParser{}, `{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"retry_delay_ms":2164.0826966758397,"error_status":null,"error":"unknown","session_id":"s","uuid":"u"}`, "API retry 3/10 in 2.2s: unknown", UpdateStatus},
 		{&ClaudeParser{}, `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","rateLimitType":"five_hour"},"session_id":"s"}`, "rate limited five_hour", UpdateStatus},
 		{&CodexParser{}, `{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses))"}`, "Reconnecting... 2/5 (stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses))", UpdateStatus},
 		{&ClaudeParser{}, `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid key","session_id":"s"}`, "API Error: 401 invalid key", 0},
@@ -629,6 +630,26 @@ func TestJScanStrings(t *testing.T) {
 		}
 		if !ok && err == nil {
 			t.Errorf("%s: accepted up to %d", s, end)
+		}
+	}
+}
+
+// TestToolCallLineCountsItems: the one line a todo tool call prints says
+// "1 item", never "1 items", for every CLI's todo tool.
+func TestToolCallLineCountsItems(t *testing.T) {
+	tests := []struct {
+		p    Parser
+		line string
+		want string
+	}{
+		{&ClaudeParser{}, `{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[{"content":"a","status":"pending","activeForm":"a"}]}}]},"parent_tool_use_id":null}`, "TodoWrite 1 item"},
+		{&GeminiParser{}, `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":[{"description":"a","status":"pending"}]}}`, "write_todos 1 item"},
+		{&CodexParser{}, `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"a","completed":false},{"text":"b","completed":false}]}}`, "update_plan 2 items"},
+	}
+	for _, tc := range tests {
+		calls := ofKind(collect(t, tc.p, tc.line+"\n"), UpdateToolCall)
+		if len(calls) != 1 || calls[0].Text != tc.want {
+			t.Errorf("%T: tool call lines %v, want one %q", tc.p, calls, tc.want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package clis
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -154,7 +153,7 @@ func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
 	}
 	todos, anyCut := doneList(p.Prev, items)
 	p.Prev = todos
-	emit(Update{Kind: UpdateToolCall, Text: fmt.Sprintf("todo %d items", len(todos))})
+	emit(Update{Kind: UpdateToolCall, Text: "todo " + todostore.Plural(len(todos), "item")})
 	emitTodos("pi", todos, anyCut, emit)
 	return nil
 }
