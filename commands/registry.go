@@ -42,6 +42,9 @@ type Env struct {
 	// /todo show while the session file cannot be used; nil (or a nil
 	// result) shows nothing more than the error.
 	LastGood func() *todostore.Session
+	// Agent is the line /help shows about the connected agent, from its
+	// row of the backend table ("agent: claude — …"); "" shows none.
+	Agent string
 }
 
 func (e *Env) now() time.Time {
@@ -431,6 +434,9 @@ func (r *Registry) runHelp(x *call) error {
 	case 0:
 		b.WriteString("Commands (Tab completes them; a line that does not start with / is a prompt for the agent):\n")
 		writeEntries(&b, "/", r.cmds)
+		if x.env.Agent != "" {
+			b.WriteString(x.env.Agent + "\n")
+		}
 		return x.print(b.String())
 	case 1, 2:
 	default:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/todostore"
 )
@@ -50,6 +51,10 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 	if in, ok := stdin.(*os.File); ok {
 		sh.signals.restore = saveTerminal(int(in.Fd()))
 	}
+	// The agent's processes end with the shell, also on a signal, whose
+	// exit skips the deferred calls.
+	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
+	defer closeAgent(sh.runner.Agent)
 	ctx, stop := sh.signals.watch(context.Background())
 	defer stop() // after a signal, never returns: exitOn exits
 	if len(cfg.Commands) > 0 {
@@ -99,13 +104,23 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 			Store: store, SessionID: id, Cwd: cwd,
 			Out: stdout, Err: stderr, Now: now,
 			Home: cfg.Home, Getenv: cfg.Getenv,
+			Agent: agentLine(cfg.Backend),
 		},
 		runner: &TurnRunner{
 			Agent: ag, Session: asess, Out: stdout, Err: stderr, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
+			Backend: cfg.Backend,
 		},
 		stderr: stderr,
 	}, nil
+}
+
+// agentLine is what /help says about the agent, from its backend row.
+func agentLine(b *backends.Backend) string {
+	if b == nil {
+		return ""
+	}
+	return b.Describe()
 }
 
 // sessionID picks the session: the one named, the most recent one started

@@ -87,6 +87,7 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		return ask(prompt)
 	}
 	s.runner.Countdown = ttyCountdown{fd: int(in.Fd()), out: out}.run
+	s.runner.Ask = ttyAsk{fd: int(in.Fd()), out: out}.ask
 
 	fmt.Fprintf(s.env.Out, "todosh session %s — type /help for commands, Ctrl-D to quit\n", s.id)
 	if _, err := s.store.LoadOrNew(s.id); err != nil {
