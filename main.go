@@ -10,11 +10,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/agent/clis"
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/repl"
@@ -28,6 +26,9 @@ func main() {
 // run is main without the process: it parses flags, resolves the store
 // and hands over to the shell, returning the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCP(args[1:], stdout, stderr, getenv)
+	}
 	cfg, err := parseFlags(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return repl.ExitOK
@@ -45,7 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 }
 
 // usage is the first part of --help; the flags follow it.
-const usage = `usage: todosh [--agent NAME] [--session ID | --resume] [-c CMD]...
+const usage = `usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...
+       todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
 
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a
@@ -78,20 +80,25 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		return nil
 	})
 
-	// Agent flags; cfg.NewAgent is built from them after Parse.
-	var ag agentFlags
-	fs.StringVar(&ag.kind, "agent", "", "which agent answers prompts, by `NAME`: demo, openai, script:FILE, claude, codex, gemini, qwen, pi or none\n(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
-	fs.StringVar(&ag.baseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
-	fs.StringVar(&ag.model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
-	fs.DurationVar(&ag.connectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
-	fs.DurationVar(&ag.idleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
-	fs.BoolVar(&ag.requireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (model API agents)")
-	fs.StringVar(&ag.bin, "agent-bin", "", "`PATH` of the claude, codex, gemini, qwen or pi executable (default: found on PATH)")
-	fs.DurationVar(&ag.idle, "idle-limit", clis.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
-	fs.Func("agent-arg", "pass `ARG` to the agent CLI (repeatable)", func(s string) error {
-		ag.args = append(ag.args, s)
+	// Agent flags; the backend table (agent/backends) checks and starts
+	// the chosen agent from them after Parse.
+	var (
+		spec string
+		ag   = backends.Options{Getenv: getenv}
+	)
+	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
+	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
+	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
+	fs.DurationVar(&ag.IdleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
+	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
+	fs.DurationVar(&ag.IdleLimit, "idle-limit", clis.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
+	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable (default: the backend's own, found on PATH)")
+	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
+		ag.Args = append(ag.Args, s)
 		return nil
 	})
+	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `never` or always (default: ask in a terminal, never in scripts)")
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
 	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
@@ -108,6 +115,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, usage)
 			fs.PrintDefaults()
+			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
 		}
 		return cfg, err
 	}
@@ -115,7 +123,15 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		fmt.Fprintln(stdout, versionText())
 		return cfg, flag.ErrHelp
 	}
-	if fs.NArg() > 0 {
+	// `--agent acp -- CMD ARGS...` is --agent-bin CMD --agent-arg ARGS...
+	dashes := len(args) - fs.NArg() - 1 // where "--" is when it ended the flags
+	afterDashes := fs.NArg() > 0 && dashes >= 0 && args[dashes] == "--"
+	switch {
+	case afterDashes && (ag.Bin != "" || len(ag.Args) > 0):
+		return cfg, errors.New("give the agent's command either after -- or with --agent-bin and --agent-arg, not both")
+	case afterDashes:
+		ag.Bin, ag.Args = fs.Arg(0), fs.Args()[1:]
+	case fs.NArg() > 0:
 		return cfg, fmt.Errorf("unexpected argument %q: give commands and prompts with -c, or on stdin", strings.Join(fs.Args(), " "))
 	}
 	switch cfg.Color {
@@ -132,8 +148,17 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	if cfg.LockTimeout <= 0 {
 		return cfg, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", cfg.LockTimeout)
 	}
+	var given []backends.Flag
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "agent" && backends.IsAgentFlag(f.Name) {
+			given = append(given, backends.Flag("--"+f.Name))
+		}
+	})
+	if afterDashes {
+		given = append(given, backends.FlagBin)
+	}
 	var err error
-	if cfg.NewAgent, err = ag.factory(getenv); err != nil {
+	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
 		return cfg, err
 	}
 	if cfg.SessionID != "" {
@@ -177,70 +202,4 @@ func versionText() string {
 		line += fmt.Sprintf(" (%s %s%s)", rev[:min(12, len(rev))], at, dirty)
 	}
 	return line + " " + info.GoVersion
-}
-
-// agentFlags are the flags that choose and configure the agent.
-type agentFlags struct {
-	kind, baseURL, model, bin string
-	args                      []string
-	requireEvidence           bool
-	idle                      time.Duration
-	connectTimeout            time.Duration
-	idleTimeout               time.Duration
-}
-
-// factory checks the agent flags and returns what builds the agent once
-// the session is open; nil means no agent. Everything that can be checked
-// without the session is checked here, so a bad flag is a usage error.
-func (f agentFlags) factory(getenv func(string) string) (func(agent.Session) (agent.Agent, error), error) {
-	kind := f.kind
-	if kind == "" {
-		kind = "none"
-		if getenv("OPENAI_BASE_URL") != "" || getenv("OPENAI_API_KEY") != "" {
-			kind = "openai"
-		}
-	}
-	isCLI := slices.Contains(clis.Kinds, kind)
-	if (f.bin != "" || len(f.args) > 0) && !isCLI {
-		return nil, fmt.Errorf("--agent-bin and --agent-arg go with --agent %s, not %s", strings.Join(clis.Kinds, ", "), kind)
-	}
-	if f.idle < 0 {
-		return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", f.idle)
-	}
-	if (f.baseURL != "" || f.model != "") && kind != "openai" {
-		return nil, fmt.Errorf("--base-url and --model go with --agent openai, not %s", kind)
-	}
-	switch {
-	case kind == "none":
-		return nil, nil
-	case kind == "demo":
-		return func(s agent.Session) (agent.Agent, error) { return modelapi.NewDemo(s) }, nil
-	case kind == "openai":
-		cfg := modelapi.ConfigFromEnv(getenv)
-		if f.baseURL != "" {
-			cfg.BaseURL = f.baseURL
-		}
-		if f.model != "" {
-			cfg.Model = f.model
-		}
-		cfg.RequireEvidence = f.requireEvidence
-		if f.connectTimeout <= 0 || f.idleTimeout <= 0 {
-			return nil, errors.New("--connect-timeout and --idle-timeout take a positive duration such as 30s or 5m")
-		}
-		cfg.ConnectTimeout, cfg.IdleTimeout = f.connectTimeout, f.idleTimeout
-		return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
-	case strings.HasPrefix(kind, "script:"):
-		path := strings.TrimPrefix(kind, "script:")
-		return func(s agent.Session) (agent.Agent, error) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("--agent script: %w", err)
-			}
-			return modelapi.NewScript(data, s, f.requireEvidence)
-		}, nil
-	case isCLI:
-		cfg := clis.Config{Bin: f.bin, Args: f.args, IdleLimit: f.idle}
-		return func(s agent.Session) (agent.Agent, error) { return clis.New(kind, cfg, s) }, nil
-	}
-	return nil, fmt.Errorf("--agent %q: want demo, openai, script:FILE, %s or none", kind, strings.Join(clis.Kinds, ", "))
 }

@@ -39,6 +39,9 @@ func TestParseFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := parseFlags(tt.args, &bytes.Buffer{}, noEnv)
+		if got.Backend != nil && got.Backend.Name == "none" {
+			got.Backend = nil // the row of "no agent"
+		}
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("parseFlags(%q) error = %v, want one containing %q", tt.args, err, tt.wantErr)
@@ -137,11 +140,16 @@ func TestAgentFlags(t *testing.T) {
 		{args: []string{"--agent", "qwen"}, getenv: noEnv, wantAgent: true},
 		{args: []string{"--agent", "pi", "--idle-limit", "0"}, getenv: noEnv, wantAgent: true},
 		{args: []string{"--agent", "pi", "--idle-limit", "-1m"}, getenv: noEnv, wantErr: "--idle-limit -1m0s is negative (0 turns it off)"},
-		{args: []string{"--agent", "gpt"}, getenv: noEnv, wantErr: "claude, codex, gemini, qwen, pi or none"},
+		{args: []string{"--agent", "gpt"}, getenv: noEnv, wantErr: "claude, codex, gemini, qwen, pi, acp"},
 		{args: []string{"--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:1/v1"}, getenv: noEnv, wantAgent: true},
-		{args: []string{"--agent", "gpt"}, getenv: noEnv, wantErr: `--agent "gpt": want demo`},
-		{args: []string{"--agent", "demo", "--agent-bin", "x"}, getenv: noEnv, wantErr: "--agent-bin and --agent-arg go with"},
-		{args: []string{"--agent", "claude", "--model", "x"}, getenv: noEnv, wantErr: "--base-url and --model go with"},
+		{args: []string{"--agent", "gpt"}, getenv: noEnv, wantErr: `--agent "gpt": want one of none, demo`},
+		{args: []string{"--agent", "demo", "--agent-bin", "x"}, getenv: noEnv, wantErr: "--agent-bin goes with --agent claude"},
+		{args: []string{"--agent", "acp", "--", "/bin/agent", "--acp"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--agent", "acp"}, getenv: noEnv, wantErr: "--agent acp: give the agent's command"},
+		{args: []string{"--agent", "acp", "--agent-bin", "x", "--", "y"}, getenv: noEnv, wantErr: "either after -- or with --agent-bin"},
+		{args: []string{"--agent", "demo", "--", "x"}, getenv: noEnv, wantErr: "--agent-bin goes with --agent claude"},
+		{args: []string{"--agent", "acp:claude", "--approve", "maybe"}, getenv: noEnv, wantErr: `--approve "maybe": want never or always`},
+		{args: []string{"--agent", "claude", "--model", "x"}, getenv: noEnv, wantErr: "--model goes with --agent openai, not claude"},
 		{args: []string{"--continue-delay", "-1s"}, getenv: noEnv, wantErr: "negative"},
 		{args: []string{"--continue-delay", "soon"}, getenv: noEnv, wantErr: "invalid value"},
 	}

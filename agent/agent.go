@@ -1,6 +1,7 @@
 // Package agent defines the one interface every agent backend implements
-// (model API, wrapped CLIs, scripted) and the todo tools and list merge they
-// share. Backends live in subpackages; the shell sees only this interface.
+// (model API, wrapped CLIs, ACP, scripted) and the list merge they share.
+// Backends live in subpackages; the shell sees only this interface. The todo
+// tools todosh serves (to a model, over MCP) are in agent/todotools.
 package agent
 
 import (
@@ -53,6 +54,18 @@ type Turn struct {
 	// TodoContext is the list of open items rendered for the agent (empty
 	// when nothing is open); backends send it as system context.
 	TodoContext string
+	// Ask asks the person one question during the turn (an ACP agent's
+	// permission request) and returns the index of the chosen option; an
+	// error means no answer (Ctrl-C, the terminal gone). nil when nobody
+	// can be asked (a script): the backend then decides by its flags.
+	Ask func(ctx context.Context, q Question) (int, error)
+}
+
+// Question is what a backend asks the person: one line naming what the
+// agent wants, and the answers, each chosen by its key (1, 2, ...).
+type Question struct {
+	Text    string
+	Options []string
 }
 
 // Result is how a turn ended, for the continuation policy.

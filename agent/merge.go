@@ -69,7 +69,7 @@ func MergeAgentList(current, agentList []todostore.Todo) Merge {
 	var m Merge
 	keptSubs := map[int][]int{} // by agent index: kept person subtasks
 	items := mergeOrdered(cur, in, mergeSpec[todostore.Todo]{
-		key:    func(t todostore.Todo) string { return mergeKey(t.Content) },
+		key:    func(t todostore.Todo) string { return MergeKey(t.Content) },
 		person: func(t todostore.Todo) bool { return t.Origin == todostore.OriginPerson },
 		renames: func(t todostore.Todo) int {
 			n, err := strconv.Atoi(strings.TrimSpace(t.ID))
@@ -107,7 +107,7 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 		a.Subtasks = cur.Subtasks
 	} else {
 		subs = mergeOrdered(cur.Subtasks, a.Subtasks, mergeSpec[todostore.Subtask]{
-			key:    func(s todostore.Subtask) string { return mergeKey(s.Content) },
+			key:    func(s todostore.Subtask) string { return MergeKey(s.Content) },
 			person: func(s todostore.Subtask) bool { return s.Origin == todostore.OriginPerson },
 			combine: func(i, j int) todostore.Subtask {
 				s, c := a.Subtasks[j], cur.Subtasks[i]
@@ -136,8 +136,8 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 	return a, subs
 }
 
-// mergeKey is what two items must share to be the same item.
-func mergeKey(content string) string { return strings.TrimSpace(content) }
+// MergeKey is what two items must share to be the same item.
+func MergeKey(content string) string { return strings.TrimSpace(content) }
 
 // mergeSpec tells mergeOrdered about the entries it merges (items or
 // subtasks).

@@ -48,6 +48,9 @@ type Env struct {
 	// Width is the terminal's width in columns, read when a command
 	// prints; nil or 0 means unknown (a script): nothing is wrapped.
 	Width func() int
+	// Agent is the line /help shows about the connected agent, from its
+	// row of the backend table ("agent: claude — …"); "" shows none.
+	Agent string
 }
 
 // width is Env.Width, 0 when unknown.
@@ -448,6 +451,9 @@ func (r *Registry) runHelp(x *call) error {
 	case 0:
 		b.WriteString("Commands (Tab completes them; a line that does not start with / is a prompt for the agent):\n")
 		writeEntries(&b, "/", r.cmds)
+		if x.env.Agent != "" {
+			b.WriteString(x.env.Agent + "\n")
+		}
 		return x.printFit(b.String())
 	case 1, 2:
 	default:

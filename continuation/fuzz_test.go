@@ -167,7 +167,7 @@ func (s *sim) turn(m, extra int) {
 		tr.FinalText = s.text
 	}
 	tool := []string{"todo_write", "TodoWrite", "update_plan", "write_todos", ""}[m%5]
-	d := s.p.Decide(tr, tool)
+	d := s.p.Decide(tr, toolsFor(tool))
 
 	if d.Progress != progress {
 		t.Fatalf("Progress = %v, want %v (mutation %d)\nbefore:\n%safter:\n%s", d.Progress, progress, m%14,

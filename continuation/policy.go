@@ -145,10 +145,9 @@ func (p *Policy) ListReplaced() {
 func (p *Policy) IsPaused() (bool, string) { return p.paused, p.reason }
 
 // Decide applies the rules of the package doc to one finished turn and
-// updates the counters. todoTool is the agent's own todo tool
-// ("todo_write", "TodoWrite", "update_plan", "write_todos"), named in the
-// prompt.
-func (p *Policy) Decide(t Turn, todoTool string) Decision {
+// updates the counters. tools are the agent's todo tools, named in the
+// prompt; what they are decides what the prompt may ask for.
+func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	progress := Progressed(t.Before, t.After)
 	// Recorded before the rules; see the package doc.
 	if progress {
@@ -191,7 +190,7 @@ func (p *Policy) Decide(t Turn, todoTool string) Decision {
 	p.lastList, p.hasLast = list, true
 	return Decision{
 		Continue: true,
-		Prompt:   continuationPrompt(promptInput{todos: t.After, todoTool: todoTool, level: p.level}),
+		Prompt:   continuationPrompt(promptInput{todos: t.After, tools: tools, level: p.level}),
 		Attempt:  p.noProgress,
 		Wording:  p.level,
 		Progress: progress,

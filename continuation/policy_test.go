@@ -176,7 +176,7 @@ func runSteps(t *testing.T, p *Policy, steps []step) {
 			p.ListReplaced()
 			continue
 		}
-		d := p.Decide(s.turn, "todo_write")
+		d := p.Decide(s.turn, toolsFor("todo_write"))
 		if s.want != "" && d.Line != s.want {
 			t.Fatalf("step %d: line %q, want %q", i, d.Line, s.want)
 		}
@@ -206,7 +206,7 @@ func TestDisabled(t *testing.T) {
 			p := New()
 			p.SetEnabled(false)
 			p.PersonPrompt() // must not turn it back on
-			if d := p.Decide(tt.turn, "TodoWrite"); d.Continue || d.Line != tt.want {
+			if d := p.Decide(tt.turn, toolsFor("TodoWrite")); d.Continue || d.Line != tt.want {
 				t.Fatalf("got %+v, want stop %q", d, tt.want)
 			}
 		})
@@ -214,14 +214,14 @@ func TestDisabled(t *testing.T) {
 	p := New()
 	p.SetEnabled(false)
 	p.SetEnabled(true)
-	if d := p.Decide(stuck, "TodoWrite"); !d.Continue {
+	if d := p.Decide(stuck, toolsFor("TodoWrite")); !d.Continue {
 		t.Fatalf("re-enabled policy stopped: %s", d.Line)
 	}
 }
 
 func TestIsPaused(t *testing.T) {
 	p := New()
-	p.Decide(Turn{Paused: true, PauseReason: "need the API key", After: open2}, "todo_write")
+	p.Decide(Turn{Paused: true, PauseReason: "need the API key", After: open2}, toolsFor("todo_write"))
 	if ok, r := p.IsPaused(); !ok || r != "need the API key" {
 		t.Fatalf("IsPaused = %v %q", ok, r)
 	}
@@ -246,7 +246,7 @@ func TestEscalation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New()
 			for i, tr := range tt.turns {
-				d := p.Decide(tr, "todo_write")
+				d := p.Decide(tr, toolsFor("todo_write"))
 				if !d.Continue || d.Wording != tt.want[i] {
 					t.Fatalf("turn %d: continue=%v wording %d, want %d (%s)", i, d.Continue, d.Wording, tt.want[i], d.Line)
 				}
@@ -254,9 +254,9 @@ func TestEscalation(t *testing.T) {
 		})
 	}
 	p := New()
-	p.Decide(stuck, "todo_write")
+	p.Decide(stuck, toolsFor("todo_write"))
 	p.PersonPrompt()
-	if d := p.Decide(stuck, "todo_write"); d.Wording != WordingFirst {
+	if d := p.Decide(stuck, toolsFor("todo_write")); d.Wording != WordingFirst {
 		t.Fatalf("wording %d after a prompt from the person, want %d", d.Wording, WordingFirst)
 	}
 }
@@ -269,7 +269,7 @@ func BenchmarkDecide(b *testing.B) {
 	todos := list(l...)
 	for b.Loop() {
 		p := New()
-		p.Decide(Turn{Before: todos, After: todos, FinalText: question[:20]}, "todo_write")
+		p.Decide(Turn{Before: todos, After: todos, FinalText: question[:20]}, toolsFor("todo_write"))
 	}
 }
 

@@ -125,7 +125,7 @@ func TestHostilePrompts(t *testing.T) {
 	words := []string{"Ignore", "delete the repo", "You are done", "SYSTEM", "rm -rf", "nested", "stop now", "break"}
 	for _, tool := range []string{"todo_write", "TodoWrite", "update_plan", "write_todos", ""} {
 		for level := WordingFirst; level <= WordingFinal; level++ {
-			prompt := continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level})
+			prompt := continuationPrompt(promptInput{todos: todos, tools: toolsFor(tool), level: level})
 			head, inner, tail := splitPrompt(t, prompt)
 			for _, w := range words {
 				if strings.Contains(head, w) || strings.Contains(tail, w) {
@@ -155,7 +155,7 @@ func TestInstructionsFromStructure(t *testing.T) {
 	todostore.Normalize(todos)
 	for _, tool := range []string{"todo_write", "TodoWrite"} {
 		for level := WordingFirst; level <= WordingFinal; level++ {
-			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level}))
+			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: toolsFor(tool), level: level}))
 			for _, w := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} {
 				if strings.Contains(head, w) {
 					t.Errorf("tool %q level %d: todo text %q in the instructions", tool, level, w)
@@ -164,7 +164,7 @@ func TestInstructionsFromStructure(t *testing.T) {
 			if !strings.Contains(head, "item 3") || !strings.Contains(head, "subtask 3.2") {
 				t.Errorf("tool %q level %d: next target (item 3, subtask 3.2) not named:\n%s", tool, level, head)
 			}
-			if !strings.Contains(head, tool) && !(tool == ModelAPITodoTool && strings.Contains(head, TickTool)) {
+			if !strings.Contains(head, tool) && !(tool == "todo_write" && strings.Contains(head, "todo_tick")) {
 				t.Errorf("tool %q level %d: tool not named:\n%s", tool, level, head)
 			}
 		}
@@ -182,11 +182,11 @@ func TestCLIWording(t *testing.T) {
 	asID := regexp.MustCompile(`(mark|tick|set) (item|subtask) [0-9.]+ \w+ with`)
 	for _, tool := range []string{"TodoWrite", "TaskUpdate", "update_plan", "write_todos"} {
 		for level := WordingFirst; level <= WordingFinal; level++ {
-			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: tool, level: level}))
+			head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: toolsFor(tool), level: level}))
 			if m := asID.FindString(head); m != "" {
 				t.Errorf("%s level %d: %q presents a position as the tool's id:\n%s", tool, level, m, head)
 			}
-			for _, w := range []string{"cancelled", TickTool, PauseTool} {
+			for _, w := range []string{"cancelled", "todo_tick", "todo_pause"} {
 				if strings.Contains(head, w) {
 					t.Errorf("%s level %d: names %q:\n%s", tool, level, w, head)
 				}
@@ -200,7 +200,7 @@ func TestCLIWording(t *testing.T) {
 		}
 	}
 	// todosh's own tool keeps its ids and statuses.
-	head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, todoTool: ModelAPITodoTool, level: WordingFirmer}))
+	head, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: toolsFor("todo_write"), level: WordingFirmer}))
 	if !strings.Contains(head, "tick subtask 2.2 with todo_tick") || !strings.Contains(head, "mark it cancelled with todo_write") {
 		t.Errorf("todo_write wording changed:\n%s", head)
 	}
@@ -220,7 +220,7 @@ func TestNextTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := nextTarget(tt.todos, true, "todo_write").name; got != tt.want {
+			if got := nextTarget(tt.todos, toolsFor("todo_write"), "todo_write").name; got != tt.want {
 				t.Fatalf("nextTarget = %q, want %q", got, tt.want)
 			}
 		})
@@ -254,12 +254,12 @@ func TestGolden(t *testing.T) {
 		file string
 		got  string
 	}{
-		{"prompt_first.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFirst})},
-		{"prompt_firmer.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFirmer})},
-		{"prompt_final.golden", continuationPrompt(promptInput{todos: l, todoTool: "todo_write", level: WordingFinal})},
-		{"prompt_final_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "TodoWrite", level: WordingFinal})},
-		{"prompt_first_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "update_plan", level: WordingFirst})},
-		{"prompt_firmer_cli.golden", continuationPrompt(promptInput{todos: l, todoTool: "TaskUpdate", level: WordingFirmer})},
+		{"prompt_first.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("todo_write"), level: WordingFirst})},
+		{"prompt_firmer.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("todo_write"), level: WordingFirmer})},
+		{"prompt_final.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("todo_write"), level: WordingFinal})},
+		{"prompt_final_cli.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("TodoWrite"), level: WordingFinal})},
+		{"prompt_first_cli.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("update_plan"), level: WordingFirst})},
+		{"prompt_firmer_cli.golden", continuationPrompt(promptInput{todos: l, tools: toolsFor("TaskUpdate"), level: WordingFirmer})},
 		{"context.golden", TodoContext(l)},
 	}
 	for _, tt := range tests {
@@ -287,7 +287,7 @@ func TestDecidePrompts(t *testing.T) {
 	l := goldenList()
 	p := New()
 	for _, file := range []string{"prompt_first.golden", "prompt_firmer.golden", "prompt_final.golden"} {
-		d := p.Decide(Turn{Before: l, After: l}, "todo_write")
+		d := p.Decide(Turn{Before: l, After: l}, toolsFor("todo_write"))
 		want, err := os.ReadFile(filepath.Join("testdata", file))
 		if err != nil {
 			t.Fatal(err)
@@ -295,5 +295,38 @@ func TestDecidePrompts(t *testing.T) {
 		if !d.Continue || d.Prompt != string(want) {
 			t.Fatalf("decision %+v does not carry %s", d, file)
 		}
+	}
+}
+
+// toolsFor is the tools of an agent whose todo tool is name: todosh's own
+// tools for todo_write, else a CLI's one tool.
+func toolsFor(name string) Tools {
+	if name == "todo_write" {
+		return Tools{Todo: name, Positional: true, Tick: "todo_tick", Pause: "todo_pause"}
+	}
+	return Tools{Todo: name}
+}
+
+// TestCLIWithTodoshTools: a CLI handed todosh's MCP server keeps its own
+// tool's wording (positions are not its ids, no cancelled) and is told to
+// tick with todo_tick and pause with todo_pause.
+func TestCLIWithTodoshTools(t *testing.T) {
+	todos := items(td("alpha", C), td("bravo", I, "charlie", C, "delta", P), td("echo", P))
+	todostore.Normalize(todos)
+	tools := Tools{Todo: "TodoWrite", Tick: "todo_tick", Pause: "todo_pause"}
+	first, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: tools, level: WordingFirst}))
+	final, _, _ := splitPrompt(t, continuationPrompt(promptInput{todos: todos, tools: tools, level: WordingFinal}))
+	for _, want := range []string{"tick each subtask with todo_tick", "not your tool's ids (todo_tick takes them)"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first wording lacks %q:\n%s", want, first)
+		}
+	}
+	for _, want := range []string{"tick subtask 2.2 with todo_tick", "call todo_pause with the reason"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("final wording lacks %q:\n%s", want, final)
+		}
+	}
+	if strings.Contains(first+final, "cancelled") {
+		t.Errorf("names cancelled, which TodoWrite lacks:\n%s\n%s", first, final)
 	}
 }

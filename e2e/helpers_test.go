@@ -27,6 +27,9 @@ import (
 // is the shell with a fake agent (./fakeshell).
 var binary, fakeshell string
 
+// fakeacp is the test-only ACP agent (agent/acpagent/internal/fakeacp).
+var fakeacp string
+
 // deadline is how long a test waits for text on the screen or an exit. It
 // is generous on purpose: it only bounds a hang, it asserts no speed.
 const deadline = 10 * time.Second
@@ -44,7 +47,8 @@ func buildAndRun(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "todosh")
 	fakeshell = filepath.Join(dir, "fakeshell")
-	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell} {
+	fakeacp = filepath.Join(dir, "fakeacp")
+	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell, "./agent/acpagent/internal/fakeacp": fakeacp} {
 		build := exec.Command("go", "build", "-o", out, pkg)
 		build.Dir = ".." // the module root
 		if msg, err := build.CombinedOutput(); err != nil {

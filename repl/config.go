@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -77,6 +78,10 @@ type Config struct {
 	// NewAgent builds the agent for the opened session; nil runs without
 	// an agent (prompts then say how to connect one).
 	NewAgent func(agent.Session) (agent.Agent, error)
+	// Backend is the row of the agent backend table NewAgent comes from:
+	// what its agent can do (its todo tools, for the continuation prompt).
+	// nil: an agent with only its own todo tool.
+	Backend *backends.Backend
 	// NoContinue turns the continuation of a lazy agent off.
 	NoContinue bool
 	// ContinueDelay is the countdown before a continuation in a terminal.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/todostore"
 )
@@ -61,6 +62,10 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitFailed
 	}
 	sh.watchSignals(stderr, stdin)
+	// The agent's processes end with the shell, also on a signal, whose
+	// exit skips the deferred calls.
+	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
+	defer closeAgent(sh.runner.Agent)
 	ctx, stop := sh.signals.watch(context.Background())
 	defer stop() // after a signal, never returns: exitOn exits
 	if sh.resumed {
@@ -82,7 +87,9 @@ type shellIO struct {
 	width     func() int
 	ask       func(prompt string) (string, error)
 	countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
-	jsonl     *jsonlView // set with --output jsonl
+	// permission answers an agent's question during a turn (TurnRunner.Ask).
+	permission func(ctx context.Context, q agent.Question) (int, error)
+	jsonl      *jsonlView // set with --output jsonl
 }
 
 // scriptIO is the output of a script: text lines (an agent's list changes
@@ -176,17 +183,27 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 			Out: sio.out, Err: sio.err, Now: now,
 			Home: cfg.Home, Getenv: cfg.Getenv,
 			Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
+			Agent: agentLine(cfg.Backend),
 		},
 		runner: &TurnRunner{
 			Agent: ag, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
 			Countdown: sio.countdown, render: sio.render, live: sio.live,
+			Backend: cfg.Backend, Ask: sio.permission,
 		},
 		stderr:  sio.err,
 		quiet:   cfg.Quiet,
 		resumed: cfg.Resume,
 		jsonl:   sio.jsonl,
 	}, nil
+}
+
+// agentLine is what /help says about the agent, from its backend row.
+func agentLine(b *backends.Backend) string {
+	if b == nil {
+		return ""
+	}
+	return b.Describe()
 }
 
 // sessionID picks the session: the one named, the most recent one started

@@ -29,9 +29,12 @@ const exitWait = 15 * time.Second
 type signalExit struct {
 	busy    sync.Mutex // held while a line runs
 	restore func()     // puts the terminal back; set before Readline runs
-	stderr  io.Writer
-	exit    func(int)
-	fired   chan struct{} // closed when a signal arrived
+	// beforeExit ends what must not outlive todosh (an ACP agent's
+	// process group); nil: nothing.
+	beforeExit func()
+	stderr     io.Writer
+	exit       func(int)
+	fired      chan struct{} // closed when a signal arrived
 }
 
 // watch starts watching for exitSignals and returns the context lines run
@@ -68,6 +71,9 @@ func (e *signalExit) exitOn(sig os.Signal) {
 	deadline := time.Now().Add(exitWait)
 	for !e.busy.TryLock() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
+	}
+	if e.beforeExit != nil {
+		e.beforeExit()
 	}
 	if e.restore != nil {
 		e.restore()

@@ -76,7 +76,8 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 			defer asking.Store(false)
 			return ask(prompt)
 		},
-		countdown: ttyCountdown{term: t, show: live.SetStatus}.run,
+		countdown:  ttyCountdown{term: t, show: live.SetStatus}.run,
+		permission: ttyAsk{term: t, out: live}.ask,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
@@ -84,6 +85,10 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	}
 	reg = sh.registry
 	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
+	// The agent's processes end with the shell, also on a signal, whose
+	// exit skips the deferred calls.
+	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
+	defer closeAgent(sh.runner.Agent)
 	ctx, stop := sh.signals.watch(context.Background())
 	defer stop() // after a signal, never returns: exitOn exits
 	return sh.interactive(ctx, rl, t, render, &asking)

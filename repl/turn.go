@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/backends"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
@@ -24,7 +25,10 @@ var errNoAgent = errors.New("no agent is connected")
 
 // TurnRunner runs one prompt from the person through the agent and the continuation policy.
 type TurnRunner struct {
-	Agent    agent.Agent // nil: no agent connected
+	Agent agent.Agent // nil: no agent connected
+	// Backend is the agent's row of the backend table: the todo tools
+	// the continuation prompt may name. nil: only the agent's own tool.
+	Backend  *backends.Backend
 	Session  agent.Session
 	Policy   *continuation.Policy
 	Out      io.Writer     // receives whole lines only (the prompt may be redrawn between lines)
@@ -34,6 +38,9 @@ type TurnRunner struct {
 	Countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
 	// Cwd is recorded in a session the agent works on that has none yet.
 	Cwd string
+	// Ask asks the person a question during a turn (agent.Turn.Ask); nil
+	// when not interactive.
+	Ask func(ctx context.Context, q agent.Question) (int, error)
 	// Err receives the lines that say a prompt failed (no agent, an agent
 	// error, an unreadable list); nil means Out. A script sends them to
 	// stderr, once.
@@ -207,10 +214,12 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		return continuation.Decision{}, err
 	}
 	before := todostore.CloneTodos(sess.Todos)
+	wasPaused := sess.Paused
 	// Sent with continuations too, although their prompt repeats the
 	// block: backends state in their system context whether items are
 	// open, and must not say "none" while the prompt lists them.
 	turn.TodoContext = continuation.TodoContext(before)
+	turn.Ask = r.Ask
 
 	tctx, stop := r.turnContext(ctx)
 	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)
@@ -227,6 +236,11 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	// A backend that changed the list without saying so still gets it shown.
 	r.render.Todos(after)
 
+	// A pause made through todosh's MCP server (an ACP agent, or any agent
+	// given the server) is only in the session file.
+	if !res.Paused && sess.Paused && !wasPaused {
+		res.Paused, res.PauseReason = true, sess.PauseReason
+	}
 	paused := res.Paused && turnErr == nil && !aborted
 	// A successful turn records where the agent's session was started, so
 	// --resume finds a conversation that never touched the list; a failed
@@ -255,7 +269,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		Before:      before,
 		After:       after,
 		FinalText:   res.FinalText,
-	}, r.Agent.TodoTool())
+	}, r.tools())
 
 	switch {
 	case aborted:
@@ -271,6 +285,14 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	}
 	r.render.Decision(dec)
 	return dec, nil
+}
+
+// tools are the agent's todo tools as its backend row declares them.
+func (r *TurnRunner) tools() continuation.Tools {
+	if r.Backend == nil {
+		return continuation.Tools{Todo: r.Agent.TodoTool()}
+	}
+	return r.Backend.Tools(r.Agent.TodoTool())
 }
 
 // turnContext returns the context of one turn, cancelled by Ctrl-C: readline

@@ -268,6 +268,26 @@ func TestTurnPauseStopsAndIsPersisted(t *testing.T) {
 	h.wantLine("all done", 1)
 }
 
+// TestTurnPauseInStoreStops: a pause made through todosh's MCP server (by
+// another process, during the turn) is only in the session file; it stops
+// continuation like a pause the backend reports.
+func TestTurnPauseInStoreStops(t *testing.T) {
+	pause := func(_ context.Context, s agent.Session, emit func(agent.Event)) (agent.Result, error) {
+		if _, err := s.Update(func(x *todostore.Session) error {
+			x.Paused, x.PauseReason = true, "which database?"
+			return nil
+		}); err != nil {
+			return agent.Result{}, err
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: "mcp__todosh__todo_pause"})
+		return agent.Result{FinalText: "I need to know."}, nil
+	}
+	h := newTurnHarness(t, turnPlan("a", "b"), pause)
+	h.run("go")
+	h.wantTurns(2)
+	h.wantLine(`stopped: paused — "which database?"`, 1)
+}
+
 func TestTurnQuestionStops(t *testing.T) {
 	h := newTurnHarness(t, turnChange("Should I use Postgres or SQLite?", true, func([]todostore.Todo) []todostore.Todo {
 		return renderTodos("pick a database", "write schema")

@@ -351,6 +351,7 @@ func TestErrorEvents(t *testing.T) {
 		kind   UpdateKind // UpdateError when zero
 	}{
 		{&ClaudeParser{}, `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1500,"error_status":529,"error":"overloaded_error","session_id":"s","uuid":"u"}`, "API retry 2/10 in 1.5s: overloaded_error 529", UpdateStatus},
+		{&ClaudeParser{}, `{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"retry_delay_ms":2164.0826966758397,"error_status":null,"error":"unknown","session_id":"s","uuid":"u"}`, "API retry 3/10 in 2.2s: unknown", UpdateStatus},
 		{&ClaudeParser{}, `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","rateLimitType":"five_hour"},"session_id":"s"}`, "rate limited five_hour", UpdateStatus},
 		{&CodexParser{}, `{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses))"}`, "Reconnecting... 2/5 (stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses))", UpdateStatus},
 		{&ClaudeParser{}, `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid key","session_id":"s"}`, "API Error: 401 invalid key", 0},

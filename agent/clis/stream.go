@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
@@ -365,17 +366,20 @@ func mapStatus(s string) todostore.Status {
 
 // retryStatus is the one status line of a retry: "API retry 2/10 in 1.5s:
 // overloaded_error 529". Parts the CLI did not give are left out.
-func retryStatus(what, attempt, max, delayMs, cause string) string {
+func retryStatus(what, attempt, limit, delayMs, cause string) string {
 	var b strings.Builder
 	b.WriteString(what + " retry")
 	if attempt != "" {
 		b.WriteString(" " + attempt)
-		if max != "" {
-			b.WriteString("/" + max)
+		if limit != "" {
+			b.WriteString("/" + limit)
 		}
 	}
 	if ms, err := strconv.ParseFloat(delayMs, 64); err == nil && ms > 0 {
-		b.WriteString(" in " + strconv.FormatFloat(ms/1000, 'f', -1, 64) + "s")
+		// CLIs give the delay with jitter to the nanosecond; a person
+		// reads tenths.
+		d := time.Duration(ms * float64(time.Millisecond)).Round(100 * time.Millisecond)
+		b.WriteString(" in " + strconv.FormatFloat(max(d, 100*time.Millisecond).Seconds(), 'f', -1, 64) + "s")
 	}
 	if cause = strings.TrimSpace(cause); cause != "" {
 		b.WriteString(": " + todostore.ShortLine(cause, 160))

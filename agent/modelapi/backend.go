@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -70,7 +71,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 type Backend struct {
 	name     string
 	model    Model
-	tools    *agent.Tools
+	tools    *todotools.Tools
 	sess     agent.Session
 	maxSteps int
 	conv     []Message
@@ -113,7 +114,7 @@ func newBackend(name string, m Model, sess agent.Session, requireEvidence bool) 
 	return &Backend{
 		name:     name,
 		model:    m,
-		tools:    &agent.Tools{Session: sess, RequireEvidence: requireEvidence},
+		tools:    &todotools.Tools{Session: sess, RequireEvidence: requireEvidence},
 		sess:     sess,
 		maxSteps: DefaultMaxSteps,
 	}
@@ -124,7 +125,7 @@ func (b *Backend) Name() string { return b.name }
 
 // TodoTool is the model's tool for updating the list, named in continuation
 // prompts.
-func (b *Backend) TodoTool() string { return agent.ToolWrite }
+func (b *Backend) TodoTool() string { return todotools.Write }
 
 // SetDelay sets the pause between streamed pieces of a scripted reply (the
 // demo uses DemoDelay so a person sees streaming; tests use 0). It has no
@@ -205,9 +206,9 @@ func (b *Backend) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.
 }
 
 // runTool executes one call and emits its events.
-func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) agent.ToolOutcome {
+func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) todotools.Outcome {
 	out := b.tools.Call(fn.Name, []byte(fn.Arguments))
-	line := agent.DescribeToolCall(fn.Name, []byte(fn.Arguments))
+	line := todotools.DescribeCall(fn.Name, []byte(fn.Arguments))
 	if out.IsError {
 		line += " → error: " + todostore.ShortLine(out.Result, 160)
 	}

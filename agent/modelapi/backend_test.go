@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -36,9 +37,9 @@ func TestTurnPlanTickComplete(t *testing.T) {
 		{"content": "Tests", "status": "completed", "evidence": "go test ok"},
 	}})
 	f := newFakeServer(t,
-		fakeReply{text: []string{"Plan", "ning.\n"}, calls: []fakeCall{{agent.ToolWrite, split(plan, 5)}}},
-		fakeReply{calls: []fakeCall{{agent.ToolTick, split(`{"id":"1.1","evidence":"ok"}`, 3)}, {agent.ToolTick, []string{`{"id":`, `"1.2"}`}}}},
-		fakeReply{text: []string{"Tests pass.\n"}, calls: []fakeCall{{agent.ToolWrite, split(done, 7)}}},
+		fakeReply{text: []string{"Plan", "ning.\n"}, calls: []fakeCall{{todotools.Write, split(plan, 5)}}},
+		fakeReply{calls: []fakeCall{{todotools.Tick, split(`{"id":"1.1","evidence":"ok"}`, 3)}, {todotools.Tick, []string{`{"id":`, `"1.2"}`}}}},
+		fakeReply{text: []string{"Tests pass.\n"}, calls: []fakeCall{{todotools.Write, split(done, 7)}}},
 		fakeReply{text: []string{"All ", "done."}},
 	)
 	sess := testSession(t, nil)
@@ -79,7 +80,7 @@ func TestTurnPlanTickComplete(t *testing.T) {
 		t.Fatalf("%d requests, want 4", len(reqs))
 	}
 	r0 := reqs[0]
-	if !r0.Stream || r0.Model != "fake-model" || len(r0.Tools) != 4 || r0.Tools[0].Type != "function" || r0.Tools[0].Function.Name != agent.ToolWrite {
+	if !r0.Stream || r0.Model != "fake-model" || len(r0.Tools) != 4 || r0.Tools[0].Type != "function" || r0.Tools[0].Function.Name != todotools.Write {
 		t.Errorf("first request %+v", r0)
 	}
 	if f.auth[0] != "Bearer sk-test" {
@@ -112,9 +113,9 @@ func TestTurnDroppedItemAndBadCalls(t *testing.T) {
 	start := []todostore.Todo{{Content: "Keep me", Status: todostore.Pending}, {Content: "Forgotten", Status: todostore.InProgress}}
 	f := newFakeServer(t,
 		fakeReply{calls: []fakeCall{
-			{agent.ToolWrite, []string{`{"todos":[{"content":"Keep me","status":"pending"}]}`}},
+			{todotools.Write, []string{`{"todos":[{"content":"Keep me","status":"pending"}]}`}},
 			{"rm_rf", []string{`{}`}},
-			{agent.ToolTick, []string{`{"id":`}},
+			{todotools.Tick, []string{`{"id":`}},
 		}},
 		fakeReply{text: []string{"ok"}},
 	)
@@ -209,7 +210,7 @@ func TestTurnErrors(t *testing.T) {
 }
 
 func TestTurnCancelMidStream(t *testing.T) {
-	f := newFakeServer(t, fakeReply{text: []string{"working", "never sent"}, calls: []fakeCall{{agent.ToolWrite, []string{`{"todos":[]}`}}}, block: true})
+	f := newFakeServer(t, fakeReply{text: []string{"working", "never sent"}, calls: []fakeCall{{todotools.Write, []string{`{"todos":[]}`}}}, block: true})
 	sess := testSession(t, []todostore.Todo{{Content: "open", Status: todostore.Pending}})
 	before, _ := os.ReadFile(sess.Store.Path(sess.ID))
 	b := newTestBackend(t, f, sess)
@@ -260,7 +261,7 @@ func TestTurnCancelMidStream(t *testing.T) {
 
 func TestConversationResumed(t *testing.T) {
 	f := newFakeServer(t,
-		fakeReply{text: []string{"First answer."}, calls: []fakeCall{{agent.ToolRead, []string{""}}}},
+		fakeReply{text: []string{"First answer."}, calls: []fakeCall{{todotools.Read, []string{""}}}},
 		fakeReply{text: []string{"Read it."}},
 		fakeReply{text: []string{"Second answer."}},
 	)
@@ -299,7 +300,7 @@ func TestConversationResumed(t *testing.T) {
 
 func TestStepCap(t *testing.T) {
 	f := newFakeServer(t)
-	f.repeat = &fakeReply{text: []string{"again"}, calls: []fakeCall{{agent.ToolRead, nil}}}
+	f.repeat = &fakeReply{text: []string{"again"}, calls: []fakeCall{{todotools.Read, nil}}}
 	sess := testSession(t, nil)
 	b, err := New(Config{BaseURL: f.URL + "/v1", Model: "m", MaxSteps: 3}, sess)
 	if err != nil {
@@ -324,7 +325,7 @@ func TestStepCap(t *testing.T) {
 
 func TestPauseAndLift(t *testing.T) {
 	f := newFakeServer(t,
-		fakeReply{calls: []fakeCall{{agent.ToolPause, []string{`{"reason":"Which database?"}`}}}},
+		fakeReply{calls: []fakeCall{{todotools.Pause, []string{`{"reason":"Which database?"}`}}}},
 		fakeReply{text: []string{"Which database should I use?"}},
 		fakeReply{text: []string{"Postgres it is."}},
 	)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
 )
 
 // benchLists are two lists a turn alternates between, so every turn's
@@ -24,7 +25,7 @@ var benchLists = [2]string{
 // with text only.
 func benchTurn(i int) []fakeReply {
 	return []fakeReply{
-		{text: []string{"Updating the list.\n"}, calls: []fakeCall{{agent.ToolWrite, split(benchLists[i%2], 4)}}},
+		{text: []string{"Updating the list.\n"}, calls: []fakeCall{{todotools.Write, split(benchLists[i%2], 4)}}},
 		{text: []string{"Done ", "for now."}},
 	}
 }
@@ -76,10 +77,10 @@ func BenchmarkTurnOverhead(b *testing.B) {
 // fsync) and saving a short conversation.
 func BenchmarkStoreWrite(b *testing.B) {
 	b.Run("todo_write", func(b *testing.B) {
-		tools := &agent.Tools{Session: testSession(b, nil)}
+		tools := &todotools.Tools{Session: testSession(b, nil)}
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if out := tools.Call(agent.ToolWrite, []byte(benchLists[i%2])); out.IsError || !out.Changed {
+			if out := tools.Call(todotools.Write, []byte(benchLists[i%2])); out.IsError || !out.Changed {
 				b.Fatal(out.Result)
 			}
 		}
@@ -87,7 +88,7 @@ func BenchmarkStoreWrite(b *testing.B) {
 	b.Run("conversation", func(b *testing.B) {
 		sess := testSession(b, nil)
 		msgs := []Message{{Role: "user", Content: "go on"}, {Role: "assistant", Content: "Updating.",
-			ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: agent.ToolWrite, Arguments: benchLists[0]}}}},
+			ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: todotools.Write, Arguments: benchLists[0]}}}},
 			{Role: "tool", ToolCallID: "c", Content: "Saved the list."}, {Role: "assistant", Content: "Done for now."}}
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {

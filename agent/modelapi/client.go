@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -36,7 +36,7 @@ type Model interface {
 // first, and the tools it may call.
 type Request struct {
 	Messages []Message
-	Tools    []agent.ToolSpec
+	Tools    []todotools.Spec
 }
 
 // Client is the Model that speaks the OpenAI-compatible chat completions API

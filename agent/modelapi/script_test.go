@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
@@ -127,7 +128,7 @@ func TestDemo(t *testing.T) {
 			res, err := b.RunTurn(context.Background(), turn, rec.emit)
 			after := loadTodos(t, sess)
 			d := pol.Decide(continuation.Turn{Err: err, Paused: res.Paused, PauseReason: res.PauseReason,
-				Before: before, After: after, FinalText: res.FinalText}, b.TodoTool())
+				Before: before, After: after, FinalText: res.FinalText}, continuation.Tools{Todo: b.TodoTool(), Positional: true, Tick: todotools.Tick, Pause: todotools.Pause})
 			decisions = append(decisions, d.Line)
 			if !d.Continue {
 				break

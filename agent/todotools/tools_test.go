@@ -1,4 +1,4 @@
-package agent
+package todotools
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -18,7 +19,7 @@ func toolTestTools(t testing.TB, todos []todostore.Todo) *Tools {
 	t.Helper()
 	st := todostore.Open(t.TempDir())
 	st.Now = func() time.Time { return toolTestNow }
-	sess := Session{Store: st, ID: "s1"}
+	sess := agent.Session{Store: st, ID: "s1"}
 	if todos != nil {
 		if _, err := sess.Update(func(s *todostore.Session) error {
 			s.Todos = todostore.CloneTodos(todos)
@@ -98,39 +99,39 @@ func TestToolErrors(t *testing.T) {
 	}{
 		{"unknown tool", "todo_delete", `{}`, false, `unknown tool "todo_delete"`},
 		{"empty tool name", "", `{}`, false, `unknown tool ""`},
-		{"write invalid json", ToolWrite, `{"todos":[`, false, "not valid JSON"},
-		{"write not an object", ToolWrite, `[1,2]`, false, "must be a JSON object"},
-		{"write trailing data", ToolWrite, `{"todos":[]} {}`, false, "data after the JSON object"},
-		{"write missing todos", ToolWrite, `{}`, false, "missing todos"},
-		{"write todos not array", ToolWrite, `{"todos":"a, b"}`, false, "argument todos must be an array, not string"},
-		{"write status wrong type", ToolWrite, `{"todos":[{"content":"a","status":3}]}`, false, "argument todos.status must be a string, not number"},
-		{"write unknown status", ToolWrite, `{"todos":[{"content":"a","status":"blocked"}]}`, false, `todo 1: unknown status "blocked"`},
-		{"write empty content", ToolWrite, `{"todos":[{"content":"a","status":"pending"},{"content":"  ","status":"pending"}]}`, false, "todo 2 text is empty"},
-		{"write oversized content", ToolWrite, `{"todos":[{"content":"` + big + `","status":"pending"}]}`, false, "over the limit of 1000"},
-		{"write oversized evidence", ToolWrite, `{"todos":[{"content":"a","status":"completed","evidence":"` + big + `"}]}`, false, "todo 1 evidence is 1001 characters"},
-		{"write too many todos", ToolWrite, `{"todos":[` + strings.Join(many, ",") + `]}`, false, "101 todos, over the limit of 100"},
-		{"write subtask in_progress", ToolWrite, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"s","status":"in_progress"}]}]}`, false, `subtask 1.1 has status "in_progress": subtasks are pending or completed`},
-		{"write subtask empty", ToolWrite, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"","status":"pending"}]}]}`, false, "subtask 1.1 text is empty"},
-		{"write complete with open subtasks", ToolWrite, `{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"completed"},{"content":"t","status":"pending"}]}]}`, false, "todo 1 has open subtasks 1.2: tick them first"},
-		{"write completed item losing its checklist", ToolWrite, `{"todos":[{"content":"Implement the parser","status":"completed"}]}`, false, "todo 1 has open subtasks 1.2: tick them first with todo_tick"},
-		{"write id wrong type", ToolWrite, `{"todos":[{"id":true,"content":"a","status":"pending"}]}`, false, `id must be a string such as "2.1"`},
-		{"write completed without evidence", ToolWrite, `{"todos":[{"content":"new","status":"completed"}]}`, true, "todo 1 is completed without evidence (evidence is required in this session)"},
-		{"write subtask completed without evidence", ToolWrite, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"s","status":"completed"}]}]}`, true, "subtask 1.1 is completed without evidence"},
-		{"read invalid json", ToolRead, `{`, false, "not valid JSON"},
-		{"tick missing id", ToolTick, `{}`, false, "missing id"},
-		{"tick blank id", ToolTick, `{"id":" "}`, false, "missing id"},
-		{"tick out of range", ToolTick, `{"id":"7.1"}`, false, `no todo with id "7.1" (the list has 3)`},
-		{"tick no such subtask", ToolTick, `{"id":"2.9"}`, false, `no subtask with id "2.9" (todo 2 has 2 subtasks)`},
-		{"tick item with subtasks", ToolTick, `{"id":"2"}`, false, "2 is an item, not a subtask: tick its subtasks 2.1-2.2"},
-		{"tick item without subtasks", ToolTick, `{"id":"3"}`, false, "3 is an item without subtasks"},
-		{"tick id object", ToolTick, `{"id":{"x":1}}`, false, "id must be a string"},
-		{"tick without evidence", ToolTick, `{"id":"2.2"}`, true, "subtask 2.2 needs evidence to be ticked"},
-		{"tick oversized evidence", ToolTick, `{"id":"2.2","evidence":"` + big + `"}`, false, "evidence is 1001 characters"},
-		{"pause missing reason", ToolPause, `{}`, false, "missing reason"},
-		{"pause empty reason", ToolPause, `{"reason":"  "}`, false, "reason is empty"},
-		{"pause long reason", ToolPause, `{"reason":"` + strings.Repeat("é", MaxPauseReason+1) + `"}`, false, "reason is 501 characters, over the limit of 500"},
-		{"pause reason wrong type", ToolPause, `{"reason":5}`, false, "argument reason must be a string, not number"},
-		{"oversized arguments", ToolWrite, `{"todos":[],"pad":"` + strings.Repeat("x", MaxToolArgs) + `"}`, false, "over the limit of"},
+		{"write invalid json", Write, `{"todos":[`, false, "not valid JSON"},
+		{"write not an object", Write, `[1,2]`, false, "must be a JSON object"},
+		{"write trailing data", Write, `{"todos":[]} {}`, false, "data after the JSON object"},
+		{"write missing todos", Write, `{}`, false, "missing todos"},
+		{"write todos not array", Write, `{"todos":"a, b"}`, false, "argument todos must be an array, not string"},
+		{"write status wrong type", Write, `{"todos":[{"content":"a","status":3}]}`, false, "argument todos.status must be a string, not number"},
+		{"write unknown status", Write, `{"todos":[{"content":"a","status":"blocked"}]}`, false, `todo 1: unknown status "blocked"`},
+		{"write empty content", Write, `{"todos":[{"content":"a","status":"pending"},{"content":"  ","status":"pending"}]}`, false, "todo 2 text is empty"},
+		{"write oversized content", Write, `{"todos":[{"content":"` + big + `","status":"pending"}]}`, false, "over the limit of 1000"},
+		{"write oversized evidence", Write, `{"todos":[{"content":"a","status":"completed","evidence":"` + big + `"}]}`, false, "todo 1 evidence is 1001 characters"},
+		{"write too many todos", Write, `{"todos":[` + strings.Join(many, ",") + `]}`, false, "101 todos, over the limit of 100"},
+		{"write subtask in_progress", Write, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"s","status":"in_progress"}]}]}`, false, `subtask 1.1 has status "in_progress": subtasks are pending or completed`},
+		{"write subtask empty", Write, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"","status":"pending"}]}]}`, false, "subtask 1.1 text is empty"},
+		{"write complete with open subtasks", Write, `{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"completed"},{"content":"t","status":"pending"}]}]}`, false, "todo 1 has open subtasks 1.2: tick them first"},
+		{"write completed item losing its checklist", Write, `{"todos":[{"content":"Implement the parser","status":"completed"}]}`, false, "todo 1 has open subtasks 1.2: tick them first with todo_tick"},
+		{"write id wrong type", Write, `{"todos":[{"id":true,"content":"a","status":"pending"}]}`, false, `id must be a string such as "2.1"`},
+		{"write completed without evidence", Write, `{"todos":[{"content":"new","status":"completed"}]}`, true, "todo 1 is completed without evidence (evidence is required in this session)"},
+		{"write subtask completed without evidence", Write, `{"todos":[{"content":"a","status":"pending","subtasks":[{"content":"s","status":"completed"}]}]}`, true, "subtask 1.1 is completed without evidence"},
+		{"read invalid json", Read, `{`, false, "not valid JSON"},
+		{"tick missing id", Tick, `{}`, false, "missing id"},
+		{"tick blank id", Tick, `{"id":" "}`, false, "missing id"},
+		{"tick out of range", Tick, `{"id":"7.1"}`, false, `no todo with id "7.1" (the list has 3)`},
+		{"tick no such subtask", Tick, `{"id":"2.9"}`, false, `no subtask with id "2.9" (todo 2 has 2 subtasks)`},
+		{"tick item with subtasks", Tick, `{"id":"2"}`, false, "2 is an item, not a subtask: tick its subtasks 2.1-2.2"},
+		{"tick item without subtasks", Tick, `{"id":"3"}`, false, "3 is an item without subtasks"},
+		{"tick id object", Tick, `{"id":{"x":1}}`, false, "id must be a string"},
+		{"tick without evidence", Tick, `{"id":"2.2"}`, true, "subtask 2.2 needs evidence to be ticked"},
+		{"tick oversized evidence", Tick, `{"id":"2.2","evidence":"` + big + `"}`, false, "evidence is 1001 characters"},
+		{"pause missing reason", Pause, `{}`, false, "missing reason"},
+		{"pause empty reason", Pause, `{"reason":"  "}`, false, "reason is empty"},
+		{"pause long reason", Pause, `{"reason":"` + strings.Repeat("é", MaxPauseReason+1) + `"}`, false, "reason is 501 characters, over the limit of 500"},
+		{"pause reason wrong type", Pause, `{"reason":5}`, false, "argument reason must be a string, not number"},
+		{"oversized arguments", Write, `{"todos":[],"pad":"` + strings.Repeat("x", MaxArgs) + `"}`, false, "over the limit of"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -306,7 +307,7 @@ func TestToolWrite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tools := toolTestTools(t, tc.start)
 			tools.RequireEvidence = tc.evidence
-			out := tools.Call(ToolWrite, []byte(tc.args))
+			out := tools.Call(Write, []byte(tc.args))
 			if out.IsError {
 				t.Fatalf("error: %s", out.Result)
 			}
@@ -330,7 +331,7 @@ func TestToolWrite(t *testing.T) {
 			}
 			var got string
 			if last, _ := tools.Session.Store.LastChange(tools.Session.ID); len(last.Dropped) > 0 && out.Changed {
-				if !strings.Contains(last.What, DroppedReason) {
+				if !strings.Contains(last.What, agent.DroppedReason) {
 					t.Errorf("last change %q", last.What)
 				}
 				got = toolTestSummary(last.Dropped)
@@ -356,9 +357,9 @@ func TestToolResultsNameNoText(t *testing.T) {
 	}
 	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"}
 	calls := []struct{ name, args string }{
-		{ToolWrite, `{"todos":[{"content":"bravo","status":"in_progress","subtasks":[{"content":"charlie","status":"completed"}]},{"content":"india","status":"pending"}]}`},
-		{ToolTick, `{"id":"2.2"}`},
-		{ToolTick, `{"id":"2.1"}`},
+		{Write, `{"todos":[{"content":"bravo","status":"in_progress","subtasks":[{"content":"charlie","status":"completed"}]},{"content":"india","status":"pending"}]}`},
+		{Tick, `{"id":"2.2"}`},
+		{Tick, `{"id":"2.1"}`},
 	}
 	for _, c := range calls {
 		tools := toolTestTools(t, start)
@@ -380,7 +381,7 @@ func TestToolResultsNameNoText(t *testing.T) {
 	}
 	// Ticking the last subtask names the next item by position.
 	tools := toolTestTools(t, []todostore.Todo{{Content: "alpha", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "bravo", Status: todostore.Pending}}}, {Content: "charlie", Status: todostore.Pending}})
-	out := tools.Call(ToolTick, []byte(`{"id":"1.1"}`))
+	out := tools.Call(Tick, []byte(`{"id":"1.1"}`))
 	for _, line := range strings.Split(out.Result, "\n") {
 		if !strings.HasPrefix(line, "  ") && (strings.Contains(line, "alpha") || strings.Contains(line, "bravo") || strings.Contains(line, "charlie")) {
 			t.Errorf("todo text in a sentence: %q", line)
@@ -448,7 +449,7 @@ func TestToolTick(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tools := toolTestTools(t, tc.start)
 			tools.RequireEvidence = tc.evidence
-			out := tools.Call(ToolTick, []byte(tc.args))
+			out := tools.Call(Tick, []byte(tc.args))
 			if out.IsError || !out.Changed {
 				t.Fatalf("outcome %+v", out)
 			}
@@ -467,19 +468,19 @@ func TestToolTick(t *testing.T) {
 func TestToolReadAndPause(t *testing.T) {
 	tools := toolTestTools(t, toolTestList())
 	for _, args := range []string{``, ` `, `{}`, `{"verbose":true}`} {
-		out := tools.Call(ToolRead, []byte(args))
+		out := tools.Call(Read, []byte(args))
 		want := todostore.FormatListForModel(toolTestLoad(t, tools).Todos)
 		if out.IsError || out.Changed || out.Result != want {
 			t.Fatalf("todo_read(%q) = %+v, want %q", args, out, want)
 		}
 	}
 	empty := toolTestTools(t, nil)
-	if out := empty.Call(ToolRead, nil); out.Result != "Todo list is empty\n" {
+	if out := empty.Call(Read, nil); out.Result != "Todo list is empty\n" {
 		t.Errorf("empty todo_read = %q", out.Result)
 	}
 
 	reason := strings.Repeat("é", MaxPauseReason-1) + "?"
-	out := tools.Call(ToolPause, []byte(`{"reason":" `+reason+` "}`))
+	out := tools.Call(Pause, []byte(`{"reason":" `+reason+` "}`))
 	if out.IsError || !out.Paused || out.PauseReason != reason || out.Changed {
 		t.Fatalf("pause outcome %+v", out)
 	}
@@ -518,18 +519,18 @@ func TestToolSpecs(t *testing.T) {
 
 func TestDescribeToolCall(t *testing.T) {
 	tests := []struct{ name, args, want string }{
-		{ToolWrite, `{"todos":[{},{},{}]}`, "todo_write 3 items"},
-		{ToolTick, `{"id":"2.1"}`, "todo_tick 2.1"},
-		{ToolTick, `{"id":2.1}`, "todo_tick 2.1"},
-		{ToolPause, `{"reason":"which DB?\n\u001b[2J"}`, `todo_pause "which DB? [2J"`},
-		{ToolRead, ``, "todo_read"},
-		{ToolWrite, `{bad`, "todo_write"},
+		{Write, `{"todos":[{},{},{}]}`, "todo_write 3 items"},
+		{Tick, `{"id":"2.1"}`, "todo_tick 2.1"},
+		{Tick, `{"id":2.1}`, "todo_tick 2.1"},
+		{Pause, `{"reason":"which DB?\n\u001b[2J"}`, `todo_pause "which DB? [2J"`},
+		{Read, ``, "todo_read"},
+		{Write, `{bad`, "todo_write"},
 		{"evil\x1b[31m", `{}`, "evil [31m"},
 		{strings.Repeat("n", 200), `{}`, strings.Repeat("n", 99) + "…"},
 	}
 	for _, tc := range tests {
-		if got := DescribeToolCall(tc.name, []byte(tc.args)); got != tc.want {
-			t.Errorf("DescribeToolCall(%q, %q) = %q, want %q", tc.name, tc.args, got, tc.want)
+		if got := DescribeCall(tc.name, []byte(tc.args)); got != tc.want {
+			t.Errorf("DescribeCall(%q, %q) = %q, want %q", tc.name, tc.args, got, tc.want)
 		}
 	}
 }
@@ -538,11 +539,11 @@ func TestDescribeToolCall(t *testing.T) {
 // Call never panics, an error result leaves the file byte for byte as it
 // was, and a success leaves a list that passes todostore.Validate.
 func FuzzToolCall(f *testing.F) {
-	f.Add(ToolWrite, []byte(`{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"pending"}]}]}`))
-	f.Add(ToolWrite, []byte(`{"todos":[]}`))
-	f.Add(ToolTick, []byte(`{"id":"2.2","evidence":"x"}`))
-	f.Add(ToolPause, []byte(`{"reason":"?"}`))
-	f.Add(ToolRead, []byte(``))
+	f.Add(Write, []byte(`{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"pending"}]}]}`))
+	f.Add(Write, []byte(`{"todos":[]}`))
+	f.Add(Tick, []byte(`{"id":"2.2","evidence":"x"}`))
+	f.Add(Pause, []byte(`{"reason":"?"}`))
+	f.Add(Read, []byte(``))
 	f.Add("todo_x", []byte(`{`))
 	tools := toolTestTools(f, []todostore.Todo{})
 	path := tools.Session.Store.Path("s1")

@@ -1,4 +1,9 @@
-package agent
+// Package todotools runs todosh's own todo tools (todo_write, todo_read,
+// todo_tick, todo_pause) against a session: their names, schemas, rules and
+// results. One implementation serves every caller: the model-API backend
+// offers them as functions, `todosh mcp` serves them over MCP (to ACP agents
+// and to any MCP client).
+package todotools
 
 import (
 	"bytes"
@@ -10,37 +15,38 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
 // The names of the todo tools todosh gives a model (DESIGN §7).
 const (
-	ToolWrite = "todo_write"
-	ToolRead  = "todo_read"
-	ToolTick  = "todo_tick"
-	ToolPause = "todo_pause"
+	Write = "todo_write"
+	Read  = "todo_read"
+	Tick  = "todo_tick"
+	Pause = "todo_pause"
 )
 
 // MaxPauseReason is the longest todo_pause reason, in characters; the reason
 // is shown to the person in one line.
 const MaxPauseReason = 500
 
-// MaxToolArgs bounds the arguments of one tool call in bytes; no valid list
+// MaxArgs bounds the arguments of one tool call in bytes; no valid list
 // is larger than a session file.
-const MaxToolArgs = todostore.MaxFileSize
+const MaxArgs = todostore.MaxFileSize
 
-// ToolSpec is one tool offered to a model: its name, what it does, and the
+// Spec is one tool offered to a model: its name, what it does, and the
 // JSON schema of its arguments, as OpenAI-style "function" tools expect.
-type ToolSpec struct {
+type Spec struct {
 	Name        string
 	Description string
 	Parameters  json.RawMessage
 }
 
-// ToolOutcome is the result of one tool call. Result goes back to the model
+// Outcome is the result of one tool call. Result goes back to the model
 // as the tool's output, also when IsError; the other fields tell the backend
 // what to emit.
-type ToolOutcome struct {
+type Outcome struct {
 	Result  string
 	IsError bool
 	// Changed is true when the list on disk changed (emit EventTodos).
@@ -56,7 +62,7 @@ type ToolOutcome struct {
 // Session.Update with the same rules as the slash commands, so a call that
 // breaks a rule changes nothing.
 type Tools struct {
-	Session Session
+	Session agent.Session
 	// RequireEvidence refuses completing an item or ticking a subtask
 	// without evidence (--require-evidence).
 	RequireEvidence bool
@@ -65,7 +71,7 @@ type Tools struct {
 }
 
 // Specs returns the tool definitions to send to the model, in a fixed order.
-func (t *Tools) Specs() []ToolSpec {
+func (t *Tools) Specs() []Spec {
 	evidence := "What you ran or saw that shows it is done (for completed items)."
 	if t.RequireEvidence {
 		evidence = "Required when completed: what you ran or saw that shows it is done."
@@ -84,9 +90,9 @@ func (t *Tools) Specs() []ToolSpec {
 		"evidence":   toolString(evidence),
 		"subtasks":   map[string]any{"type": "array", "description": "A checklist to tick one by one with todo_tick (optional; left out, the item keeps the subtasks it has; subtasks the person added always stay).", "items": subtask},
 	}, "content", "status")
-	return []ToolSpec{
+	return []Spec{
 		{
-			Name: ToolWrite,
+			Name: Write,
 			Description: "Replace the whole todo list. Plan multi-step work with it before you start and update " +
 				"statuses as you go. Items you leave out are removed: to drop an item on purpose, mark it cancelled.",
 			Parameters: toolSchema(toolObject(map[string]any{
@@ -94,12 +100,12 @@ func (t *Tools) Specs() []ToolSpec {
 			}, "todos")),
 		},
 		{
-			Name:        ToolRead,
+			Name:        Read,
 			Description: "Show the todo list with positions, as the person sees it.",
 			Parameters:  toolSchema(toolObject(map[string]any{})),
 		},
 		{
-			Name:        ToolTick,
+			Name:        Tick,
 			Description: "Tick one subtask by its id (such as \"2.1\"), or untick it if it is ticked. Returns the subtasks still open.",
 			Parameters: toolSchema(toolObject(map[string]any{
 				"id":       toolString("The subtask's id, such as \"2.1\"."),
@@ -107,7 +113,7 @@ func (t *Tools) Specs() []ToolSpec {
 			}, "id")),
 		},
 		{
-			Name: ToolPause,
+			Name: Pause,
 			Description: "Stop and ask the person when you cannot go on without them. The list stays; todosh " +
 				"will not continue you until the person replies.",
 			Parameters: toolSchema(toolObject(map[string]any{
@@ -146,28 +152,28 @@ func toolSchema(v map[string]any) json.RawMessage {
 // Call runs one tool call from the model. It never panics and never changes
 // the list on error: a bad call (unknown tool, invalid JSON, wrong types, a
 // rule broken) comes back as an error result the model can act on.
-func (t *Tools) Call(name string, args []byte) ToolOutcome {
+func (t *Tools) Call(name string, args []byte) Outcome {
 	var (
-		out ToolOutcome
+		out Outcome
 		err error
 	)
 	switch name {
-	case ToolWrite:
+	case Write:
 		out, err = t.write(args)
-	case ToolRead:
+	case Read:
 		out, err = t.read(args)
-	case ToolTick:
+	case Tick:
 		out, err = t.tick(args)
-	case ToolPause:
+	case Pause:
 		out, err = t.pause(args)
 	default:
-		return ToolOutcome{
-			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todostore.ShortLine(name, 60), ToolWrite, ToolRead, ToolTick, ToolPause),
+		return Outcome{
+			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todostore.ShortLine(name, 60), Write, Read, Tick, Pause),
 			IsError: true,
 		}
 	}
 	if err != nil {
-		return ToolOutcome{Result: name + ": " + err.Error() + " (the list is unchanged)", IsError: true}
+		return Outcome{Result: name + ": " + err.Error() + " (the list is unchanged)", IsError: true}
 	}
 	return out
 }
@@ -182,8 +188,8 @@ func (t *Tools) now() time.Time {
 // toolDecode parses the arguments of a call into v: one JSON object, empty
 // arguments meaning {}. Type errors name the field.
 func toolDecode(args []byte, v any) error {
-	if len(args) > MaxToolArgs {
-		return fmt.Errorf("arguments are %d bytes, over the limit of %d", len(args), MaxToolArgs)
+	if len(args) > MaxArgs {
+		return fmt.Errorf("arguments are %d bytes, over the limit of %d", len(args), MaxArgs)
 	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
@@ -247,45 +253,45 @@ func (id *toolID) UnmarshalJSON(b []byte) error {
 
 // --- todo_read ---
 
-func (t *Tools) read(args []byte) (ToolOutcome, error) {
+func (t *Tools) read(args []byte) (Outcome, error) {
 	var none struct{}
 	if err := toolDecode(args, &none); err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
 	sess, err := t.Session.Load()
 	if err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
-	return ToolOutcome{Result: todostore.FormatListForModel(sess.Todos), Todos: sess.Todos}, nil
+	return Outcome{Result: todostore.FormatListForModel(sess.Todos), Todos: sess.Todos}, nil
 }
 
 // --- todo_pause ---
 
-func (t *Tools) pause(args []byte) (ToolOutcome, error) {
+func (t *Tools) pause(args []byte) (Outcome, error) {
 	var a struct {
 		Reason *string `json:"reason"`
 	}
 	if err := toolDecode(args, &a); err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
 	if a.Reason == nil {
-		return ToolOutcome{}, errors.New("missing reason: say what you need from the person")
+		return Outcome{}, errors.New("missing reason: say what you need from the person")
 	}
 	reason := strings.TrimSpace(*a.Reason)
 	if reason == "" {
-		return ToolOutcome{}, errors.New("reason is empty: say what you need from the person")
+		return Outcome{}, errors.New("reason is empty: say what you need from the person")
 	}
 	if n := utf8.RuneCountInString(reason); n > MaxPauseReason {
-		return ToolOutcome{}, fmt.Errorf("reason is %d characters, over the limit of %d: shorten it", n, MaxPauseReason)
+		return Outcome{}, fmt.Errorf("reason is %d characters, over the limit of %d: shorten it", n, MaxPauseReason)
 	}
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		s.Paused, s.PauseReason = true, reason
 		return nil
 	})
 	if err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
-	return ToolOutcome{
+	return Outcome{
 		Result: "Paused. The list stays as it is and todosh will not continue you until the person replies; " +
 			"the person sees your reason. End your turn now with your question to the person.",
 		Todos:       sess.Todos,
@@ -296,21 +302,21 @@ func (t *Tools) pause(args []byte) (ToolOutcome, error) {
 
 // --- todo_tick ---
 
-func (t *Tools) tick(args []byte) (ToolOutcome, error) {
+func (t *Tools) tick(args []byte) (Outcome, error) {
 	var a struct {
 		ID       *toolID `json:"id"`
 		Evidence string  `json:"evidence"`
 	}
 	if err := toolDecode(args, &a); err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
 	if a.ID == nil || strings.TrimSpace(string(*a.ID)) == "" {
-		return ToolOutcome{}, errors.New("missing id: give one subtask id such as \"2.1\"")
+		return Outcome{}, errors.New("missing id: give one subtask id such as \"2.1\"")
 	}
 	id := strings.TrimSpace(string(*a.ID))
 	if a.Evidence != "" {
 		if err := todostore.CheckText("evidence", a.Evidence); err != nil {
-			return ToolOutcome{}, err
+			return Outcome{}, err
 		}
 	}
 	var (
@@ -341,9 +347,9 @@ func (t *Tools) tick(args []byte) (ToolOutcome, error) {
 		return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Completed)
 	})
 	if err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
-	return ToolOutcome{Result: toolTickResult(sess.Todos, item, sub, ticked), Changed: true, Todos: sess.Todos}, nil
+	return Outcome{Result: toolTickResult(sess.Todos, item, sub, ticked), Changed: true, Todos: sess.Todos}, nil
 }
 
 func toolNotSubtask(t todostore.Todo, item int) error {
@@ -352,7 +358,7 @@ func toolNotSubtask(t todostore.Todo, item int) error {
 			item+1, item+1, item+1, len(t.Subtasks))
 	}
 	return fmt.Errorf("%d is an item without subtasks: todo_tick takes a subtask id such as \"2.1\"; "+
-		"set the item's status with %s", item+1, ToolWrite)
+		"set the item's status with %s", item+1, Write)
 }
 
 // toolTickResult tells the model what it ticked, what is left of that item,
@@ -363,7 +369,7 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	var b strings.Builder
 	if !ticked {
 		fmt.Fprintf(&b, "Unticked %s: it was already ticked, so it is open again (call %s again to tick it).\n",
-			it.Subtasks[sub].ID, ToolTick)
+			it.Subtasks[sub].ID, Tick)
 	} else {
 		fmt.Fprintf(&b, "Ticked %s.", it.Subtasks[sub].ID)
 	}
@@ -413,27 +419,27 @@ type toolSubtaskArg struct {
 	Evidence string `json:"evidence"`
 }
 
-func (t *Tools) write(args []byte) (ToolOutcome, error) {
+func (t *Tools) write(args []byte) (Outcome, error) {
 	var a struct {
 		Todos *[]toolItemArg `json:"todos"`
 	}
 	if err := toolDecode(args, &a); err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
 	if a.Todos == nil {
-		return ToolOutcome{}, errors.New("missing todos: give the whole list ([] clears it)")
+		return Outcome{}, errors.New("missing todos: give the whole list ([] clears it)")
 	}
 	agentList, err := toolParseList(*a.Todos)
 	if err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
-	res, err := ApplyAgentList(t.Session, agentList, t.now(), func(current []todostore.Todo, m *Merge) error {
+	res, err := agent.ApplyAgentList(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
 		return toolCheckMerge(current, agentList, m, t.RequireEvidence)
 	})
 	if err != nil {
-		return ToolOutcome{}, err
+		return Outcome{}, err
 	}
-	return ToolOutcome{Result: toolWriteResult(res), Changed: res.Changed, Todos: res.Todos}, nil
+	return Outcome{Result: toolWriteResult(res), Changed: res.Changed, Todos: res.Todos}, nil
 }
 
 // toolParseList turns the model's items into todos and checks them against
@@ -478,7 +484,7 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 // completing an item with open subtasks is refused, and with
 // requireEvidence newly completed work needs evidence. Errors name
 // positions in the model's own list.
-func toolCheckMerge(current, agentList []todostore.Todo, m *Merge, requireEvidence bool) error {
+func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, requireEvidence bool) error {
 	done := toolDoneBefore(current)
 	for i := range m.Todos {
 		j := m.FromAgent[i]
@@ -490,9 +496,9 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *Merge, requireEviden
 			if len(own.Subtasks) == 0 || sub.Status != todostore.Completed || sub.Evidence != "" || !requireEvidence {
 				continue
 			}
-			if !done[mergeKey(it.Content)+"\x00"+mergeKey(sub.Content)] {
+			if !done[agent.MergeKey(it.Content)+"\x00"+agent.MergeKey(sub.Content)] {
 				return fmt.Errorf("subtask %d.%d is completed without evidence (evidence is required in this session): "+
-					"give what you ran or saw in its evidence field, or tick it with %s and evidence", pos, k+1, ToolTick)
+					"give what you ran or saw in its evidence field, or tick it with %s and evidence", pos, k+1, Tick)
 			}
 		}
 		if own.Status != todostore.Completed {
@@ -500,9 +506,9 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *Merge, requireEviden
 		}
 		if open := toolOpenSubtasks(it, pos); len(open) > 0 {
 			return fmt.Errorf("todo %d has open subtasks %s: tick them first with %s (its status follows its subtasks)",
-				pos, strings.Join(open, ", "), ToolTick)
+				pos, strings.Join(open, ", "), Tick)
 		}
-		if len(it.Subtasks) == 0 && it.Evidence == "" && requireEvidence && !done[mergeKey(it.Content)] {
+		if len(it.Subtasks) == 0 && it.Evidence == "" && requireEvidence && !done[agent.MergeKey(it.Content)] {
 			return fmt.Errorf("todo %d is completed without evidence (evidence is required in this session): "+
 				"give what you ran or saw in its evidence field", pos)
 		}
@@ -517,11 +523,11 @@ func toolDoneBefore(old []todostore.Todo) map[string]bool {
 	done := map[string]bool{}
 	for _, t := range old {
 		if t.Status == todostore.Completed {
-			done[mergeKey(t.Content)] = true
+			done[agent.MergeKey(t.Content)] = true
 		}
 		for _, s := range t.Subtasks {
 			if s.Status == todostore.Completed {
-				done[mergeKey(t.Content)+"\x00"+mergeKey(s.Content)] = true
+				done[agent.MergeKey(t.Content)+"\x00"+agent.MergeKey(s.Content)] = true
 			}
 		}
 	}
@@ -553,7 +559,7 @@ func toolStatus(s, where string) (todostore.Status, error) {
 
 // toolWriteResult tells the model what its todo_write did. Sentences name
 // positions only; todo text appears in the list lines below them.
-func toolWriteResult(res Applied) string {
+func toolWriteResult(res agent.Applied) string {
 	var b strings.Builder
 	c := todostore.CountTodos(res.Todos)
 	if res.Changed {
@@ -575,7 +581,7 @@ func toolWriteResult(res Applied) string {
 	if len(open) > 0 {
 		fmt.Fprintf(&b, "Your list left out %d open item(s), now removed and archived (was %s, listed below). "+
 			"If they still need doing, call %s again with them included; to drop an item on purpose, mark it cancelled.\n",
-			len(open), strings.Join(open, ", "), ToolWrite)
+			len(open), strings.Join(open, ", "), Write)
 	}
 	if closed > 0 {
 		fmt.Fprintf(&b, "%d finished item(s) you left out were archived.\n", closed)
@@ -614,10 +620,10 @@ func toolWriteResult(res Applied) string {
 	return b.String()
 }
 
-// DescribeToolCall is the one short line shown for a call of a todo tool
+// DescribeCall is the one short line shown for a call of a todo tool
 // ("todo_write 3 items", "todo_tick 2.1"); control characters in the model's
 // arguments are removed so the line cannot move the cursor.
-func DescribeToolCall(name string, args []byte) string {
+func DescribeCall(name string, args []byte) string {
 	var a struct {
 		Todos  []json.RawMessage `json:"todos"`
 		ID     toolID            `json:"id"`
@@ -628,11 +634,11 @@ func DescribeToolCall(name string, args []byte) string {
 	switch {
 	case !ok:
 		s = name
-	case name == ToolWrite:
+	case name == Write:
 		s = name + " " + todostore.Plural(len(a.Todos), "item")
-	case name == ToolTick:
+	case name == Tick:
 		s = name + " " + string(a.ID)
-	case name == ToolPause:
+	case name == Pause:
 		s = name + ` "` + todostore.ShortLine(a.Reason, 60) + `"`
 	default:
 		s = name

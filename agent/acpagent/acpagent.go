@@ -1,0 +1,501 @@
+// Package acpagent drives any agent that speaks the Agent Client Protocol
+// (JSON-RPC 2.0 over the agent's stdio), with github.com/coder/acp-go-sdk:
+// one agent process per todosh run, kept across prompts and continuations;
+// initialize (protocol 1), session/new (or session/resume, session/load for
+// a session kept in the session file) with todosh's own MCP server, then
+// one session/prompt per turn. The agent's plan is mirrored into the list
+// through the merge rule; its permission requests are asked of the person
+// (or decided by --approve); Ctrl-C sends session/cancel, and the agent's
+// whole process group ends with the turn that cannot be cancelled or with
+// todosh.
+package acpagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
+	"github.com/todosh/todosh/todostore"
+)
+
+// Approve says how permission requests are answered.
+type Approve string
+
+// The answers to permission requests --approve can give.
+const (
+	// ApproveAsk asks the person in a terminal and refuses in a script.
+	ApproveAsk Approve = ""
+	// ApproveNever refuses every request.
+	ApproveNever Approve = "never"
+	// ApproveAlways allows every request, once each.
+	ApproveAlways Approve = "always"
+)
+
+// ParseApprove reads --approve.
+func ParseApprove(s string) (Approve, error) {
+	switch a := Approve(s); a {
+	case ApproveAsk, ApproveNever, ApproveAlways:
+		return a, nil
+	}
+	return "", fmt.Errorf("--approve %q: want never or always", s)
+}
+
+// Defaults of Config's durations.
+const (
+	DefaultKillGrace    = 2 * time.Second
+	DefaultCancelWait   = 3 * time.Second
+	DefaultStartTimeout = 2 * time.Minute
+)
+
+// MCPServer is a stdio MCP server handed to the agent in session/new.
+type MCPServer struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
+// Config is one ACP agent.
+type Config struct {
+	// Name is the --agent value ("acp:claude"): it names the agent in
+	// every line and is the kind kept in the session file.
+	Name string
+	// Bin and Args start the agent.
+	Bin  string
+	Args []string
+	// Dir is the session's working directory; "" means todosh's.
+	Dir string
+	// Env, when not nil, is the agent's environment instead of todosh's.
+	Env []string
+	// Approve answers permission requests (--approve).
+	Approve Approve
+	// MCP is todosh's own MCP server for the session; nil hands none.
+	MCP *MCPServer
+	// AskForTools: the agent's own todo list never reaches the client
+	// (Gemini CLI's write_todos), so the first prompt asks it to keep the
+	// list with todosh's MCP tools.
+	AskForTools bool
+	// KillGrace is the time between SIGTERM and SIGKILL to the agent's
+	// process group; CancelWait how long a cancelled turn waits for the
+	// agent's stopReason cancelled; StartTimeout bounds initialize and
+	// session/new. Zero means the defaults.
+	KillGrace, CancelWait, StartTimeout time.Duration
+}
+
+// Agent is an ACP agent behind agent.Agent.
+type Agent struct {
+	cfg  Config
+	sess agent.Session
+
+	mu   sync.Mutex
+	proc *process // nil until the first turn, and after the agent ended
+	// live is proc for a Close that cannot wait for a hung turn.
+	live atomic.Pointer[process]
+}
+
+// New returns the agent; its process starts with the first turn.
+func New(cfg Config, sess agent.Session) (*Agent, error) {
+	if cfg.Bin == "" {
+		return nil, fmt.Errorf("--agent %s: no command to start the agent", cfg.Name)
+	}
+	if cfg.KillGrace <= 0 {
+		cfg.KillGrace = DefaultKillGrace
+	}
+	if cfg.CancelWait <= 0 {
+		cfg.CancelWait = DefaultCancelWait
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
+	}
+	return &Agent{cfg: cfg, sess: sess}, nil
+}
+
+// Name is the --agent value.
+func (a *Agent) Name() string { return a.cfg.Name }
+
+// TodoTool is todosh's todo_write when the agent has todosh's MCP server;
+// else the agent's own tool, whose name the client never sees.
+func (a *Agent) TodoTool() string {
+	if a.cfg.MCP != nil {
+		return todotools.Write
+	}
+	return ""
+}
+
+// process is one running agent and its ACP connection.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   io.Closer
+	conn    *acp.ClientSideConnection
+	client  *client
+	stderr  *tail
+	exited  chan struct{} // closed when the process has been waited for
+	id      acp.SessionId
+	hinted  bool // the prompt has asked for todosh's tools
+	cleanup sync.Once
+	in      *lineMeter
+	skipped skipped
+}
+
+// RunTurn sends one session/prompt and streams its updates. See
+// agent.Agent.
+func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Event)) (agent.Result, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	before, err := a.sess.Load()
+	if err != nil {
+		return agent.Result{}, fmt.Errorf("%s: %w", a.cfg.Name, err)
+	}
+	p, err := a.start(ctx, before, emit)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	text := a.promptText(p, turn)
+	t := newTurn()
+	p.client.setTurn(t)
+	defer func() {
+		p.client.setTurn(nil)
+		close(t.done)
+	}()
+
+	pctx, stopPrompt := context.WithCancel(context.Background())
+	defer stopPrompt()
+	type answer struct {
+		resp acp.PromptResponse
+		err  error
+	}
+	answers := make(chan answer, 1)
+	go func() {
+		r, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: p.id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		answers <- answer{r, err}
+	}()
+
+	st := &turnState{titles: map[acp.ToolCallId]string{}}
+	done := ctx.Done()
+	var giveUp <-chan time.Time
+	for {
+		select {
+		case u := <-t.updates:
+			a.update(u, st, emit)
+		case pr := <-t.perms:
+			if giveUp != nil {
+				pr.reply <- cancelledOutcome()
+				continue
+			}
+			out, err := a.permission(ctx, turn, pr.req, emit)
+			pr.reply <- out
+			if err != nil { // no answer: the person wants the turn to stop
+				emit(agent.Event{Kind: agent.EventNotice, Text: "no answer: cancelling the turn"})
+				a.cancel(p)
+				done, giveUp = nil, time.After(a.cfg.CancelWait)
+			}
+		case <-done:
+			a.cancel(p)
+			done, giveUp = nil, time.After(a.cfg.CancelWait)
+		case <-giveUp:
+			a.stop(p)
+			if ctx.Err() == nil {
+				return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name)
+			}
+			return agent.Result{}, ctx.Err()
+		case r := <-answers:
+			if giveUp != nil { // cancelled by Ctrl-C or an unanswered question
+				if r.err != nil {
+					a.stop(p)
+				}
+				if ctx.Err() == nil {
+					return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name)
+				}
+				return agent.Result{}, ctx.Err()
+			}
+			if r.err != nil {
+				return agent.Result{}, a.died(p, "the agent stopped mid-turn", r.err)
+			}
+			if n := p.skipped.malformed.Swap(0); n > 0 {
+				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
+			}
+			return a.finish(st, r.resp.StopReason)
+		}
+	}
+}
+
+// cancel sends session/cancel; the turn then waits for the agent's own
+// stopReason cancelled, and ends its process group if it does not come.
+func (a *Agent) cancel(p *process) {
+	ctx, stop := context.WithTimeout(context.Background(), a.cfg.CancelWait)
+	defer stop()
+	_ = p.conn.Cancel(ctx, acp.CancelNotification{SessionId: p.id})
+}
+
+// finish turns the stop reason into the turn's result. A turn that ended
+// for a reason other than end_turn is an error naming it, so the policy
+// stops. A pause through todosh's MCP tool is in the session file, where
+// the shell finds it.
+func (a *Agent) finish(st *turnState, reason acp.StopReason) (agent.Result, error) {
+	res := agent.Result{FinalText: strings.TrimSpace(st.lastMessage())}
+	switch reason {
+	case acp.StopReasonEndTurn:
+		return res, nil
+	case acp.StopReasonMaxTokens:
+		return res, fmt.Errorf("%s: the turn stopped: max_tokens (the model reached its output limit)", a.cfg.Name)
+	case acp.StopReasonMaxTurnRequests:
+		return res, fmt.Errorf("%s: the turn stopped: max_turn_requests (the agent reached its limit of model requests in one turn)", a.cfg.Name)
+	case acp.StopReasonRefusal:
+		return res, fmt.Errorf("%s: the turn stopped: refusal (the agent refused to go on)", a.cfg.Name)
+	case acp.StopReasonCancelled:
+		return res, fmt.Errorf("%s: the turn stopped: cancelled by the agent", a.cfg.Name)
+	}
+	return res, fmt.Errorf("%s: the turn stopped: %s", a.cfg.Name, todostore.ShortLine(string(reason), 40))
+}
+
+// promptText is what session/prompt sends: the todo context (an ACP
+// prompt has no system part), on the first prompt of an agent whose own
+// list never reaches todosh the request to keep it with todosh's tools,
+// and the prompt.
+func (a *Agent) promptText(p *process, turn agent.Turn) string {
+	var b strings.Builder
+	if c := strings.TrimSpace(turn.TodoContext); c != "" {
+		b.WriteString(c + "\n\n")
+	}
+	if a.cfg.AskForTools && a.cfg.MCP != nil && !p.hinted {
+		p.hinted = true
+		fmt.Fprintf(&b, "Keep your todo list with the tools of the MCP server %q, not your own todo tool: %s (the whole list), "+
+			"%s (one subtask), %s, and %s when you cannot go on without the person. The person sees that list.\n\n",
+			a.cfg.MCP.Name, todotools.Write, todotools.Tick, todotools.Read, todotools.Pause)
+	}
+	b.WriteString(turn.Prompt)
+	return b.String()
+}
+
+// turnState is what one turn has seen.
+type turnState struct {
+	text    strings.Builder // the current agent message
+	lastMsg string
+	titles  map[acp.ToolCallId]string
+}
+
+func (st *turnState) lastMessage() string {
+	if s := st.text.String(); strings.TrimSpace(s) != "" {
+		return s
+	}
+	return st.lastMsg
+}
+
+// update turns one session/update into events. Kinds todosh does not show
+// (available commands, usage, modes, thoughts, unknown ones) are skipped.
+func (a *Agent) update(u acp.SessionUpdate, st *turnState, emit func(agent.Event)) {
+	switch {
+	case u.AgentMessageChunk != nil:
+		if c := u.AgentMessageChunk.Content.Text; c != nil {
+			if c.Text == "" && st.text.Len() > 0 { // an empty chunk starts a message
+				st.lastMsg = st.text.String()
+				st.text.Reset()
+			}
+			st.text.WriteString(c.Text)
+			emit(agent.Event{Kind: agent.EventText, Text: c.Text})
+		}
+	case u.ToolCall != nil:
+		title := toolTitle(u.ToolCall.Title, string(u.ToolCall.Kind))
+		st.titles[u.ToolCall.ToolCallId] = title
+		emit(agent.Event{Kind: agent.EventToolCall, Text: title})
+	case u.ToolCallUpdate != nil:
+		a.toolUpdate(u.ToolCallUpdate, st, emit)
+	case u.Plan != nil:
+		a.plan(u.Plan.Entries, emit)
+	}
+}
+
+// toolUpdate shows a tool call update as one line when it says something
+// new: a call first heard of here, or one that failed.
+func (a *Agent) toolUpdate(u *acp.SessionToolCallUpdate, st *turnState, emit func(agent.Event)) {
+	title, known := st.titles[u.ToolCallId]
+	if u.Title != nil {
+		title = toolTitle(*u.Title, "")
+	}
+	if title == "" {
+		title = "tool call"
+	}
+	st.titles[u.ToolCallId] = title
+	switch {
+	case u.Status != nil && *u.Status == acp.ToolCallStatusFailed:
+		emit(agent.Event{Kind: agent.EventToolCall, Text: todostore.ShortLine(title+" failed", 100)})
+	case !known:
+		emit(agent.Event{Kind: agent.EventToolCall, Text: title})
+	}
+}
+
+// toolTitle is the one short line of a tool call.
+func toolTitle(title, kind string) string {
+	if strings.TrimSpace(title) == "" {
+		title = kind
+	}
+	return todostore.ShortLine(title, 100)
+}
+
+// plan mirrors the agent's plan into the list through the merge rule.
+func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
+	todos, cut := PlanTodos(entries)
+	if cut {
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: the plan was over the list's limits and was cut", a.cfg.Name)})
+	}
+	res, err := agent.ApplyAgentList(a.sess, todos, time.Now(), func(_ []todostore.Todo, m *agent.Merge) error {
+		tickCompleted(m.Todos)
+		return nil
+	})
+	switch {
+	case err != nil:
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: todo list not saved: %v", a.cfg.Name, err)})
+	case res.Changed:
+		emit(agent.Event{Kind: agent.EventTodos, Todos: res.Todos})
+	}
+}
+
+// permission answers one session/request_permission: by --approve, else
+// by asking the person, else (a script) a refusal. A continuation is
+// asked like any turn: todosh never approves by itself what the person
+// would have been asked. err is set when the person gave no answer.
+func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.RequestPermissionRequest, emit func(agent.Event)) (acp.RequestPermissionResponse, error) {
+	if a.ownTool(req.ToolCall) {
+		// todosh's own todo tools touch nothing but the list the person
+		// sees; asking about them would only stop an agent from keeping it.
+		if o, ok := pickOption(req.Options, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
+			return selected(o), nil
+		}
+	}
+	what := permissionText(a.cfg.Name, req.ToolCall)
+	switch {
+	case a.cfg.Approve == ApproveAlways:
+		if o, ok := pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways); ok {
+			emit(agent.Event{Kind: agent.EventNotice, Text: "allowed (--approve always): " + what})
+			return selected(o), nil
+		}
+	case a.cfg.Approve == ApproveAsk && turn.Ask != nil:
+		names := make([]string, len(req.Options))
+		for i, o := range req.Options {
+			names[i] = o.Name
+		}
+		i, err := turn.Ask(ctx, agent.Question{Text: what, Options: names})
+		if err != nil || i < 0 || i >= len(req.Options) {
+			return cancelledOutcome(), errors.New("no answer")
+		}
+		return selected(req.Options[i]), nil
+	}
+	why := "--approve never"
+	if a.cfg.Approve == ApproveAsk {
+		why = "no terminal to ask; --approve always allows"
+	}
+	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("refused (%s): %s", why, what)})
+	if o, ok := pickOption(req.Options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways); ok {
+		return selected(o), nil
+	}
+	return cancelledOutcome(), nil
+}
+
+// ownTool reports whether a permission request is for one of todosh's
+// own MCP tools: its title names todosh's server and a todo tool, as
+// agents title MCP calls ("mcp__todosh__todo_write").
+func (a *Agent) ownTool(tc acp.ToolCallUpdate) bool {
+	if a.cfg.MCP == nil || tc.Title == nil || !strings.Contains(*tc.Title, a.cfg.MCP.Name) {
+		return false
+	}
+	for _, name := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
+		if strings.Contains(*tc.Title, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// permissionText names the agent, the tool and what it wants, on one line.
+func permissionText(name string, tc acp.ToolCallUpdate) string {
+	title := ""
+	if tc.Title != nil {
+		title = *tc.Title
+	}
+	kind := ""
+	if tc.Kind != nil {
+		kind = string(*tc.Kind)
+	}
+	if strings.TrimSpace(title) == "" {
+		title = "a tool call"
+	}
+	s := name + " wants permission: " + todostore.ShortLine(title, 80)
+	if kind != "" && kind != "other" {
+		s += " (" + kind + ")"
+	}
+	return s
+}
+
+// pickOption returns the first option of the first kind present.
+func pickOption(opts []acp.PermissionOption, kinds ...acp.PermissionOptionKind) (acp.PermissionOption, bool) {
+	for _, k := range kinds {
+		for _, o := range opts {
+			if o.Kind == k {
+				return o, true
+			}
+		}
+	}
+	return acp.PermissionOption{}, false
+}
+
+func selected(o acp.PermissionOption) acp.RequestPermissionResponse {
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: o.OptionId}}}
+}
+
+func cancelledOutcome() acp.RequestPermissionResponse {
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
+}
+
+// Close ends the agent's process group (todosh exits). A turn still
+// running (one that did not end on cancel) is not waited for: its process
+// group is killed at once.
+func (a *Agent) Close() error {
+	if !a.mu.TryLock() {
+		if p := a.live.Load(); p != nil {
+			killGroup(p.cmd, syscall.SIGKILL)
+		}
+		return nil
+	}
+	defer a.mu.Unlock()
+	if a.proc != nil {
+		a.stop(a.proc)
+	}
+	return nil
+}
+
+// emptyList is the mcpServers of an agent without todosh's server.
+var emptyList = []acp.McpServer{}
+
+// mcpServers is todosh's MCP server as a stdio entry, which the SDK
+// writes without a "type" field (one adapter rejects it).
+func (a *Agent) mcpServers() []acp.McpServer {
+	m := a.cfg.MCP
+	if m == nil {
+		return emptyList
+	}
+	env := []acp.EnvVariable{}
+	for k, v := range m.Env {
+		env = append(env, acp.EnvVariable{Name: k, Value: v})
+	}
+	return []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: m.Args, Env: env}}}
+}
+
+func (a *Agent) dir() string {
+	if a.cfg.Dir != "" {
+		return a.cfg.Dir
+	}
+	d, _ := os.Getwd()
+	return d
+}

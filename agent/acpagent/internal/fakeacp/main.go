@@ -1,0 +1,391 @@
+// Command fakeacp is a test-only ACP agent that speaks the wire format of
+// the recorded agents (../../../../../shared/transcripts/acp): plan
+// updates, tool calls, permission requests, cancel, session/load and
+// session/resume, errors. It uses the SDK's agent side, so every message is
+// real ACP. What it does is chosen by markers in the prompt:
+//
+//	[[plan]]        a 3-item plan, first item done, then a lazy end_turn
+//	(continuation)  a prompt from todosh's policy completes one more item
+//	[[perm]]        a tool call that asks permission, then says what it got
+//	[[slow]]        streams, then waits for session/cancel (stopReason cancelled)
+//	[[hang]]        starts a child (sleep), ignores session/cancel
+//	[[die]]         exits mid-turn with a line on stderr
+//	[[stop:R]]      ends the turn with stopReason R
+//	[[mcp]]         calls todosh's MCP server (from session/new): todo_write, todo_tick
+//	[[mcp-pause]]   calls todo_pause through it
+//	[[garbage]]     writes a malformed line and an unknown update kind first
+//	[[huge]]        writes a line over the SDK's 10 MiB limit
+//
+// Environment: FAKEACP_LOG appends every line received; FAKEACP_CAPS is
+// "load" or "resume" (what it advertises); FAKEACP_FAIL is "initialize" or
+// "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
+// FAKEACP_LAZY=1 makes continuations make no progress; FAKEACP_PACE paces
+// text chunks (a duration) for benchmarks.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	if f := os.Getenv("FAKEACP_PID"); f != "" {
+		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	var in io.Reader = os.Stdin
+	if path := os.Getenv("FAKEACP_LOG"); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		in = io.TeeReader(os.Stdin, f)
+	}
+	out := &lockedWriter{w: bufio.NewWriterSize(os.Stdout, 1<<16)}
+	a := &fake{out: out, sessions: map[acp.SessionId]*session{}}
+	a.conn = acp.NewAgentSideConnection(a, out, in)
+	a.conn.SetLogger(slog.New(slog.DiscardHandler))
+	<-a.conn.Done()
+}
+
+// lockedWriter lets the fake write a raw line between the SDK's messages.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(b)
+	if err == nil {
+		err = l.w.Flush()
+	}
+	return n, err
+}
+
+type session struct {
+	plan      []acp.PlanEntry
+	mcp       []acp.McpServer
+	cancelled chan struct{}
+	once      sync.Once
+}
+
+type fake struct {
+	conn     *acp.AgentSideConnection
+	out      *lockedWriter
+	mu       sync.Mutex
+	sessions map[acp.SessionId]*session
+	n        int
+}
+
+var internal = &acp.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": "Query closed before response received"}}
+
+func (a *fake) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+	if os.Getenv("FAKEACP_FAIL") == "initialize" {
+		fmt.Fprintln(os.Stderr, "Error: --dangerously-skip-permissions cannot be used with root/sudo privileges")
+		return acp.InitializeResponse{}, internal
+	}
+	caps := acp.AgentCapabilities{}
+	switch os.Getenv("FAKEACP_CAPS") {
+	case "load":
+		caps.LoadSession = true
+	case "resume":
+		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
+	}
+	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber, AgentCapabilities: caps, AuthMethods: []acp.AuthMethod{}}, nil
+}
+
+func (a *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (a *fake) newSession(id acp.SessionId, servers []acp.McpServer) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sessions[id] = &session{mcp: servers, cancelled: make(chan struct{})}
+}
+
+func (a *fake) session(id acp.SessionId) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
+}
+
+func (a *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	if os.Getenv("FAKEACP_FAIL") == "session/new" {
+		fmt.Fprintln(os.Stderr, "fatal: no API key configured")
+		return acp.NewSessionResponse{}, internal
+	}
+	a.mu.Lock()
+	a.n++
+	id := acp.SessionId(fmt.Sprintf("fake-%d-%d", os.Getpid(), a.n))
+	a.mu.Unlock()
+	a.newSession(id, p.McpServers)
+	return acp.NewSessionResponse{SessionId: id}, nil
+}
+
+// LoadSession replays the history as Codex does (update_plan tool calls)
+// before answering.
+func (a *fake) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	a.newSession(p.SessionId, p.McpServers)
+	a.send(ctx, p.SessionId, acp.UpdateUserMessageText("[[plan]] earlier prompt"))
+	a.send(ctx, p.SessionId, acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: "call_old", Title: "update_plan", Status: acp.ToolCallStatusCompleted,
+		RawInput: map[string]any{"plan": []map[string]any{{"step": "Replayed item", "status": "completed"}}}}})
+	a.send(ctx, p.SessionId, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: []acp.PlanEntry{{Content: "Replayed item", Status: acp.PlanEntryStatusCompleted, Priority: "medium"}}}})
+	return acp.LoadSessionResponse{}, nil
+}
+
+func (a *fake) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	a.newSession(p.SessionId, p.McpServers)
+	return acp.ResumeSessionResponse{}, nil
+}
+
+func (a *fake) Cancel(_ context.Context, p acp.CancelNotification) error {
+	if s := a.session(p.SessionId); s != nil {
+		s.once.Do(func() { close(s.cancelled) })
+	}
+	return nil
+}
+
+func (a *fake) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, nil
+}
+
+func (a *fake) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, nil
+}
+
+func (a *fake) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, nil
+}
+
+func (a *fake) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, nil
+}
+
+func (a *fake) send(ctx context.Context, id acp.SessionId, u acp.SessionUpdate) {
+	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: u})
+}
+
+// say streams text in two chunks, after an empty one as Claude does.
+func (a *fake) say(ctx context.Context, id acp.SessionId, text string) {
+	pace, _ := time.ParseDuration(os.Getenv("FAKEACP_PACE"))
+	half := len(text) / 2
+	for _, c := range []string{"", text[:half], text[half:]} {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
+		a.send(ctx, id, acp.UpdateAgentMessageText(c))
+	}
+}
+
+func (a *fake) sendPlan(ctx context.Context, id acp.SessionId, s *session) {
+	a.send(ctx, id, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: append([]acp.PlanEntry(nil), s.plan...)}})
+}
+
+var planTexts = []string{"Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser"}
+
+func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	s := a.session(p.SessionId)
+	if s == nil {
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown session"})
+	}
+	var text strings.Builder
+	for _, b := range p.Prompt {
+		if b.Text != nil {
+			text.WriteString(b.Text.Text)
+		}
+	}
+	prompt := text.String()
+	id := p.SessionId
+	end := acp.PromptResponse{StopReason: acp.StopReasonEndTurn}
+	has := func(m string) bool { return strings.Contains(prompt, "[["+m+"]]") }
+	switch {
+	case has("plan"):
+		s.plan = nil
+		for i, t := range planTexts {
+			st := acp.PlanEntryStatusPending
+			if i == 0 {
+				st = acp.PlanEntryStatusInProgress
+			}
+			s.plan = append(s.plan, acp.PlanEntry{Content: t, Status: st, Priority: "medium"})
+		}
+		a.say(ctx, id, "I'll break this work into a todo list first.\n")
+		a.sendPlan(ctx, id, s)
+		s.plan[0].Status, s.plan[1].Status = acp.PlanEntryStatusCompleted, acp.PlanEntryStatusInProgress
+		a.say(ctx, id, "Skeleton is in place; moving on to the parser.\n")
+		a.sendPlan(ctx, id, s)
+		a.send(ctx, id, acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{Used: 121, Size: 200000}})
+		a.say(ctx, id, "I'll stop here for now.\n")
+	case strings.Contains(prompt, "You stopped") || strings.Contains(prompt, "has still not changed"):
+		if os.Getenv("FAKEACP_LAZY") == "1" || s.plan == nil {
+			a.say(ctx, id, "Still thinking about it.\n")
+			return end, nil
+		}
+		for i := range s.plan {
+			if s.plan[i].Status != acp.PlanEntryStatusCompleted {
+				s.plan[i].Status = acp.PlanEntryStatusCompleted
+				if i+1 < len(s.plan) {
+					s.plan[i+1].Status = acp.PlanEntryStatusInProgress
+				}
+				break
+			}
+		}
+		a.sendPlan(ctx, id, s)
+		a.say(ctx, id, "Done with one more item.\n")
+	case has("perm"):
+		a.send(ctx, id, acp.StartToolCall("call_1", "Run ls -la", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusPending)))
+		title := "Run ls -la"
+		kind := acp.ToolKindExecute
+		resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: id,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "call_1", Title: &title, Kind: &kind},
+			Options: []acp.PermissionOption{
+				{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
+				{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+				{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+			}})
+		outcome := "cancelled"
+		if err == nil && resp.Outcome.Selected != nil {
+			outcome = string(resp.Outcome.Selected.OptionId)
+		}
+		if err != nil {
+			outcome = "error " + err.Error()
+		}
+		status := acp.ToolCallStatusFailed
+		if strings.HasPrefix(outcome, "allow") {
+			status = acp.ToolCallStatusCompleted
+		}
+		a.send(ctx, id, acp.UpdateToolCall("call_1", acp.WithUpdateStatus(status)))
+		a.say(ctx, id, "permission: "+outcome+"\n")
+	case has("slow"):
+		a.say(ctx, id, "working on it\n")
+		select {
+		case <-s.cancelled:
+		case <-ctx.Done():
+		}
+		s.cancelled = make(chan struct{})
+		s.once = sync.Once{}
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case has("hang"):
+		child := exec.Command("sleep", "300")
+		if err := child.Start(); err == nil {
+			if f := os.Getenv("FAKEACP_CHILD"); f != "" {
+				os.WriteFile(f, []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+			}
+		}
+		a.say(ctx, id, "hanging now\n")
+		select {}
+	case has("die"):
+		a.say(ctx, id, "about to fail\n")
+		time.Sleep(50 * time.Millisecond)
+		fmt.Fprintln(os.Stderr, "fatal: the model exploded")
+		os.Exit(3)
+	case strings.Contains(prompt, "[[stop:"):
+		r := prompt[strings.Index(prompt, "[[stop:")+7:]
+		r = r[:strings.Index(r, "]]")]
+		a.say(ctx, id, "stopping\n")
+		return acp.PromptResponse{StopReason: acp.StopReason(r)}, nil
+	case has("mcp") || has("mcp-pause"):
+		if err := a.useMCP(ctx, id, s, has("mcp-pause")); err != nil {
+			a.say(ctx, id, "mcp failed: "+err.Error()+"\n")
+		}
+	case has("garbage"):
+		a.out.Write([]byte("this is not json{\n"))
+		// An update of a kind no SDK knows yet is skipped quietly.
+		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + string(id) + `","update":{"sessionUpdate":"future_kind","x":1}}}` + "\n"))
+		a.say(ctx, id, "after garbage\n")
+	case has("huge"):
+		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"x":"` + strings.Repeat("x", 11<<20) + "\"}}\n"))
+		a.say(ctx, id, "after huge\n")
+	default:
+		a.say(ctx, id, "echo: "+lastLine(prompt)+"\n")
+	}
+	return end, nil
+}
+
+// useMCP calls the todo tools of the first stdio MCP server session/new
+// named, as an agent whose own list never reaches the client would.
+func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause bool) error {
+	if len(s.mcp) == 0 || s.mcp[0].Stdio == nil {
+		return errors.New("no stdio MCP server in session/new")
+	}
+	srv := s.mcp[0].Stdio
+	cmd := exec.Command(srv.Command, srv.Args...)
+	cmd.Env = os.Environ()
+	for _, e := range srv.Env {
+		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fakeacp", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	asked := false
+	call := func(name string, args map[string]any) error {
+		title := "mcp__" + srv.Name + "__" + name
+		a.send(ctx, id, acp.StartToolCall(acp.ToolCallId("mcp_"+name), title, acp.WithStartKind(acp.ToolKindOther)))
+		if !asked { // as claude-agent-acp, before the first call of a server's tool
+			asked = true
+			resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: id,
+				ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId("mcp_" + name), Title: &title},
+				Options: []acp.PermissionOption{
+					{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
+					{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+					{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+				}})
+			if err != nil || resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "allow_always" {
+				return fmt.Errorf("%s not allowed", title)
+			}
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("%s refused: %v", name, res.Content)
+		}
+		return nil
+	}
+	if pause {
+		if err := call("todo_pause", map[string]any{"reason": "Which CSV dialect should I support?"}); err != nil {
+			return err
+		}
+		a.say(ctx, id, "Which CSV dialect should I support?\n")
+		return nil
+	}
+	s.plan = nil // the list is todosh's now
+	if err := call("todo_write", map[string]any{"todos": []map[string]any{
+		{"content": "Parse quoted fields", "status": "in_progress", "subtasks": []map[string]any{
+			{"content": "double quotes", "status": "pending"}, {"content": "escaped quotes", "status": "pending"}}},
+		{"content": "Write the README", "status": "pending"},
+	}}); err != nil {
+		return err
+	}
+	if err := call("todo_tick", map[string]any{"id": "1.1"}); err != nil {
+		return err
+	}
+	a.say(ctx, id, "Used todosh's tools.\n")
+	return nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "\n"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package acpagent
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+func TestPlanTodos(t *testing.T) {
+	long := strings.Repeat("é", todostore.MaxTextLen+5)
+	tests := []struct {
+		name    string
+		entries []acp.PlanEntry
+		want    string // content:status, ...
+		cut     bool
+	}{
+		{"recorded claude plan", []acp.PlanEntry{
+			{Content: "Create project skeleton for csvkit-lite", Status: "in_progress", Priority: "medium"},
+			{Content: "Implement CSV parser with quoted-field support", Status: "pending", Priority: "medium"},
+			{Content: "Write unit tests for the parser", Status: "completed", Priority: "medium"}},
+			"Create project skeleton for csvkit-lite:in_progress,Implement CSV parser with quoted-field support:pending,Write unit tests for the parser:completed", false},
+		{"blank entries skipped, text trimmed", []acp.PlanEntry{{Content: "  "}, {Content: " a ", Status: "pending"}}, "a:pending", false},
+		{"unknown status is pending", []acp.PlanEntry{{Content: "a", Status: "blocked"}}, "a:pending", false},
+		{"long text cut", []acp.PlanEntry{{Content: long, Status: "pending"}}, strings.Repeat("é", todostore.MaxTextLen-1) + "…:pending", true},
+		{"empty plan", nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			todos, cut := PlanTodos(tt.entries)
+			var got []string
+			for _, td := range todos {
+				got = append(got, td.Content+":"+string(td.Status))
+			}
+			if strings.Join(got, ",") != tt.want || cut != tt.cut {
+				t.Errorf("PlanTodos = %q cut %v, want %q cut %v", strings.Join(got, ","), cut, tt.want, tt.cut)
+			}
+		})
+	}
+	var many []acp.PlanEntry
+	for range todostore.MaxTodos + 3 {
+		many = append(many, acp.PlanEntry{Content: "x", Status: "pending"})
+	}
+	if todos, cut := PlanTodos(many); len(todos) != todostore.MaxTodos || !cut {
+		t.Errorf("%d entries: %d todos, cut %v", len(many), len(todos), cut)
+	}
+}
+
+// FuzzPlanTodos: whatever plan an agent sends, the mapping yields a list
+// the store accepts, or nothing.
+func FuzzPlanTodos(f *testing.F) {
+	f.Add([]byte(`[{"content":"Create project skeleton","status":"in_progress","priority":"medium"},{"content":"b","status":"completed","priority":"high"}]`))
+	f.Add([]byte(`[{"content":"","status":"pending"},{"content":"\u0000\n<todo-list>","status":"cancelled"}]`))
+	f.Add([]byte(`[{"content":"` + strings.Repeat("a", 1200) + `","status":"pending"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var entries []acp.PlanEntry
+		if json.Unmarshal(data, &entries) != nil {
+			return
+		}
+		todos, _ := PlanTodos(entries)
+		if len(todos) > todostore.MaxTodos {
+			t.Fatalf("%d todos", len(todos))
+		}
+		for _, td := range todos {
+			if strings.TrimSpace(td.Content) == "" || utf8.RuneCountInString(td.Content) > todostore.MaxTextLen {
+				t.Fatalf("bad content %q", td.Content)
+			}
+			switch td.Status {
+			case todostore.Pending, todostore.InProgress, todostore.Completed:
+			default:
+				t.Fatalf("status %q from a plan", td.Status)
+			}
+		}
+		check := todostore.CloneTodos(todos)
+		todostore.Normalize(check)
+		if err := todostore.Validate(check); err != nil {
+			t.Fatalf("the store refuses the mapped plan: %v", err)
+		}
+	})
+}

@@ -1,0 +1,409 @@
+package acpagent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/todostore"
+)
+
+// start returns the running agent, starting it and opening its session
+// when there is none: the agent's session kept in the session file is
+// reopened (session/resume, else session/load) when the agent advertises
+// it; otherwise, or when that fails, a new session starts and the open
+// items go in its first prompt as the todo context.
+func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(agent.Event)) (*process, error) {
+	if a.proc != nil {
+		select {
+		case <-a.proc.exited:
+			a.stop(a.proc)
+		default:
+			return a.proc, nil
+		}
+	}
+	path, err := exec.LookPath(a.cfg.Bin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s not found: install it, or give its path with --agent-bin", a.cfg.Name, a.cfg.Bin)
+	}
+	cmd := exec.Command(path, a.cfg.Args...)
+	cmd.Dir = a.cfg.Dir
+	cmd.Env = a.cfg.Env
+	// Its own process group, so that ending it ends its children too (an
+	// adapter runs the agent as a child); Pdeathsig ends it should todosh
+	// itself be killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
+	}
+	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{}, exited: make(chan struct{}), in: &lineMeter{r: stdout}}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: start %s: %w", a.cfg.Name, a.cfg.Bin, err)
+	}
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+	}()
+	p.conn = acp.NewClientSideConnection(p.client, stdin, p.in)
+	p.conn.SetLogger(slog.New(&p.skipped))
+	a.proc = p
+	a.live.Store(p)
+
+	sctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
+	defer stop()
+	init, err := p.conn.Initialize(sctx, acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		ClientInfo:      &acp.Implementation{Name: "todosh", Version: "1"},
+	})
+	if err != nil {
+		return nil, a.died(p, "initialize failed", err)
+	}
+	if init.ProtocolVersion != acp.ProtocolVersionNumber {
+		a.stop(p)
+		return nil, fmt.Errorf("%s: speaks ACP protocol version %d; todosh speaks %d", a.cfg.Name, init.ProtocolVersion, acp.ProtocolVersionNumber)
+	}
+	if ref := cur.Agent; ref != nil && ref.Session != "" && ref.Kind == a.cfg.Name {
+		if err := a.reopen(sctx, p, init.AgentCapabilities, acp.SessionId(ref.Session)); err != nil {
+			if !isAlive(p) {
+				return nil, a.died(p, "session reopen failed", err)
+			}
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
+				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
+		}
+	} else if ref != nil && ref.Session != "" {
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.cfg.Name)})
+	}
+	if p.id == "" {
+		resp, err := p.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: a.dir(), McpServers: a.mcpServers()})
+		if err != nil {
+			return nil, a.died(p, "session/new failed", err)
+		}
+		p.id = resp.SessionId
+		if _, err := a.sess.Update(func(s *todostore.Session) error {
+			s.Agent = &todostore.AgentRef{Kind: a.cfg.Name, Session: string(p.id)}
+			return nil
+		}); err != nil {
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.cfg.Name, err)})
+		}
+	}
+	return p, nil
+}
+
+// reopen resumes (no replay) or loads the agent's session; updates a load
+// replays arrive while no turn listens and are dropped: the list is
+// already in the session file.
+func (a *Agent) reopen(ctx context.Context, p *process, caps acp.AgentCapabilities, id acp.SessionId) error {
+	switch {
+	case caps.SessionCapabilities.Resume != nil:
+		if _, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers()}); err != nil {
+			return err
+		}
+	case caps.LoadSession:
+		if _, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers()}); err != nil {
+			return err
+		}
+	default:
+		return errors.New("the agent cannot reopen sessions")
+	}
+	p.id = id
+	return nil
+}
+
+// died ends the agent after a failed request and says why in one line:
+// the agent's own error message, or what became of the process, and the
+// meaningful line of its stderr.
+func (a *Agent) died(p *process, what string, err error) error {
+	msg := a.describe(p, err)
+	a.stop(p)
+	if line := p.stderr.meaningful(); line != "" && !strings.Contains(msg, line) {
+		msg += "; stderr: " + line
+	}
+	return fmt.Errorf("%s: %s: %s", a.cfg.Name, what, todostore.ShortLine(msg, 300))
+}
+
+// describe is a request's error as the person should read it.
+func (a *Agent) describe(p *process, err error) string {
+	select {
+	case <-p.conn.Done():
+		return a.connectionEnd(p, err)
+	default:
+	}
+	var re *acp.RequestError
+	if errors.As(err, &re) {
+		msg := re.Message
+		if d, ok := re.Data.(map[string]any); ok {
+			for _, k := range []string{"details", "message", "error"} {
+				if v, ok := d[k].(string); ok && v != "" {
+					msg += " (" + v + ")"
+					break
+				}
+			}
+		}
+		return msg
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", a.cfg.StartTimeout)
+	}
+	return err.Error()
+}
+
+// connectionEnd says why the connection ended: a message over the SDK's
+// limit, or how the process ended, after a moment for it to be reaped and
+// its stderr read.
+func (a *Agent) connectionEnd(p *process, err error) string {
+	if p.in.oversized.Load() {
+		return fmt.Sprintf("the agent sent a message over the limit of %d MiB", maxMessage>>20)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(500 * time.Millisecond):
+	}
+	if st := p.cmd.ProcessState; st != nil {
+		return "the agent exited (" + st.String() + ")"
+	}
+	return "the agent closed its output"
+}
+
+// maxMessage is the SDK's limit on one message (its scanner's buffer).
+const maxMessage = 10 << 20
+
+// lineMeter passes the agent's output to the SDK and notes a line over
+// the SDK's limit, which ends the connection without saying why.
+type lineMeter struct {
+	r         io.Reader
+	run       int // bytes since the last newline
+	oversized atomic.Bool
+}
+
+func (m *lineMeter) Read(b []byte) (int, error) {
+	n, err := m.r.Read(b)
+	if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
+		m.run = n - i - 1
+	} else {
+		m.run += n
+	}
+	// The SDK gives up when a line fills its buffer, a little before the
+	// limit; only a connection that ended consults this.
+	if m.run >= maxMessage-maxMessage/10 {
+		m.oversized.Store(true)
+	}
+	return n, err
+}
+
+// skipped is the SDK's logger: what it logs are messages it skipped (a
+// malformed line, an update it does not know); the turn says how many of
+// the malformed ones there were, and nothing else is printed.
+type skipped struct {
+	malformed atomic.Int64
+}
+
+func (s *skipped) Enabled(context.Context, slog.Level) bool { return true }
+
+func (s *skipped) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "failed to parse incoming message") {
+		s.malformed.Add(1)
+	}
+	return nil
+}
+
+func (s *skipped) WithAttrs([]slog.Attr) slog.Handler { return s }
+func (s *skipped) WithGroup(string) slog.Handler      { return s }
+
+func isAlive(p *process) bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop ends the agent: stdin closed, SIGTERM to its process group, and
+// SIGKILL after the grace time. The next turn starts a new one.
+func (a *Agent) stop(p *process) {
+	p.cleanup.Do(func() {
+		p.stdin.Close()
+		killGroup(p.cmd, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(a.cfg.KillGrace):
+			killGroup(p.cmd, syscall.SIGKILL)
+			<-p.exited
+		}
+		// Children that outlived the leader still share its group.
+		killGroup(p.cmd, syscall.SIGKILL)
+	})
+	if a.proc == p {
+		a.proc = nil
+		a.live.CompareAndSwap(p, nil)
+	}
+}
+
+// killGroup signals the process group the agent leads.
+func killGroup(cmd *exec.Cmd, sig syscall.Signal) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, sig)
+	}
+}
+
+// turnChans connect the SDK's goroutines to the turn's goroutine, which
+// alone emits events and asks the person.
+type turnChans struct {
+	updates chan acp.SessionUpdate
+	perms   chan permission
+	done    chan struct{} // closed when the turn ends
+}
+
+type permission struct {
+	req   acp.RequestPermissionRequest
+	reply chan acp.RequestPermissionResponse
+}
+
+func newTurn() *turnChans {
+	return &turnChans{updates: make(chan acp.SessionUpdate), perms: make(chan permission), done: make(chan struct{})}
+}
+
+// client is todosh's side of ACP. It offers no file system and no
+// terminal (the agent uses its own), passes updates and permission
+// requests to the running turn, and drops what comes between turns (a
+// session/load's replay, available commands).
+type client struct {
+	mu   sync.Mutex
+	turn *turnChans
+}
+
+func (c *client) setTurn(t *turnChans) {
+	c.mu.Lock()
+	c.turn = t
+	c.mu.Unlock()
+}
+
+func (c *client) current() *turnChans {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turn
+}
+
+// SessionUpdate implements acp.Client.
+func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	if t := c.current(); t != nil {
+		select {
+		case t.updates <- n.Update:
+		case <-t.done:
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// RequestPermission implements acp.Client: the turn answers it.
+func (c *client) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	t := c.current()
+	if t == nil {
+		return cancelledOutcome(), nil
+	}
+	pr := permission{req: req, reply: make(chan acp.RequestPermissionResponse, 1)}
+	select {
+	case t.perms <- pr:
+	case <-t.done:
+		return cancelledOutcome(), nil
+	case <-ctx.Done():
+		return cancelledOutcome(), nil
+	}
+	select {
+	case r := <-pr.reply:
+		return r, nil
+	case <-ctx.Done():
+		return cancelledOutcome(), nil
+	}
+}
+
+var errNoCapability = acp.NewMethodNotFound
+
+// ReadTextFile implements acp.Client; todosh offers no file system.
+func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, errNoCapability("fs/read_text_file")
+}
+
+// WriteTextFile implements acp.Client; todosh offers no file system.
+func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, errNoCapability("fs/write_text_file")
+}
+
+// CreateTerminal implements acp.Client; todosh offers no terminal.
+func (c *client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, errNoCapability("terminal/create")
+}
+
+// KillTerminal implements acp.Client.
+func (c *client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, errNoCapability("terminal/kill")
+}
+
+// TerminalOutput implements acp.Client.
+func (c *client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, errNoCapability("terminal/output")
+}
+
+// ReleaseTerminal implements acp.Client.
+func (c *client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, errNoCapability("terminal/release")
+}
+
+// WaitForTerminalExit implements acp.Client.
+func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, errNoCapability("terminal/wait_for_exit")
+}
+
+// tail keeps the end of the agent's stderr, for the one line that says
+// why it failed.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 16 << 10
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > tailSize {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(b), nil
+}
+
+// meaningful is the last line of stderr that says something: not blank,
+// not a stack frame, not a bare bracket.
+func (t *tail) meaningful() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(string(t.buf), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if len(l) < 3 || strings.HasPrefix(l, "at ") || strings.Trim(l, "{}[]()^~ ") == "" {
+			continue
+		}
+		return todostore.ShortLine(l, 200)
+	}
+	return ""
+}

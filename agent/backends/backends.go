@@ -1,0 +1,457 @@
+// Package backends is the table of agent backends: each backend is one row
+// (its name, how it starts, its todo tool names, what it can do), and main
+// (flags, --help, errors), the continuation prompt and /help read the rows
+// instead of comparing names. A new backend is a new row.
+package backends
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/agent/modelapi"
+	"github.com/todosh/todosh/agent/todotools"
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/mcpserver"
+)
+
+// Caps is what a backend's agent can do beyond updating the list.
+type Caps struct {
+	// Tick and Pause: todosh's todo_tick and todo_pause reach the agent
+	// (model API, or todosh's MCP server).
+	Tick, Pause bool
+	// Resume: the agent's own conversation is resumed by todosh --resume.
+	Resume bool
+	// MCP: the agent is handed todosh's MCP server.
+	MCP bool
+}
+
+// Options are the agent flags, checked against the chosen row.
+type Options struct {
+	Bin            string   // --agent-bin
+	Args           []string // --agent-arg
+	BaseURL, Model string   // --base-url, --model
+	// ConnectTimeout and IdleTimeout are --connect-timeout and
+	// --idle-timeout (the model API).
+	ConnectTimeout, IdleTimeout time.Duration
+	// IdleLimit is --idle-limit (the wrapped CLIs).
+	IdleLimit       time.Duration
+	RequireEvidence bool   // --require-evidence
+	Approve         string // --approve
+	Getenv          func(string) string
+}
+
+// Factory builds the agent once the session is open.
+type Factory func(agent.Session) (agent.Agent, error)
+
+// Flag names an agent flag a row accepts, for the check that a flag goes
+// with the chosen agent.
+type Flag string
+
+// The agent flags that only some rows accept.
+const (
+	FlagBin      Flag = "--agent-bin"
+	FlagArg      Flag = "--agent-arg"
+	FlagBaseURL  Flag = "--base-url"
+	FlagModel    Flag = "--model"
+	FlagConnect  Flag = "--connect-timeout"
+	FlagIdle     Flag = "--idle-timeout"
+	FlagIdleCLI  Flag = "--idle-limit"
+	FlagEvidence Flag = "--require-evidence"
+	FlagApprove  Flag = "--approve"
+)
+
+// Backend is one row of the table.
+type Backend struct {
+	// Name is what --agent takes ("openai", "claude", "acp:codex"). When
+	// Param is set the name takes a parameter after a colon
+	// ("script:FILE").
+	Name  string
+	Param string
+	// Summary is one line for --help and /help.
+	Summary string
+	// TodoTool is the agent's own tool that updates the list, named in
+	// continuation prompts; "" means the agent tells (agent.Agent.TodoTool,
+	// for a CLI whose tool changes with what it calls).
+	TodoTool string
+	Caps     Caps
+	// Flags are the agent flags beyond --agent this row accepts.
+	Flags []Flag
+	// Start checks the options and returns what builds the agent; param
+	// is the part after the colon. A nil Factory means no agent.
+	Start func(param string, o Options) (Factory, error)
+}
+
+// Table is every backend, in the order --help lists them: todosh's own
+// model backends, the wrapped CLIs (one row for each of clis.Kinds), the
+// ACP agents.
+var Table = slices.Concat([]Backend{
+	{Name: "none", Summary: "no agent: slash commands only",
+		Start: func(string, Options) (Factory, error) { return nil, nil }},
+	{Name: "demo", Summary: "a scripted model that shows the whole loop, no network",
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		Start: func(string, Options) (Factory, error) {
+			return func(s agent.Session) (agent.Agent, error) { return modelapi.NewDemo(s) }, nil
+		}},
+	{Name: "openai", Summary: "an OpenAI-compatible chat completions API (Ollama, llama.cpp, vLLM, OpenRouter, OpenAI)",
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		Flags: []Flag{FlagBaseURL, FlagModel, FlagConnect, FlagIdle, FlagEvidence}, Start: startOpenAI},
+	{Name: "script", Param: "FILE", Summary: "a model played from FILE (tests)",
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		Flags: []Flag{FlagEvidence}, Start: startScript},
+}, cliRows(), []Backend{
+	acpRow("acp", "", nil, true, "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"),
+	acpRow("acp:claude", "claude-agent-acp", nil, false, "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"),
+	acpRow("acp:codex", "codex-acp", nil, false, "Codex over ACP (npm @zed-industries/codex-acp), one process per run"),
+	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
+})
+
+// cliExtra is what this table adds to a wrapped CLI of clis's table: its
+// name for people, and, for a CLI that takes an MCP configuration on its
+// command line, the arguments that hand it todosh's MCP server.
+type cliExtra struct {
+	title string
+	mcp   func(*acpagent.MCPServer) []string
+}
+
+// cliExtras are the CLIs this table knows more of; any other CLI of
+// clis.Kinds gets a row with its name and no MCP server.
+var cliExtras = map[string]cliExtra{
+	"claude": {"Claude Code", claudeMCP},
+	"codex":  {"Codex CLI", codexMCP},
+	"gemini": {title: "Gemini CLI"},
+	"qwen":   {title: "Qwen Code"},
+}
+
+// cliRows are the rows of the wrapped CLIs: clis's own table knows their
+// wire formats and what they can do; this table starts them, and hands
+// todosh's MCP server to those that take one on the command line, which
+// then tick subtasks and pause with todosh's tools.
+func cliRows() []Backend {
+	var rows []Backend
+	for _, name := range clis.Kinds {
+		x := cliExtras[name]
+		if x.title == "" {
+			x.title = name
+		}
+		c, _ := clis.Capabilities(name)
+		caps := Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume}
+		flags := []Flag{FlagBin, FlagArg, FlagIdleCLI}
+		if x.mcp != nil {
+			caps.Tick, caps.Pause, caps.MCP = true, true, true
+			flags = append(flags, FlagEvidence)
+		}
+		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", Caps: caps, Flags: flags,
+			Start: func(_ string, o Options) (Factory, error) {
+				if o.IdleLimit < 0 {
+					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
+				}
+				self := ""
+				if x.mcp != nil {
+					var err error
+					if self, err = os.Executable(); err != nil {
+						return nil, fmt.Errorf("--agent %s: find todosh's own executable for its MCP server: %w", name, err)
+					}
+				}
+				return withSessionEnv(func(s agent.Session) (agent.Agent, error) {
+					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit}
+					if x.mcp != nil {
+						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
+					}
+					return clis.New(name, cfg, s)
+				}), nil
+			}})
+	}
+	return rows
+}
+
+// ownTools are todosh's todo tools as an MCP client names them.
+func ownTools(sep string) []string {
+	var names []string
+	for _, t := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
+		names = append(names, "mcp"+sep+mcpserver.Name+sep+t)
+	}
+	return names
+}
+
+// claudeMCP hands the server to Claude Code (--mcp-config takes the JSON
+// itself) and allows its tools, which a headless claude -p would
+// otherwise refuse for want of someone to ask: they touch nothing but the
+// list.
+func claudeMCP(m *acpagent.MCPServer) []string {
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{m.Name: map[string]any{
+		"command": m.Command, "args": m.Args, "env": m.Env}}})
+	if err != nil {
+		panic(err) // strings only
+	}
+	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(ownTools("__"), ",")}
+}
+
+// codexMCP hands the server to Codex as -c overrides of its config; the
+// values are TOML, whose basic strings, arrays and inline tables JSON's
+// encoding of strings also writes.
+func codexMCP(m *acpagent.MCPServer) []string {
+	q := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	args := make([]string, len(m.Args))
+	for i, a := range m.Args {
+		args[i] = q(a)
+	}
+	env := make([]string, 0, len(m.Env))
+	for k, v := range m.Env {
+		env = append(env, k+"="+q(v))
+	}
+	slices.Sort(env)
+	key := "mcp_servers." + m.Name
+	return []string{
+		"-c", key + ".command=" + q(m.Command),
+		"-c", key + ".args=[" + strings.Join(args, ",") + "]",
+		"-c", key + ".env={" + strings.Join(env, ",") + "}",
+	}
+}
+
+// acpRow is the row of an ACP agent started as bin args (the preset;
+// --agent-bin and --agent-arg replace them). Every ACP agent gets
+// todosh's MCP server, so todosh's todo tools, tick and pause reach it.
+// askForTools: its own list never reaches todosh (Gemini's write_todos),
+// so the first prompt asks it to use todosh's tools.
+func acpRow(name, bin string, args []string, askForTools bool, summary string) Backend {
+	return Backend{Name: name, Summary: summary, TodoTool: todotools.Write,
+		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
+		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
+		Start: func(_ string, o Options) (Factory, error) {
+			approve, err := acpagent.ParseApprove(o.Approve)
+			if err != nil {
+				return nil, err
+			}
+			cfg := acpagent.Config{Name: name, Bin: bin, Args: args, Approve: approve, AskForTools: askForTools}
+			if o.Bin != "" {
+				cfg.Bin, cfg.Args = o.Bin, nil
+			}
+			if len(o.Args) > 0 {
+				cfg.Args = o.Args
+			}
+			if cfg.Bin == "" {
+				return nil, fmt.Errorf("--agent %s: give the agent's command after -- (todosh --agent acp -- CMD ARGS...) or with --agent-bin", name)
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return nil, fmt.Errorf("--agent %s: find todosh's own executable for its MCP server: %w", name, err)
+			}
+			return withSessionEnv(func(s agent.Session) (agent.Agent, error) {
+				cfg := cfg
+				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
+				return acpagent.New(cfg, s)
+			}), nil
+		}}
+}
+
+// MCPServer is todosh's own MCP server for session s: this binary's
+// `mcp` entry on the same store.
+func MCPServer(self string, s agent.Session, requireEvidence bool) *acpagent.MCPServer {
+	args := []string{"mcp", "--session", s.ID}
+	if requireEvidence {
+		args = append(args, "--require-evidence")
+	}
+	return &acpagent.MCPServer{Name: mcpserver.Name, Command: self, Args: args,
+		Env: map[string]string{"TODOSH_HOME": s.Store.Root}}
+}
+
+func startOpenAI(_ string, o Options) (Factory, error) {
+	cfg := modelapi.ConfigFromEnv(o.Getenv)
+	if o.BaseURL != "" {
+		cfg.BaseURL = o.BaseURL
+	}
+	if o.Model != "" {
+		cfg.Model = o.Model
+	}
+	cfg.RequireEvidence = o.RequireEvidence
+	if o.ConnectTimeout < 0 || o.IdleTimeout < 0 {
+		return nil, fmt.Errorf("--connect-timeout and --idle-timeout take a positive duration such as 30s or 5m")
+	}
+	cfg.ConnectTimeout, cfg.IdleTimeout = o.ConnectTimeout, o.IdleTimeout
+	return func(s agent.Session) (agent.Agent, error) { return modelapi.New(cfg, s) }, nil
+}
+
+func startScript(path string, o Options) (Factory, error) {
+	if path == "" {
+		return nil, fmt.Errorf("--agent script: give the file, as script:FILE")
+	}
+	return func(s agent.Session) (agent.Agent, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--agent script: %w", err)
+		}
+		return modelapi.NewScript(data, s, o.RequireEvidence)
+	}, nil
+}
+
+// withSessionEnv sets mcpserver.SessionEnv for every process the agent starts: they
+// inherit todosh's environment. One session per todosh process, so the
+// variable is the process's own.
+func withSessionEnv(f Factory) Factory {
+	return func(s agent.Session) (agent.Agent, error) {
+		if err := os.Setenv(mcpserver.SessionEnv, s.ID); err != nil {
+			return nil, fmt.Errorf("set %s: %w", mcpserver.SessionEnv, err)
+		}
+		return f(s)
+	}
+}
+
+// Tools are the row's todo tools as the continuation prompt names them;
+// todo is the agent's own tool when the row leaves it to the agent.
+func (b *Backend) Tools(todo string) continuation.Tools {
+	t := continuation.Tools{Todo: b.TodoTool, Positional: b.TodoTool == todotools.Write}
+	if t.Todo == "" {
+		t.Todo = todo
+	}
+	if b.Caps.Tick {
+		t.Tick = todotools.Tick
+	}
+	if b.Caps.Pause {
+		t.Pause = todotools.Pause
+	}
+	return t
+}
+
+// Spelling is the row's name as --help shows it ("script:FILE").
+func (b *Backend) Spelling() string {
+	if b.Param != "" {
+		return b.Name + ":" + b.Param
+	}
+	return b.Name
+}
+
+// Names lists every spelling, for --help and errors.
+func Names() string {
+	var names []string
+	for i := range Table {
+		names = append(names, Table[i].Spelling())
+	}
+	return strings.Join(names, ", ")
+}
+
+// Lookup finds the row for an --agent value and the parameter after its
+// colon.
+func Lookup(spec string) (*Backend, string, error) {
+	for i := range Table {
+		b := &Table[i]
+		if spec == b.Name {
+			return b, "", nil
+		}
+		if b.Param != "" && strings.HasPrefix(spec, b.Name+":") {
+			return b, strings.TrimPrefix(spec, b.Name+":"), nil
+		}
+	}
+	return nil, "", fmt.Errorf("--agent %q: want one of %s", spec, Names())
+}
+
+// Choose picks the row for --agent (default: openai when OPENAI_BASE_URL
+// or OPENAI_API_KEY is set, else none), checks that every flag given goes
+// with it, and starts it. given lists the agent flags on the command line.
+func Choose(spec string, given []Flag, o Options) (*Backend, Factory, error) {
+	if spec == "" {
+		spec = "none"
+		if o.Getenv != nil && (o.Getenv("OPENAI_BASE_URL") != "" || o.Getenv("OPENAI_API_KEY") != "") {
+			spec = "openai"
+		}
+	}
+	b, param, err := Lookup(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range given {
+		if !b.accepts(f) {
+			return nil, nil, fmt.Errorf("%s goes with --agent %s, not %s", f, withFlag(f), spec)
+		}
+	}
+	f, err := b.Start(param, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, f, nil
+}
+
+func (b *Backend) accepts(f Flag) bool {
+	for _, g := range b.Flags {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}
+
+// withFlag names the rows that accept f: "claude, codex or gemini".
+func withFlag(f Flag) string {
+	var names []string
+	for i := range Table {
+		if Table[i].accepts(f) {
+			names = append(names, Table[i].Spelling())
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "no agent"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Help is the table as --help and /help show it: one line per backend
+// with what it can do.
+func Help() string {
+	var b strings.Builder
+	for i := range Table {
+		r := &Table[i]
+		fmt.Fprintf(&b, "  %-14s %s", r.Spelling(), r.Summary)
+		if c := r.Caps.words(); c != "" {
+			fmt.Fprintf(&b, " [%s]", c)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// words names the capabilities: "tick, pause, resume, mcp".
+func (c Caps) words() string {
+	var w []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{c.Tick, "tick"}, {c.Pause, "pause"}, {c.Resume, "resume"}, {c.MCP, "mcp"}} {
+		if x.on {
+			w = append(w, x.name)
+		}
+	}
+	return strings.Join(w, ", ")
+}
+
+// IsAgentFlag reports whether the flag named name (without dashes) is one
+// of the agent flags only some rows accept.
+func IsAgentFlag(name string) bool {
+	for i := range Table {
+		if Table[i].accepts(Flag("--" + name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe is the line /help shows about the connected agent: its row's
+// name, summary and what todosh's list can do with it.
+func (b *Backend) Describe() string {
+	s := "Agent: " + b.Name + " — " + b.Summary
+	if c := b.Caps.words(); c != "" {
+		s += " [" + c + "]"
+	}
+	return s
+}

@@ -1,0 +1,157 @@
+// Package mcpserver is `todosh mcp`: todosh's todo tools (todo_write,
+// todo_read, todo_tick, todo_pause) served over MCP on stdio to any MCP
+// client, through the same implementation the model-API backend calls
+// (agent/todotools) and on the same store, so a todosh shell open on the
+// session shows every change live.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
+	"github.com/todosh/todosh/todostore"
+)
+
+// Name is the server's name in MCP (and in an agent's tool names, such as
+// Claude Code's mcp__todosh__todo_write).
+const Name = "todosh"
+
+// SessionEnv is the variable todosh sets for every agent it starts; the
+// server started by that agent then serves the same session.
+const SessionEnv = "TODOSH_SESSION"
+
+// Config is what `todosh mcp` takes from its flags and environment.
+type Config struct {
+	Store *todostore.Store
+	// SessionID is --session; "" resolves the session (ResolveSession).
+	SessionID string
+	// Cwd is recorded in a session the server writes that has none yet,
+	// and picks the most recent session when none is named.
+	Cwd string
+	// RequireEvidence is --require-evidence.
+	RequireEvidence bool
+	// Getenv reads SessionEnv; nil means none is set.
+	Getenv func(string) string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Version is reported to the client.
+	Version string
+}
+
+func (c Config) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// ResolveSession picks the session the server serves: --session, else
+// $TODOSH_SESSION, else the most recent session of the directory, else a
+// new one.
+func ResolveSession(cfg Config) (string, error) {
+	if cfg.SessionID != "" {
+		return cfg.SessionID, checkID("--session", cfg.SessionID)
+	}
+	if cfg.Getenv != nil {
+		if id := cfg.Getenv(SessionEnv); id != "" {
+			return id, checkID("$"+SessionEnv, id)
+		}
+	}
+	if id, err := cfg.Store.MostRecentIn(cfg.Cwd); err == nil {
+		return id, nil
+	}
+	// MostRecentIn failed: no session of this directory, or a store that
+	// cannot be listed, which must not pass for "none".
+	if _, err := cfg.Store.List(); err != nil {
+		return "", fmt.Errorf("find the session of %s: %w", cfg.Cwd, err)
+	}
+	return todostore.NewSessionID(cfg.now()), nil
+}
+
+func checkID(from, id string) error {
+	if err := todostore.ValidSessionID(id); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	return nil
+}
+
+// New returns the MCP server for one session: the todo tools of
+// todotools, with their own schemas and descriptions.
+func New(cfg Config, sessionID string) *mcp.Server {
+	tools := &todotools.Tools{
+		Session:         agent.Session{Store: cfg.Store, ID: sessionID},
+		RequireEvidence: cfg.RequireEvidence,
+		Now:             cfg.Now,
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "todosh todo list", Version: cfg.Version},
+		&mcp.ServerOptions{Instructions: instructions(sessionID)})
+	for _, spec := range tools.Specs() {
+		srv.AddTool(&mcp.Tool{
+			Name:        spec.Name,
+			Description: spec.Description,
+			InputSchema: json.RawMessage(spec.Parameters),
+		}, handler(tools, spec.Name, cfg.Cwd))
+	}
+	return srv
+}
+
+// instructions tell the client's model what the tools are for.
+func instructions(id string) string {
+	return "todosh keeps this session's todo list (session " + id + ") on disk, where the person sees and edits it. " +
+		"Plan multi-step work with " + todotools.Write + ", keep statuses current as you go, tick subtasks with " +
+		todotools.Tick + ", and call " + todotools.Pause + " when you cannot go on without the person."
+}
+
+// handler runs one tool through todotools. A broken rule or bad
+// arguments come back as a tool error the model can act on, never as a
+// protocol error, and change nothing.
+func handler(tools *todotools.Tools, name, cwd string) mcp.ToolHandler {
+	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args []byte
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		out := tools.Call(name, args)
+		if out.Changed && cwd != "" {
+			recordCwd(tools.Session, cwd)
+		}
+		return &mcp.CallToolResult{
+			Content: []mcp.Content{&mcp.TextContent{Text: out.Result}},
+			IsError: out.IsError,
+		}, nil
+	}
+}
+
+// recordCwd records the directory in a session that has none, so that
+// `todosh --resume` there finds a session the server started. It is best
+// effort: the tool call already succeeded.
+func recordCwd(s agent.Session, cwd string) {
+	cur, err := s.Load()
+	if err != nil || cur.Cwd != "" {
+		return
+	}
+	_, _ = s.Update(func(x *todostore.Session) error {
+		if x.Cwd == "" {
+			x.Cwd = cwd
+		}
+		return nil
+	})
+}
+
+// Serve runs the server on the transport until the client goes away.
+func Serve(ctx context.Context, cfg Config, t mcp.Transport) error {
+	id, err := ResolveSession(cfg)
+	if err != nil {
+		return err
+	}
+	if err := New(cfg, id).Run(ctx, t); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("serve session %s: %w", id, err)
+	}
+	return nil
+}
