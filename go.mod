@@ -21,3 +21,5 @@ require (
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+require github.com/rivo/uniseg v0.4.7 // indirect

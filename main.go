@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/todosh/todosh/agent/backends"
@@ -102,6 +103,13 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
 	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 
+	// Output flags.
+	fs.StringVar(&cfg.Color, "color", repl.ColorAuto, "colour: `WHEN` is auto (a terminal without NO_COLOR or TERM=dumb), always or never")
+	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only errors and what /todo show and /todo list are asked for")
+	fs.StringVar(&cfg.Output, "output", repl.OutputText, "`FORMAT` of a script's output: text, or jsonl (one JSON event per line, see README)")
+	var version bool
+	fs.BoolVar(&version, "version", false, "print the version and exit")
+
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
@@ -110,6 +118,10 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
 		}
 		return cfg, err
+	}
+	if version {
+		fmt.Fprintln(stdout, versionText())
+		return cfg, flag.ErrHelp
 	}
 	// `--agent acp -- CMD ARGS...` is --agent-bin CMD --agent-arg ARGS...
 	dashes := len(args) - fs.NArg() - 1 // where "--" is when it ended the flags
@@ -121,6 +133,14 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		ag.Bin, ag.Args = fs.Arg(0), fs.Args()[1:]
 	case fs.NArg() > 0:
 		return cfg, fmt.Errorf("unexpected argument %q: give commands and prompts with -c, or on stdin", strings.Join(fs.Args(), " "))
+	}
+	switch cfg.Color {
+	case repl.ColorAuto, repl.ColorAlways, repl.ColorNever:
+	default:
+		return cfg, fmt.Errorf("--color %q: want auto, always or never", cfg.Color)
+	}
+	if cfg.Output != repl.OutputText && cfg.Output != repl.OutputJSONL {
+		return cfg, fmt.Errorf("--output %q: want text or jsonl", cfg.Output)
 	}
 	if cfg.ContinueDelay < 0 {
 		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
@@ -150,4 +170,36 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		}
 	}
 	return cfg, nil
+}
+
+// versionText is the --version line, from the build info Go records in
+// the binary: the module version for `go install …@vX`, else the VCS
+// revision and time of a build from a checkout.
+func versionText() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "todosh (unknown version)"
+	}
+	v := info.Main.Version
+	var rev, at, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	line := "todosh " + v
+	if rev != "" {
+		line += fmt.Sprintf(" (%s %s%s)", rev[:min(12, len(rev))], at, dirty)
+	}
+	return line + " " + info.GoVersion
 }

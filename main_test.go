@@ -70,6 +70,9 @@ func TestRunExitStatuses(t *testing.T) {
 		{[]string{"--bogus"}, repl.ExitUsage},
 		{[]string{"-c", "/todo add x", "-c", "/todo show"}, repl.ExitOK},
 		{[]string{"-c", "/todo delete 9"}, repl.ExitFailed},
+		{[]string{"--version"}, repl.ExitOK},
+		{[]string{"--color", "sometimes"}, repl.ExitUsage},
+		{[]string{"--output", "xml"}, repl.ExitUsage},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
@@ -88,6 +91,25 @@ func TestHelpGoesToStdout(t *testing.T) {
 }
 
 func noEnv(string) string { return "" }
+
+func TestVersionAndQuiet(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := parseFlags([]string{"--version"}, &out, noEnv); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "todosh ") {
+		t.Errorf("--version: err %v, printed %q", err, out.String())
+	}
+	root := t.TempDir()
+	getenv := func(k string) string {
+		if k == "TODOSH_HOME" {
+			return root
+		}
+		return ""
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"--quiet", "-c", "/todo add x", "-c", "/todo delete 5", "-c", "/todo show"}, strings.NewReader(""), &stdout, &stderr, getenv)
+	if code != repl.ExitFailed || stdout.String() != "Todo 0/1 done\n 1. ○ x\n" || !strings.Contains(stderr.String(), "out of range") {
+		t.Errorf("--quiet: exit %d, stdout %q, stderr %q; want only the list and the error", code, stdout.String(), stderr.String())
+	}
+}
 
 func TestAgentFlags(t *testing.T) {
 	env := func(vars ...string) func(string) string {

@@ -30,7 +30,8 @@ const (
 	// line skipped, the step cap reached) that is not the agent's text.
 	EventNotice
 	// EventStatus is the agent's own word on its trouble as it happens (an
-	// API retry with its count, a reconnect, a rate limit): Text is one
+	// API retry with its count, a reconnect, a rate limit, waiting for
+	// permission): Text is one
 	// line that replaces the previous status; empty Text clears it. A
 	// renderer shows one status at a time, not a line each.
 	EventStatus

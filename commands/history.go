@@ -122,7 +122,7 @@ func showChange(x *call) error {
 	if len(l.Todos) == 0 {
 		return x.print(head + "the list was empty\n")
 	}
-	return x.print(head + todostore.FormatList(l.Todos))
+	return x.print(head + todostore.FormatListWidth(l.Todos, x.env.width()))
 }
 
 // runRevert implements /todo revert: the last change to the list is taken

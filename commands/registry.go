@@ -42,9 +42,23 @@ type Env struct {
 	// /todo show while the session file cannot be used; nil (or a nil
 	// result) shows nothing more than the error.
 	LastGood func() *todostore.Session
+	// Quiet (--quiet) keeps commands to what was asked for: the one-line
+	// change messages are not printed; /todo show and /todo list are.
+	Quiet bool
+	// Width is the terminal's width in columns, read when a command
+	// prints; nil or 0 means unknown (a script): nothing is wrapped.
+	Width func() int
 	// Agent is the line /help shows about the connected agent, from its
 	// row of the backend table ("agent: claude — …"); "" shows none.
 	Agent string
+}
+
+// width is Env.Width, 0 when unknown.
+func (e *Env) width() int {
+	if e.Width == nil {
+		return 0
+	}
+	return e.Width()
 }
 
 func (e *Env) now() time.Time {
@@ -151,10 +165,13 @@ func IsCommand(line string) bool {
 // call is one running command: where it prints, its arguments, and the
 // name its errors carry ("/todo add").
 type call struct {
-	env  *Env
-	args *Args
-	cmd  *command
-	name string
+	env *Env
+	// before is the list as update last read it, before the command's
+	// change: printList derives its one line from it.
+	before []todostore.Todo
+	args   *Args
+	cmd    *command
+	name   string
 }
 
 // cmdError is a command's error as the person sees it: one line that names
@@ -437,7 +454,7 @@ func (r *Registry) runHelp(x *call) error {
 		if x.env.Agent != "" {
 			b.WriteString(x.env.Agent + "\n")
 		}
-		return x.print(b.String())
+		return x.printFit(b.String())
 	case 1, 2:
 	default:
 		return fmt.Errorf("takes at most a command and a subcommand, e.g. /help todo add")
@@ -456,7 +473,7 @@ func (r *Registry) runHelp(x *call) error {
 		if sub.args != "" && strings.Contains(sub.args, "POS") {
 			b.WriteString(positionHelp)
 		}
-		return x.print(b.String())
+		return x.printFit(b.String())
 	}
 	writeEntries(&b, "/", []*command{cmd})
 	if len(cmd.subs) > 0 {
@@ -464,7 +481,7 @@ func (r *Registry) runHelp(x *call) error {
 		writeEntries(&b, "/"+cmd.name+" ", cmd.subs)
 		b.WriteString(positionHelp)
 	}
-	return x.print(b.String())
+	return x.printFit(b.String())
 }
 
 // positionHelp explains positions under the help of the commands that
@@ -493,6 +510,11 @@ func writeEntries(b *strings.Builder, prefix string, cmds []*command) {
 		}
 		fmt.Fprintf(b, "  %-*s  e.g. %s\n", width, "", c.example)
 	}
+}
+
+// printFit is print with every line wrapped to the terminal's width.
+func (x *call) printFit(s string) error {
+	return x.print(todostore.FitLines(s, x.env.width()))
 }
 
 // print writes s in one Write, so readline redraws its prompt once.

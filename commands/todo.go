@@ -26,6 +26,7 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 	env := x.env
 	sess, _, err := env.Store.Commit(env.SessionID, todostore.ByYou, func(s *todostore.Session) error {
 		before := todostore.CloneTodos(s.Todos)
+		x.before = before
 		if err := fn(s); err != nil {
 			return err
 		}
@@ -37,13 +38,23 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 	return sess, err
 }
 
-// printList shows the list after a change, once, after an optional
-// one-line note of what happened.
+// printList says in one line what a command changed and the progress
+// after it (`✓ 2 "Implement the parser" — 2/3 done`): note when given,
+// else the change from the list update last read to sess. Every command
+// that writes the list ends with it; /todo show prints the whole list.
+// Nothing is printed with --quiet.
 func (x *call) printList(note string, sess *todostore.Session) error {
-	if note != "" {
-		note += "\n"
+	if x.env.Quiet {
+		return nil
 	}
-	return x.print(note + todostore.FormatList(sess.Todos))
+	line := todostore.DescribeChange(x.before, sess.Todos)
+	switch {
+	case note != "":
+		line = note + " — " + todostore.ProgressText(sess.Todos)
+	case line == "":
+		line = "list unchanged — " + todostore.ProgressText(sess.Todos)
+	}
+	return x.printFit(todostore.DisplayLine(line) + "\n")
 }
 
 // oneSelection reads the single position argument of delete, done,
@@ -81,7 +92,7 @@ func runShow(x *call) error {
 		if last := x.env.LastGood(); last != nil {
 			// The person still sees their list; the error says the file
 			// is not it.
-			x.print("The last good list (the file on disk cannot be used):\n" + todostore.FormatList(last.Todos))
+			x.print("The last good list (the file on disk cannot be used):\n" + todostore.FormatListWidth(last.Todos, x.env.width()))
 		}
 	}
 	if err != nil {
@@ -90,7 +101,7 @@ func runShow(x *call) error {
 	if len(sess.Todos) == 0 {
 		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
 	}
-	return x.print(todostore.FormatList(sess.Todos))
+	return x.print(todostore.FormatListWidth(sess.Todos, x.env.width()))
 }
 
 // runAdd implements /todo add [POS] TEXT. A first word shaped like a
@@ -174,13 +185,17 @@ func runDelete(x *call) error {
 	if err != nil {
 		return err
 	}
-	var gone string
+	gone := ""
 	sess, err := x.update(func(s *todostore.Session) error {
 		targets, err := sel.Targets(s.Todos)
 		if err != nil {
 			return err
 		}
-		gone = deletedNote(sel, s.Todos, targets)
+		if len(targets) > 1 || !sel.Single() {
+			// A range is counted; one item or subtask is named by the
+			// change line printList derives.
+			gone = deletedNote(sel, targets)
+		}
 		for i := len(targets) - 1; i >= 0; i-- { // last first: indexes stay valid
 			t := targets[i]
 			if t.Sub < 0 {
@@ -194,28 +209,17 @@ func runDelete(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(oneLine(gone), sess)
+	return x.printList(gone, sess)
 }
 
-// deletedNote is the line /todo delete prints: the text of a single item
-// or subtask, the count of a range.
-func deletedNote(sel Selection, todos []todostore.Todo, targets []Target) string {
-	t := targets[0]
-	if len(targets) > 1 || !sel.Single() {
-		what := "todo"
-		if t.Sub >= 0 {
-			what = "subtask"
-		}
-		return fmt.Sprintf("Deleted %s (%s)", todostore.Plural(len(targets), what), sel)
+// deletedNote is the line /todo delete prints for a range or all: the
+// count of what went.
+func deletedNote(sel Selection, targets []Target) string {
+	what := "todo"
+	if targets[0].Sub >= 0 {
+		what = "subtask"
 	}
-	if t.Sub >= 0 {
-		return fmt.Sprintf("Deleted %d.%d %s", t.Item+1, t.Sub+1, todos[t.Item].Subtasks[t.Sub].Content)
-	}
-	gone := fmt.Sprintf("Deleted %d. %s", t.Item+1, todos[t.Item].Content)
-	if n := len(todos[t.Item].Subtasks); n > 0 {
-		gone += fmt.Sprintf(" (with %d subtasks)", n)
-	}
-	return gone
+	return fmt.Sprintf("Deleted %s (%s)", todostore.Plural(len(targets), what), sel)
 }
 
 // statusOp is what done, undo, start or cancel does to one item

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -178,7 +177,7 @@ func (r *Registry) runList(x *call) error {
 		return fmt.Errorf("page %d out of range (%s)", page, span("", pages))
 	}
 	r.remember(x.env, rows)
-	if err := x.print(renderPage(rows, page, x.env.now())); err != nil {
+	if err := x.printFit(renderPage(rows, page, x.env.now())); err != nil {
 		return err
 	}
 	if x.env.Ask == nil || len(rows) < 2 {
@@ -202,13 +201,13 @@ func renderPage(rows []listRow, page int, now time.Time) string {
 	pages := (len(rows) + pageSize - 1) / pageSize
 	first := (page - 1) * pageSize
 	last := min(first+pageSize, len(rows))
-	cells := make([][5]string, 0, last-first)
-	var widths [5]int
+	cells := make([][6]string, 0, last-first)
+	var widths [6]int
 	for i := first; i < last; i++ {
 		sess, err := rows[i].Load()
 		c := rowCells(i+1, rows[i], sess, err, now)
 		for k := range widths {
-			widths[k] = max(widths[k], utf8.RuneCountInString(c[k]))
+			widths[k] = max(widths[k], todostore.Width(c[k]))
 		}
 		cells = append(cells, c)
 	}
@@ -216,7 +215,7 @@ func renderPage(rows []listRow, page int, now time.Time) string {
 	fmt.Fprintf(&b, "Saved todo lists (%s; * is this session, then newest first):\n", todostore.Plural(len(rows), "list"))
 	for _, c := range cells {
 		num := strings.Repeat(" ", widths[0]-len(c[0])) + c[0]
-		line := num + " " + pad(c[1], widths[1]) + "  " + pad(c[2], widths[2]) + "  " + pad(c[3], widths[3]) + "  " + c[4]
+		line := num + " " + pad(c[1], widths[1]) + "  " + pad(c[2], widths[2]) + "  " + pad(c[3], widths[3]) + "  " + pad(c[4], widths[4]) + "  " + c[5]
 		b.WriteString(strings.TrimRight(line, " "))
 		b.WriteByte('\n')
 	}
@@ -240,10 +239,10 @@ func pageLine(page, pages int, cmd string) string {
 const itemWidth = 40
 
 // rowCells are the columns of one /todo list row: the number with its
-// mark, the age, what the list holds (counts by status, and its first open
+// mark, the session id (for --session; another agent's file name), the age, what the list holds (counts by status, and its first open
 // item or its first item), and the session's directory. A list that could
 // not be read says so, with the reason and its path.
-func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.Time) [5]string {
+func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.Time) [6]string {
 	mark := " "
 	if r.Current {
 		mark = "*"
@@ -268,7 +267,7 @@ func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.T
 	if r.Source != "" {
 		item = "[" + r.Source + "] " + item
 	}
-	return [5]string{strconv.Itoa(num) + mark, age(now, r.ModTime), counts, todostore.ShortLine(item, itemWidth), oneLine(where)}
+	return [6]string{strconv.Itoa(num) + mark, oneLine(r.ID), age(now, r.ModTime), counts, todostore.Truncate(todostore.ShortLine(item, 0), itemWidth), oneLine(where)}
 }
 
 // countsText is the counts of a list by status, zeros left out: "1 done,
@@ -326,12 +325,7 @@ func age(now, t time.Time) string {
 }
 
 // pad fills s with spaces to n characters (not bytes), for the columns.
-func pad(s string, n int) string {
-	if k := utf8.RuneCountInString(s); k < n {
-		return s + strings.Repeat(" ", n-k)
-	}
-	return s
-}
+func pad(s string, n int) string { return todostore.Pad(s, n) }
 
 // runLoad implements /todo load N.
 func (r *Registry) runLoad(x *call) error {

@@ -272,10 +272,13 @@ func TestAgentCLIContinuesThroughOwnSession(t *testing.T) {
 
 			// First prompt: a lazy ending with items open, then one
 			// continuation that resumes the CLI's session and finishes.
-			r := h.script(t, work, "", "--agent", c.kind, "--agent-bin", bin, "-c", "Plan and start building csvkit-lite")
+			// The lists each change makes are compared whole: read them
+			// from the event stream (a script's text says each in one line).
+			r := h.script(t, work, "", "--output", "jsonl", "--agent", c.kind, "--agent-bin", bin, "-c", "Plan and start building csvkit-lite")
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("first run: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 			}
+			r.stdout = jsonlAsText(t, r.stdout)
 			runs := readCLIRuns(t, record)
 			if len(runs) != 2 {
 				t.Fatalf("the CLI ran %d times, want a first turn and one continuation: %+v", len(runs), runs)
@@ -312,10 +315,11 @@ func TestAgentCLIContinuesThroughOwnSession(t *testing.T) {
 			// A later todosh --resume with a new prompt resumes the same
 			// agent session.
 			const next = "Now write the README"
-			r = h.script(t, work, "", "--resume", "--agent", c.kind, "--agent-bin", bin, "-c", next)
+			r = h.script(t, work, "", "--output", "jsonl", "--resume", "--agent", c.kind, "--agent-bin", bin, "-c", next)
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("--resume run: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 			}
+			r.stdout = jsonlAsText(t, r.stdout)
 			runs = readCLIRuns(t, record)
 			if len(runs) != 3 {
 				t.Fatalf("the CLI ran %d times in all, want 3: %+v", len(runs), runs)

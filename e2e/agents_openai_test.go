@@ -183,8 +183,8 @@ func TestOpenAILazyModelContinuedThenStopped(t *testing.T) {
 	})
 	h := newHome(t)
 	r := h.script(t, h.dir, "", "--agent", "openai", "--base-url", srv.baseURL(), "--model", "m", "-c", "Build a CSV tool")
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	if r.code != 3 || r.stderr != "" { // 3: stopped without progress
+		t.Fatalf("exit %d, want 3; stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	sess := h.onlySession(t)
 	h.assertList(t, sess.Session, planItems...)
@@ -279,10 +279,10 @@ func TestOpenAIResumeContinuesConversation(t *testing.T) {
 	h := newHome(t)
 	args := []string{"--agent", "openai", "--base-url", srv.baseURL(), "--model", "m", "--no-continue"}
 	const first, second = "Build a CSV tool", "Go on with the parser"
-	if r := h.script(t, h.dir, "", append(args, "-c", first)...); r.code != 0 {
+	if r := h.script(t, h.dir, "", append(args, "-c", first)...); r.code != 3 { // stopped with open items
 		t.Fatalf("first run: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
-	if r := h.script(t, h.dir, "", append(args, "--resume", "-c", second)...); r.code != 0 {
+	if r := h.script(t, h.dir, "", append(args, "--resume", "-c", second)...); r.code != 3 {
 		t.Fatalf("--resume run: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	reqs := srv.requests()

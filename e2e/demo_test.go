@@ -183,14 +183,16 @@ func TestDemoTypingDuringCountdownTakesOver(t *testing.T) {
 	endCancelled(t, h, tm, shown)
 }
 
-// A paste (or fast typing) arrives in one read: every line ended by Enter
-// runs in order, and the rest starts the person's next line.
+// Fast typing (or a paste the terminal does not mark) arrives in one
+// read: every line ended by Enter runs in order, and the rest starts the
+// person's next line. A bracketed paste is one prompt instead
+// (TestPasteIsOnePrompt).
 func TestDemoPasteDuringCountdownRunsEveryLine(t *testing.T) {
 	h, tm := startDemo(t, "10s")
 	tm.typ("/todo show" + enter + "/todo add 4 from the paste" + enter + "/todo sh")
 	tm.expect(demoCancelled)
 	shown := tm.expect("/todo show\n")
-	shown += tm.expect("4. ○ from the paste")
+	shown += tm.expect(`+ 4 "from the paste" — 1/4 done`)
 	assertShows(t, "the pasted /todo show", shown, "Todo 1/3 done", "2.2 [ ] CRLF line endings")
 	tm.expect("todosh 1/4 › /todo sh")
 	tm.typ("ow" + enter)

@@ -24,7 +24,7 @@ func TestRequireEvidenceFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHome(t)
-	r := h.script(t, h.dir, "", "--session", "ev", "--agent", "script:"+path, "--require-evidence", "-c", "go")
+	r := h.script(t, h.dir, "", "--session", "ev", "--agent", "script:"+path, "--require-evidence", "-c", "go", "-c", "/todo show")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -38,7 +38,7 @@ func TestRequireEvidenceFlag(t *testing.T) {
 	if td := sess.Todos[0]; td.Status != "completed" || td.Evidence != "go test ./... ok" {
 		t.Errorf("on disk: %+v, want completed with its evidence", td)
 	}
-	if strings.Count(r.stdout, "Todo 1/1 done") != 1 {
+	if strings.Count(r.stdout, `✓ 1 "write the parser"`) != 1 {
 		t.Errorf("the completion without evidence was not refused (list completed more than once):\n%s", r.stdout)
 	}
 }

@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -136,6 +137,40 @@ type term struct {
 	mu   sync.Mutex
 	raw  []byte // everything the terminal showed
 	mark int    // expect searches the stripped screen text from here
+	// cols and rows are the size; resizes records where in raw the size
+	// changed, for the screen model.
+	cols, rows int
+	resizes    []resizeAt
+}
+
+// resizeAt is a change of the window's size at offset at of the output.
+type resizeAt struct{ at, cols, rows int }
+
+// resize changes the window's size (the kernel sends SIGWINCH).
+func (tm *term) resize(cols, rows int) {
+	tm.t.Helper()
+	tm.mu.Lock()
+	tm.resizes = append(tm.resizes, resizeAt{len(tm.raw), cols, rows})
+	tm.mu.Unlock()
+	if err := pty.Setsize(tm.tty, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
+		tm.t.Fatalf("resize: %v", err)
+	}
+}
+
+// vtScreen is the output replayed on the screen model: the scrollback and
+// the window, as a person would see them now.
+func (tm *term) vtScreen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	v := newVT(tm.cols, tm.rows)
+	from := 0
+	for _, r := range tm.resizes {
+		v.write(string(tm.raw[from:r.at]))
+		v.resize(r.cols, r.rows)
+		from = r.at
+	}
+	v.write(string(tm.raw[from:]))
+	return v.text()
 }
 
 // startTerm starts todosh in a new pseudo-terminal and stops it at the end
@@ -148,20 +183,28 @@ func (h home) startTerm(t testing.TB, args ...string) *term {
 // startProgram is startTerm for any program, with extra environment.
 func (h home) startProgram(t testing.TB, program string, env []string, args ...string) *term {
 	t.Helper()
+	return h.startSized(t, 120, 40, program, env, args...)
+}
+
+// startSized is startProgram in a terminal of cols x rows.
+func (h home) startSized(t testing.TB, cols, rows int, program string, env []string, args ...string) *term {
+	t.Helper()
 	cmd := exec.Command(program, args...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Fatalf("start todosh in a pty: %v", err)
 	}
-	return watchTerm(t, cmd, tty)
+	tm := watchTerm(t, cmd, tty)
+	tm.cols, tm.rows = cols, rows
+	return tm
 }
 
 // watchTerm reads the terminal tty of the started cmd and stops cmd at the
 // end of the test if it is still running.
 func watchTerm(t testing.TB, cmd *exec.Cmd, tty *os.File) *term {
-	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), cols: 120, rows: 40}
 	go tm.read()
 	go func() {
 		cmd.Wait()
@@ -222,7 +265,10 @@ func replay(out string) string {
 				n = 1
 			}
 			switch m[2] {
-			case "K": // erase in line: to its end, or all of it with 2
+			case "K", "J": // erase in line (or below): to its end, or all of it with 2
+				// The live region erases itself from column 0 with J after
+				// moving up (A, not modelled): each line of it stays in the
+				// log as erased.
 				if m[1] == "2" || col == 0 {
 					// An erased line stays in the log, marked, so the log
 					// only grows and a match stays where it was found.
@@ -352,4 +398,94 @@ func countLines(s string) int {
 		}
 	}
 	return n
+}
+
+// jsonlEvent is one line of --output jsonl, as far as the tests read it.
+type jsonlEvent struct {
+	V       int    `json:"v"`
+	Type    string `json:"type"`
+	Session string `json:"session"`
+	Source  string `json:"source"`
+	Items   []struct {
+		ID, Content, Status, Evidence string
+		Subtasks                      []struct{ ID, Content, Status, Evidence string }
+	} `json:"items"`
+	Text     string `json:"text"`
+	Reason   string `json:"reason"`
+	Message  string `json:"message"`
+	Continue *bool  `json:"continue"`
+	Exit     *int   `json:"exit"`
+}
+
+// parseJSONL parses a --output jsonl stream, failing the test on a line
+// that is not one JSON object of schema version 1.
+func parseJSONL(t testing.TB, stdout string) []jsonlEvent {
+	t.Helper()
+	var evs []jsonlEvent
+	for _, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var ev jsonlEvent
+		dec := json.NewDecoder(strings.NewReader(line))
+		if err := dec.Decode(&ev); err != nil || dec.More() {
+			t.Fatalf("not one JSON object: %q (%v)", line, err)
+		}
+		if ev.V != 1 || ev.Type == "" {
+			t.Fatalf("event without version 1 or type: %q", line)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// jsonlTodos is the list of a todo_list event.
+func (ev jsonlEvent) todos() []todostore.Todo {
+	todos := []todostore.Todo{}
+	for _, it := range ev.Items {
+		td := todostore.Todo{Content: it.Content, Status: todostore.Status(it.Status), Evidence: it.Evidence}
+		for _, s := range it.Subtasks {
+			td.Subtasks = append(td.Subtasks, todostore.Subtask{Content: s.Content, Status: todostore.Status(s.Status), Evidence: s.Evidence})
+		}
+		todos = append(todos, td)
+	}
+	return todos
+}
+
+// jsonlAsText renders a --output jsonl stream as the text output would
+// show it with every list whole: text, tool call lines, lists and
+// decision lines. Tests that compare the lists an agent produced run with
+// --output jsonl and read this.
+func jsonlAsText(t testing.TB, stdout string) string {
+	t.Helper()
+	var b, text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			s := text.String()
+			b.WriteString(s)
+			if !strings.HasSuffix(s, "\n") {
+				b.WriteByte('\n')
+			}
+			text.Reset()
+		}
+	}
+	for _, ev := range parseJSONL(t, stdout) {
+		if ev.Type == "text" {
+			text.WriteString(ev.Text)
+			continue
+		}
+		flush()
+		switch ev.Type {
+		case "tool_call":
+			b.WriteString("  ⏺ " + ev.Text + "\n")
+		case "todo_list":
+			b.WriteString(todostore.FormatList(ev.todos()))
+		case "continuation", "notice", "output":
+			if ev.Text != "" {
+				b.WriteString(strings.TrimSuffix(ev.Text, "\n") + "\n")
+			}
+		}
+	}
+	flush()
+	return b.String()
 }

@@ -24,8 +24,8 @@ func TestReadmeScriptExample(t *testing.T) {
 	}
 	h := newHome(t)
 	r := h.script(t, t.TempDir(), "", "--session", "readme", "--agent", "script:"+script, "-c", "go")
-	if r.code != 0 {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	if r.code != 3 { // stopped without progress, as documented
+		t.Fatalf("exit %d, want 3; stderr %q", r.code, r.stderr)
 	}
 	for _, want := range []string{"⏺ todo_write 2 items", "continuing 1/3 — 1 open item", "stopped: 3 attempts without progress"} {
 		if !strings.Contains(r.stdout, want) {

@@ -51,8 +51,8 @@ func TestScriptStopsOnCtrlC(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("todosh did not stop after SIGINT")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 1 {
-		t.Errorf("exit status %d, want 1", code)
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit status %d, want 130 (cancelled)", code)
 	}
 	if !strings.Contains(out.String(), "turn cancelled") || !strings.Contains(errOut.String(), "stopped by Ctrl-C") {
 		t.Errorf("stdout %q, stderr %q: want the turn cancelled and the script stopped", out.String(), errOut.String())

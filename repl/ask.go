@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"syscall"
 	"time"
@@ -19,27 +18,31 @@ var errNoAnswer = errors.New("no answer")
 
 // ttyAsk is TurnRunner.Ask on a terminal: the question on one line with
 // the options by key, and one key read in raw mode (as the countdown
-// does), during an agent turn, while readline is not reading.
+// does), during an agent turn, while readline is not reading. out is the
+// live region: the question goes above it, and its status line says
+// "waiting for permission" until the key.
 type ttyAsk struct {
-	fd  int
-	out io.Writer
+	term Terminal
+	out  *liveRegion
 }
 
 // ask shows q and waits for the key of an option: 1-9 pick one, Ctrl-C
 // or Escape give no answer. Other keys are ignored.
 func (a ttyAsk) ask(ctx context.Context, q agent.Question) (int, error) {
-	restore, err := pollingRawMode(a.fd)
+	restore, err := a.term.PollMode()
 	if err != nil {
 		return 0, fmt.Errorf("ask: %w", err)
 	}
 	defer restore()
-	fmt.Fprintf(a.out, "\r\x1b[K%s\r\n", questionLine(q))
+	fmt.Fprintf(a.out, "%s\n", questionLine(q))
+	a.out.SetActivity("waiting for permission")
+	defer a.out.SetActivity("")
 	buf := make([]byte, 16)
 	for {
 		if ctx.Err() != nil {
 			return 0, errNoAnswer
 		}
-		n, err := syscall.Read(a.fd, buf)
+		n, err := a.term.ReadKey(buf)
 		switch {
 		case n > 0:
 			for _, k := range buf[:n] {

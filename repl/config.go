@@ -8,11 +8,36 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// Exit statuses of the todosh binary.
+// Exit statuses of the todosh binary. A script's status says how its last
+// prompt ended when every line succeeded (see ExitFor).
 const (
-	ExitOK     = 0 // every line succeeded (or the person quit)
-	ExitFailed = 1 // a line failed, or the session could not be opened
-	ExitUsage  = 2 // bad flags
+	ExitOK         = 0   // every line succeeded and the last prompt finished the list (or the person quit)
+	ExitFailed     = 1   // a line failed (a command or agent error), or the session could not be opened
+	ExitUsage      = 2   // bad flags
+	ExitNoProgress = 3   // the last prompt stopped with open items: no progress, or the continuation cap
+	ExitAsked      = 4   // the last prompt ended with the agent pausing or asking a question
+	ExitCancelled  = 130 // Ctrl-C ended a turn or the countdown (128 + SIGINT)
+)
+
+// ExitFor is the exit status for how a prompt ended (an End* reason).
+func ExitFor(end string) int {
+	switch end {
+	case EndDone:
+		return ExitOK
+	case EndNoProgress, EndCap:
+		return ExitNoProgress
+	case EndPaused, EndQuestion:
+		return ExitAsked
+	case EndCancelled:
+		return ExitCancelled
+	}
+	return ExitFailed
+}
+
+// OutputJSONL is --output jsonl: events on stdout, one JSON object a line.
+const (
+	OutputText  = "text"
+	OutputJSONL = "jsonl"
 )
 
 // DefaultContinueDelay is how long the countdown before a continuation
@@ -61,9 +86,19 @@ type Config struct {
 	NoContinue bool
 	// ContinueDelay is the countdown before a continuation in a terminal.
 	ContinueDelay time.Duration
+
+	// Output settings.
+
+	// Color is --color: ColorAuto (""), ColorAlways or ColorNever.
+	Color string
+	// Quiet (--quiet) prints only errors and what /todo show and /todo
+	// list were asked for.
+	Quiet bool
+	// Output is OutputText ("") or OutputJSONL; JSONL runs as a script.
+	Output string
 }
 
 // NewConfig returns a Config with the defaults flags start from.
 func NewConfig() Config {
-	return Config{ContinueDelay: DefaultContinueDelay, LockTimeout: todostore.DefaultLockTimeout}
+	return Config{ContinueDelay: DefaultContinueDelay, LockTimeout: todostore.DefaultLockTimeout, Color: ColorAuto, Output: OutputText}
 }

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,11 +19,20 @@ const keyPoll = 100 * time.Millisecond
 
 // ttyCountdown is TurnRunner.Countdown on a terminal. It runs while
 // readline is not reading, so it owns the terminal: it switches it to a
-// raw mode whose reads return after keyPoll, and rewrites one line in
-// place.
+// raw mode whose reads return after keyPoll, and shows its line with
+// show: in the live region's status line, or (show nil) rewritten in
+// place on the terminal's last line.
 type ttyCountdown struct {
-	fd  int
-	out io.Writer
+	term Terminal
+	show func(line string) // "" clears it
+}
+
+func (c ttyCountdown) showLine(line string) {
+	if c.show != nil {
+		c.show(line)
+		return
+	}
+	io.WriteString(c.term.Output(), "\r"+line+"\x1b[K")
 }
 
 // run shows "continuing in Ns — type to take over" for d and returns
@@ -31,28 +41,28 @@ type ttyCountdown struct {
 // terminal cannot be put in raw mode the continuation goes ahead at once,
 // as in a script.
 func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, typed string) {
-	restore, err := pollingRawMode(c.fd)
+	restore, err := c.term.PollMode()
 	if err != nil {
 		return true, ""
 	}
 	defer restore()
-	defer io.WriteString(c.out, "\r\x1b[K")
+	defer c.showLine("")
 	deadline := time.Now().Add(d)
 	shown := ""
-	buf := make([]byte, 256)
+	buf := make([]byte, 64<<10) // room for a pasted block in one read
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
 			return true, ""
 		}
 		if line := countdownLine(left); line != shown {
-			io.WriteString(c.out, "\r"+line+"\x1b[K")
+			c.showLine(line)
 			shown = line
 		}
 		if ctx.Err() != nil {
 			return false, ""
 		}
-		n, err := syscall.Read(c.fd, buf)
+		n, err := c.term.ReadKey(buf)
 		switch {
 		case n > 0:
 			return false, typedText(buf[:n])
@@ -77,13 +87,25 @@ func countdownLine(left time.Duration) string {
 }
 
 // typedText is what the person typed into the countdown, up to the first
-// key that is neither printable nor Enter: each Enter ends a line ("\n"),
+// key that is neither printable nor Enter (a bracketed paste is text): each Enter ends a line ("\n"),
 // so fast typing or a paste of several lines is not lost. Ctrl-C, arrows
 // and other control keys cancel the countdown without leaving text.
 func typedText(keys []byte) string {
 	var b strings.Builder
 	lineStart := 0
 	for len(keys) > 0 {
+		if bytes.HasPrefix(keys, []byte(pasteStart)) {
+			// A bracketed paste is one block of the next line, its line
+			// breaks marked as in the editor; it never runs by itself.
+			keys = keys[len(pasteStart):]
+			end := bytes.Index(keys, []byte(pasteEnd))
+			if end < 0 {
+				end = len(keys)
+			}
+			pasteText(&b, keys[:end])
+			keys = keys[min(end+len(pasteEnd), len(keys)):]
+			continue
+		}
 		r, n := utf8.DecodeRune(keys)
 		keys = keys[n:]
 		switch {

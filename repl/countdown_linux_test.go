@@ -81,7 +81,7 @@ func TestTTYCountdown(t *testing.T) {
 			if tt.wantProceed && tt.during == "" {
 				d = 200 * time.Millisecond
 			}
-			proceed, typed := ttyCountdown{fd: fd, out: tty}.run(ctx, d)
+			proceed, typed := ttyCountdown{term: &ttyTerminal{in: tty, out: tty}}.run(ctx, d)
 			if proceed != tt.wantProceed || typed != tt.wantTyped {
 				t.Errorf("run = %v, %q; want %v, %q", proceed, typed, tt.wantProceed, tt.wantTyped)
 			}

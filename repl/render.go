@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -34,17 +35,30 @@ type Renderer struct {
 	pending []byte // reply text after the last newline
 	maxLine int    // renderMaxLine; tests lower it to reach the cut cheaply
 
-	mu    sync.Mutex // guards shown and known, and orders list output
-	shown string     // FormatList of the last list shown or known to the person
-	known bool       // shown is set
+	mu         sync.Mutex // guards shown, shownTodos and known, and orders list output
+	shown      string     // FormatList of the last list shown or known to the person
+	shownTodos []todostore.Todo
+	known      bool // shown is set
 
 	// InPlace shows the agent's status (agent.EventStatus) on one line
 	// rewritten in place, as in a terminal; otherwise each new status is a
-	// line of its own.
+	// line of its own. The live region, when there is one, shows it
+	// instead.
 	InPlace  bool
 	status   string     // the status shown last, "" when none
 	wmu      sync.Mutex // guards statusUp and orders writes
 	statusUp bool       // an in-place status line, without newline, is on screen
+
+	// The terminal's part; all zero in a script. live, when set, shows
+	// the list and the agent's activity during a prompt; fullList prints
+	// a changed list whole (at the end of a prompt) instead of as one
+	// change line; cols is the width lists are laid out for.
+	live     *liveRegion
+	fullList bool
+	cols     func() int
+	pal      palette
+	// errOut receives the lines that say a prompt failed; nil means out.
+	errOut io.Writer
 }
 
 // NewRenderer returns a Renderer writing to out.
@@ -56,16 +70,26 @@ func (r *Renderer) Event(ev agent.Event) {
 	case agent.EventText:
 		r.Text(ev.Text)
 	case agent.EventToolCall:
-		r.Line("  ⏺ " + renderShort(ev.Text))
+		if r.live != nil {
+			r.live.SetActivity(ev.Text)
+		}
+		r.Flush()
+		r.write(r.pal.Tool("  ⏺ "+renderShort(ev.Text)) + "\n")
 	case agent.EventTodos:
 		r.Todos(ev.Todos)
 	case agent.EventPause:
 		// The tool call line and the decision line already show the
 		// reason; a third line would only repeat it.
 	case agent.EventNotice:
-		r.Line("  note: " + renderShort(ev.Text))
+		r.Flush()
+		r.write(r.pal.Muted("  note: "+renderShort(ev.Text)) + "\n")
 	case agent.EventStatus:
-		r.Status(ev.Text)
+		if r.live != nil && r.live.Active() {
+			r.live.SetActivity(ev.Text)
+			r.status = ev.Text
+		} else {
+			r.Status(ev.Text)
+		}
 	}
 }
 
@@ -154,28 +178,55 @@ func (r *Renderer) Line(s string) {
 	r.write(renderOneLine(s) + "\n")
 }
 
-// Todos prints the list unless it equals the last one shown, and reports
-// whether it printed.
+// Todos shows the list unless it equals the last one shown, and reports
+// whether it printed: in the live region while it is shown, else whole in
+// a terminal and as one change line in a script.
 func (r *Renderer) Todos(todos []todostore.Todo) bool {
 	r.Flush()
-	return r.Changed(todos, "")
+	return r.show(todos, "", r.fullList)
 }
 
-// Changed prints notice (if any) and the list, unless the list equals the
-// last one shown; it reports whether it printed. Unlike Todos it leaves a
-// partial reply line alone, so the live view can call it during a turn.
+// Changed shows a list that changed, after notice (if any), unless it
+// equals the last one shown: in the live region while it is shown, else
+// as one line saying what changed. It reports whether it printed. Unlike
+// Todos it leaves a partial reply line alone, so the live view can call
+// it during a turn.
 func (r *Renderer) Changed(todos []todostore.Todo, notice string) bool {
+	return r.show(todos, notice, false)
+}
+
+func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool {
 	text := todostore.FormatList(todos)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.known && text == r.shown {
 		return false
 	}
-	r.shown, r.known = text, true
-	if notice != "" {
-		r.write(renderOneLine(notice) + "\n")
+	if r.live != nil && r.live.Active() {
+		// The region shows it; the scrollback gets the list at the end.
+		r.live.SetList(todos)
+		return false
 	}
-	r.write(text)
+	change := ""
+	if r.known && !whole {
+		change = todostore.DescribeChange(r.shownTodos, todos)
+	}
+	prev := r.shownTodos
+	r.shown, r.shownTodos, r.known = text, todostore.CloneTodos(todos), true
+	if change == "" && len(todos) == 0 && len(prev) == 0 {
+		return false
+	}
+	switch {
+	case change != "" && notice != "":
+		r.write(renderOneLine(notice) + " " + r.pal.Change(renderOneLine(change)) + "\n")
+	case change != "":
+		r.write(r.pal.Change(renderOneLine(change)) + "\n")
+	default:
+		if notice != "" {
+			r.write(renderOneLine(notice) + "\n")
+		}
+		r.write(r.pal.List(todostore.FormatListWidth(todos, r.width())))
+	}
 	return true
 }
 
@@ -184,8 +235,41 @@ func (r *Renderer) Changed(todos []todostore.Todo, notice string) bool {
 func (r *Renderer) Seen(todos []todostore.Todo) {
 	text := todostore.FormatList(todos)
 	r.mu.Lock()
-	r.shown, r.known = text, true
+	r.shown, r.shownTodos, r.known = text, todostore.CloneTodos(todos), true
 	r.mu.Unlock()
+}
+
+// Error prints a line saying a prompt failed, after the reply text shown
+// so far, on errOut.
+func (r *Renderer) Error(msg string) {
+	r.Flush()
+	w := r.errOut
+	if w == nil {
+		w = r.out
+	}
+	// A terminal that stopped accepting output cannot be told so.
+	_, _ = io.WriteString(w, r.pal.Error(renderOneLine(msg))+"\n")
+}
+
+// Decision prints the continuation policy's line for a turn; it is empty
+// for a conversation that never had a list, where there is nothing to say.
+func (r *Renderer) Decision(dec continuation.Decision) {
+	if dec.Line == "" {
+		return
+	}
+	r.Flush()
+	r.write(r.pal.Decision(renderOneLine(dec.Line)) + "\n")
+}
+
+// End does nothing: in text, the decision line already said how the
+// prompt ended.
+func (r *Renderer) End(string) {}
+
+func (r *Renderer) width() int {
+	if r.cols == nil {
+		return 0
+	}
+	return r.cols()
 }
 
 func (r *Renderer) write(s string) {

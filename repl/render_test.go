@@ -58,9 +58,9 @@ func TestRendererEvents(t *testing.T) {
 			"  note: skipped a malformed line\n"}, // the pause shows in the tool call and decision lines
 		{"identical lists printed once", []agent.Event{list(ab), text("x\n"), list(renderTodos("a", "b"))},
 			abList + "x\n"},
-		{"changed list printed again", []agent.Event{list(ab), list(renderTodos("a")), list(ab)},
-			abList + todostore.FormatList(renderTodos("a")) + abList},
-		{"empty list is a change", []agent.Event{list(ab), list(nil)}, abList + "Todo list is empty\n"},
+		{"changed list said in one line", []agent.Event{list(ab), list(renderTodos("a")), list(ab)},
+			abList + "- 2 \"b\" — 0/1 done\n+ 2 \"b\" — 0/2 done\n"},
+		{"empty list is a change", []agent.Event{list(ab), list(nil)}, abList + "cleared 2 items — list empty\n"},
 		{"list flushes pending text", []agent.Event{text("before"), list(ab)}, "before\n" + abList},
 		{"long line cut", []agent.Event{text(long)}, long[:renderMaxLine] + "\n" + "xxxxxxxxxx\n"},
 		{"long line cut on a rune boundary", []agent.Event{text(longUTF8 + "\n")},
@@ -103,7 +103,7 @@ func TestRendererSeenAndLine(t *testing.T) {
 	if !r.Todos(renderTodos("a")) {
 		t.Error("a changed list was not printed")
 	}
-	want := "half\ncontinuing 1/3 next\n" + todostore.FormatList(renderTodos("a"))
+	want := "half\ncontinuing 1/3 next\n- 2 \"b\" — 0/1 done\n"
 	if got := w.String(); got != want {
 		t.Errorf("output %q, want %q", got, want)
 	}

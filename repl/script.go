@@ -47,9 +47,20 @@ func scanLines(r io.Reader) lineSource {
 
 // runScript runs every line as if typed, with no prompt, banner, history
 // or countdown, and goes on after a failed line. The status is ExitFailed
-// if any line failed; /quit stops the script there.
+// if any line failed, else says how the last prompt ended (ExitFor); /quit
+// stops the script there, Ctrl-C during a turn too (ExitCancelled).
 func (s *shell) runScript(ctx context.Context, next lineSource) int {
-	status := ExitOK
+	failed := false
+	lastEnd := ""
+	status := func() int {
+		switch {
+		case failed:
+			return ExitFailed
+		case lastEnd != "":
+			return ExitFor(lastEnd)
+		}
+		return ExitOK
+	}
 	for {
 		raw, ok, err := next()
 		if err != nil {
@@ -57,7 +68,7 @@ func (s *shell) runScript(ctx context.Context, next lineSource) int {
 			return ExitFailed
 		}
 		if !ok {
-			return status
+			return status()
 		}
 		line, run := scriptLine(raw)
 		if !run {
@@ -65,16 +76,19 @@ func (s *shell) runScript(ctx context.Context, next lineSource) int {
 		}
 		_, quit, err := s.exec(ctx, line)
 		if quit {
-			return status
+			return status()
+		}
+		if !isCommandLine(line) {
+			lastEnd = s.runner.LastEnd
+		}
+		if errors.Is(err, context.Canceled) {
+			// Ctrl-C ended a turn: the person wants the script stopped,
+			// not its next line run.
+			fmt.Fprintln(s.stderr, "todosh: script stopped by Ctrl-C")
+			return ExitCancelled
 		}
 		if err != nil {
-			status = ExitFailed
-			if errors.Is(err, context.Canceled) {
-				// Ctrl-C ended a turn: the person wants the script stopped,
-				// not its next line run.
-				fmt.Fprintln(s.stderr, "todosh: script stopped by Ctrl-C")
-				return status
-			}
+			failed = true
 		}
 	}
 }

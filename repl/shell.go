@@ -30,6 +30,9 @@ type shell struct {
 	env      *commands.Env
 	runner   *TurnRunner
 	stderr   io.Writer
+	quiet    bool // --quiet: no banner, change lines or agent text
+	resumed  bool // --resume: the list is shown at the start
+	jsonl    *jsonlView
 	// lastGood is the last list read or delivered that was usable: while
 	// the file on disk cannot be used, the prompt and /todo show keep it.
 	lastGood atomic.Pointer[todostore.Session]
@@ -40,35 +43,107 @@ type shell struct {
 
 // Run opens the session cfg names and runs the shell until the input ends
 // or the person quits: interactive when stdin and stdout are terminals and
-// no -c was given, a script otherwise. It returns the exit status.
+// no -c or --output jsonl was given, a script otherwise. It returns the
+// exit status.
 func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
-	sh, err := open(cfg, stdout, stderr)
+	if len(cfg.Commands) == 0 && cfg.Output != OutputJSONL {
+		if t, ok := newTTY(stdin, stdout); ok {
+			return RunTerminal(cfg, t, stderr)
+		}
+	}
+	sio := scriptIO(cfg, stdout, stderr)
+	sh, err := open(cfg, sio)
 	if err != nil {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
+		if sio.jsonl != nil {
+			sio.jsonl.Error(err.Error())
+			sio.jsonl.End(EndError)
+		}
 		return ExitFailed
 	}
-	sh.signals.stderr, sh.signals.exit = stderr, os.Exit
-	if in, ok := stdin.(*os.File); ok {
-		sh.signals.restore = saveTerminal(int(in.Fd()))
-	}
+	sh.watchSignals(stderr, stdin)
 	// The agent's processes end with the shell, also on a signal, whose
 	// exit skips the deferred calls.
 	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
 	defer closeAgent(sh.runner.Agent)
 	ctx, stop := sh.signals.watch(context.Background())
 	defer stop() // after a signal, never returns: exitOn exits
+	if sh.resumed {
+		sh.showResumed(sio)
+	}
 	if len(cfg.Commands) > 0 {
 		return sh.runScript(ctx, sliceLines(cfg.Commands))
-	}
-	if in, out, ok := terminals(stdin, stdout); ok {
-		return sh.interactive(ctx, in, out)
 	}
 	return sh.runScript(ctx, scanLines(stdin))
 }
 
+// shellIO is where a shell's output goes and what it may ask of a
+// terminal: built before the shell, for a terminal (RunTerminal) or a
+// script (scriptIO), so the shell is made once with the right one.
+type shellIO struct {
+	out, err  io.Writer // what commands print; their errors
+	render    turnView  // the agent's turns
+	live      *liveRegion
+	width     func() int
+	ask       func(prompt string) (string, error)
+	countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
+	// permission answers an agent's question during a turn (TurnRunner.Ask).
+	permission func(ctx context.Context, q agent.Question) (int, error)
+	jsonl      *jsonlView // set with --output jsonl
+}
+
+// scriptIO is the output of a script: text lines (an agent's list changes
+// as one line each) or, with --output jsonl, one JSON event per line.
+func scriptIO(cfg Config, stdout, stderr io.Writer) shellIO {
+	if cfg.Output == OutputJSONL {
+		j := newJSONLView(stdout)
+		return shellIO{out: j.commandOutput(), err: stderr, render: j, jsonl: j}
+	}
+	out := stdout
+	if cfg.Quiet {
+		out = io.Discard
+	}
+	r := NewRenderer(out)
+	r.errOut = stderr
+	r.pal = palette{on: UseColor(cfg.Color, false, cfg.Getenv)}
+	if r.pal.on {
+		r.errOut = errorWriter(stderr, r.pal)
+		return shellIO{out: colorWriter(stdout, r.pal), err: errorWriter(stderr, r.pal), render: r}
+	}
+	return shellIO{out: stdout, err: stderr, render: r}
+}
+
+// watchSignals prepares the shell's end on SIGTERM, SIGHUP and SIGQUIT:
+// messages on stderr, and stdin's terminal mode (when it is a terminal)
+// put back before the exit.
+func (s *shell) watchSignals(stderr io.Writer, stdin any) {
+	s.signals.stderr, s.signals.exit = stderr, os.Exit
+	if in, ok := stdin.(*os.File); ok {
+		s.signals.restore = saveTerminal(int(in.Fd()))
+	}
+}
+
+// showResumed prints, for --resume, the session's id and its list.
+func (s *shell) showResumed(sio shellIO) {
+	sess, err := s.store.LoadOrNew(s.id)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "todosh: %v\n", err)
+		return
+	}
+	if sio.jsonl != nil {
+		sio.jsonl.Seen(nil)
+		sio.jsonl.listFrom("resume", sess.Todos)
+		return
+	}
+	if s.quiet {
+		return
+	}
+	fmt.Fprintf(sio.out, "resumed session %s\n%s", s.id, todostore.FormatListWidth(sess.Todos, 0))
+}
+
 // open resolves which session to use and builds the registry, the command
 // environment and the turn runner around it. Nothing is written to disk.
-func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
+func open(cfg Config, sio shellIO) (*shell, error) {
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
@@ -83,7 +158,7 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 	store := todostore.Open(cfg.Root)
 	store.Now = now
 	store.LockTimeout = cfg.LockTimeout
-	store.OnLockWait = func(msg string) { fmt.Fprintf(stderr, "todosh: %s\n", msg) }
+	store.OnLockWait = func(msg string) { fmt.Fprintf(sio.err, "todosh: %s\n", msg) }
 	id, err := sessionID(cfg, store, cwd, now)
 	if err != nil {
 		return nil, err
@@ -95,6 +170,9 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 			return nil, fmt.Errorf("start the agent: %w", err)
 		}
 	}
+	if sio.jsonl != nil {
+		sio.jsonl.session = id
+	}
 	return &shell{
 		store:    store,
 		id:       id,
@@ -102,16 +180,21 @@ func open(cfg Config, stdout, stderr io.Writer) (*shell, error) {
 		registry: commands.NewRegistry(),
 		env: &commands.Env{
 			Store: store, SessionID: id, Cwd: cwd,
-			Out: stdout, Err: stderr, Now: now,
+			Out: sio.out, Err: sio.err, Now: now,
 			Home: cfg.Home, Getenv: cfg.Getenv,
+			Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
 			Agent: agentLine(cfg.Backend),
 		},
 		runner: &TurnRunner{
-			Agent: ag, Session: asess, Out: stdout, Err: stderr, Cwd: cwd,
+			Agent: ag, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
-			Backend: cfg.Backend,
+			Countdown: sio.countdown, render: sio.render, live: sio.live,
+			Backend: cfg.Backend, Ask: sio.permission,
 		},
-		stderr: stderr,
+		stderr:  sio.err,
+		quiet:   cfg.Quiet,
+		resumed: cfg.Resume,
+		jsonl:   sio.jsonl,
 	}, nil
 }
 
@@ -145,8 +228,15 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 	if err := ctx.Err(); err != nil {
 		return "", true, err // ending on a signal: run nothing more
 	}
-	if commands.IsCommand(line) {
+	if isCommandLine(line) {
+		var before []todostore.Todo
+		if s.jsonl != nil {
+			before = s.jsonl.loadList(s.store, s.id)
+		}
 		err := s.registry.Run(s.env, line)
+		if s.jsonl != nil {
+			s.jsonl.commandDone(s.store, s.id, before, err)
+		}
 		if errors.Is(err, commands.ErrQuit) {
 			return "", true, nil
 		}
@@ -157,6 +247,13 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 	}
 	typed, err = s.runner.RunPrompt(ctx, line)
 	return typed, false, err
+}
+
+// isCommandLine reports whether a line runs as a slash command: it starts
+// with "/" and is one line. A pasted block of several lines is always a
+// prompt, even when one of its lines looks like a command.
+func isCommandLine(line string) bool {
+	return commands.IsCommand(line) && !strings.Contains(line, "\n")
 }
 
 // promptText is the readline prompt for a session: its progress, or none

@@ -157,6 +157,10 @@ func TestTypedText(t *testing.T) {
 		{"ab\rcd", "ab\ncd"},
 		{"\xff", ""},
 		{"/todo", "/todo"},
+		// A paste is one block of the next line, never lines that run.
+		{"\x1b[200~why?\n/todo clear\x1b[201~", "why?␤/todo clear"},
+		{"go \x1b[200~a\r\nb\x1b[201~\r", "go a␤b\n"},
+		{"\x1b[200~cut short", "cut short"},
 	}
 	for _, tt := range tests {
 		if got := typedText([]byte(tt.keys)); got != tt.want {

@@ -20,35 +20,27 @@ import (
 // shell never exits on Ctrl-C, so it says how to.
 const interruptHint = "(Ctrl-D or /quit to exit)"
 
-// terminals returns stdin and stdout as files when both are terminals,
-// which is when the shell is interactive.
-func terminals(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
-	in, okIn := stdin.(*os.File)
-	out, okOut := stdout.(*os.File)
-	if !okIn || !okOut || !readline.IsTerminal(int(in.Fd())) || !readline.IsTerminal(int(out.Fd())) {
-		return nil, nil, false
-	}
-	return in, out, true
-}
-
-// interactive runs the readline loop until Ctrl-D on an empty line, /quit
-// or /exit. One goroutine (this one) owns every Readline call and Close,
-// because readline's Close hangs while another goroutine reads.
-func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
-	history := s.store.HistoryPath()
+// RunTerminal runs the interactive shell on t until Ctrl-D on an empty
+// line, /quit or /exit, and returns the exit status. The line editor, the
+// live region and the writers are made first, then the shell is built
+// once around them. One goroutine (this one) owns every Readline call and
+// Close, because readline's Close hangs while another goroutine reads.
+func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
+	pal := palette{on: UseColor(cfg.Color, true, cfg.Getenv)}
+	history := todostore.Open(cfg.Root).HistoryPath()
 	if err := privateHistory(history); err != nil {
-		fmt.Fprintf(s.stderr, "todosh: history will not be saved: %v\n", err)
+		fmt.Fprintf(stderr, "todosh: history will not be saved: %v\n", err)
 		history = ""
 	}
-	rl, err := readline.NewEx(&readline.Config{
-		Prompt:            promptText(nil),
-		HistoryFile:       history,
-		HistorySearchFold: true,
-		AutoComplete:      completer{complete: s.registry.Complete},
-		Stdout:            out,
+	var reg *commands.Registry
+	rl, err := newEditor(t, history, func(line string) []string {
+		if reg == nil {
+			return nil
+		}
+		return reg.Complete(line)
 	})
 	if err != nil {
-		fmt.Fprintf(s.stderr, "todosh: start the terminal: %v\n", err)
+		fmt.Fprintf(stderr, "todosh: start the terminal: %v\n", err)
 		return ExitFailed
 	}
 	defer rl.Close()
@@ -57,41 +49,115 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		// which privateHistory made 0600; whatever is left of it goes.
 		os.Remove(history + ".tmp")
 	}
+	io.WriteString(t.Output(), bracketedPasteOn)
+	defer io.WriteString(t.Output(), bracketedPasteOff)
+
+	width := func() int {
+		cols, _ := t.Size()
+		return cols
+	}
+	// Writes through readline redraw the prompt when it is shown; during
+	// a turn the live region keeps itself below them.
+	out := io.Writer(rl.Stdout())
+	if cfg.Quiet {
+		out = io.Discard
+	}
+	live := newLiveRegion(out, t.Size, pal)
+	t.OnResize(live.Resized)
+	render := NewRenderer(live)
+	render.live, render.fullList, render.cols, render.pal = live, true, width, pal
+	render.errOut = errorWriter(rl.Stderr(), pal)
+	var asking atomic.Bool
+	ask := askWith(rl)
+	sh, err := open(cfg, shellIO{
+		out: colorWriter(rl.Stdout(), pal), err: errorWriter(rl.Stderr(), pal), render: render, live: live, width: width,
+		ask: func(prompt string) (string, error) {
+			asking.Store(true)
+			defer asking.Store(false)
+			return ask(prompt)
+		},
+		countdown:  ttyCountdown{term: t, show: live.SetStatus}.run,
+		permission: ttyAsk{term: t, out: live}.ask,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh: %v\n", err)
+		return ExitFailed
+	}
+	reg = sh.registry
+	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
+	// The agent's processes end with the shell, also on a signal, whose
+	// exit skips the deferred calls.
+	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
+	defer closeAgent(sh.runner.Agent)
+	ctx, stop := sh.signals.watch(context.Background())
+	defer stop() // after a signal, never returns: exitOn exits
+	return sh.interactive(ctx, rl, t, render, &asking)
+}
+
+// newEditor is the line editor on t: readline behind the key filter
+// (Home/End, bracketed paste, Alt-Enter), with history and completion.
+func newEditor(t Terminal, history string, complete func(string) []string) (*readline.Instance, error) {
+	keys := newKeyFilter(t.Input())
+	return readline.NewEx(&readline.Config{
+		Prompt:            promptText(nil),
+		HistoryFile:       history,
+		HistorySearchFold: true,
+		AutoComplete:      completer{complete: complete},
+		Stdin:             keys,
+		Stdout:            t.Output(),
+		Stderr:            t.Output(),
+		// A pasted block arrives as one pasteMark; it is swapped for the
+		// block in one redraw instead of one per character.
+		Listener: readline.FuncListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
+			if key != pasteMark {
+				return nil, 0, false
+			}
+			return keys.insertPastes(line, pos)
+		}),
+		FuncIsTerminal: func() bool { return true },
+		FuncMakeRaw:    t.MakeRaw,
+		FuncExitRaw:    t.ExitRaw,
+		FuncGetWidth: func() int {
+			cols, _ := t.Size()
+			return cols
+		},
+		FuncOnWidthChanged: t.OnResize,
+	})
+}
+
+// interactive is the read loop of RunTerminal.
+func (s *shell) interactive(ctx context.Context, rl *readline.Instance, t Terminal, render *Renderer, asking *atomic.Bool) int {
 	stop := ignoreInterrupts()
 	defer stop()
 
-	s.runner.Out, s.runner.Err = rl.Stdout(), rl.Stderr()
-	s.runner.render = NewRenderer(s.runner.Out)
-	s.runner.render.InPlace = true // the agent's status is one line rewritten in place
-
 	// The watcher must hook the store before anything else uses it.
-	var asking atomic.Bool
 	if w, err := s.store.Watch(s.id); err != nil {
 		fmt.Fprintf(s.stderr, "todosh: changes from other processes will not be shown: %v\n", err)
 	} else {
 		defer w.Close()
-		view := liveView{out: rl.Stdout(), render: s.runner.render, asking: &asking, lastGood: &s.lastGood, setPrompt: func(p string) {
+		// Through the live region, which passes lines through between
+		// turns and keeps itself below them during one.
+		view := liveView{out: render.live, render: render, asking: asking, lastGood: &s.lastGood, setPrompt: func(p string) {
 			rl.SetPrompt(p)
 			rl.Refresh()
 		}}
 		go view.run(w.Changes())
 	}
-
-	// Writes through readline redraw the prompt when it is shown.
-	s.env.Out, s.env.Err = rl.Stdout(), rl.Stderr()
 	s.env.LastGood = s.lastGood.Load
-	ask := askWith(rl)
-	s.env.Ask = func(prompt string) (string, error) {
-		asking.Store(true)
-		defer asking.Store(false)
-		return ask(prompt)
-	}
-	s.runner.Countdown = ttyCountdown{fd: int(in.Fd()), out: out}.run
-	s.runner.Ask = ttyAsk{fd: int(in.Fd()), out: out}.ask
 
-	fmt.Fprintf(s.env.Out, "todosh session %s — type /help for commands, Ctrl-D to quit\n", s.id)
-	if _, err := s.store.LoadOrNew(s.id); err != nil {
+	if !s.quiet {
+		cols := 0
+		if s.env.Width != nil {
+			cols = s.env.Width()
+		}
+		banner := fmt.Sprintf("todosh session %s — type /help for commands, Alt-Enter for a new line, Ctrl-D to quit\n", s.id)
+		io.WriteString(s.env.Out, todostore.FitLines(banner, cols))
+	}
+	if sess, err := s.store.LoadOrNew(s.id); err != nil {
 		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)
+	} else if s.resumed {
+		render.Seen(nil)
+		render.Todos(sess.Todos)
 	}
 	// Keys typed during a countdown: whole lines (ended by Enter) run next,
 	// as if typed at the prompt; the rest starts the next line read.
@@ -121,13 +187,13 @@ func (s *shell) interactive(ctx context.Context, in, out *os.File) int {
 		if err != nil { // io.EOF: Ctrl-D on an empty line
 			return ExitOK
 		}
-		line = strings.TrimSpace(line)
+		line = strings.TrimSpace(sentLine(line))
 		if line == "" {
 			continue
 		}
 		restore := func() {}
-		if !commands.IsCommand(line) {
-			restore = noEchoMode(int(in.Fd()))
+		if !isCommandLine(line) {
+			restore = t.NoEcho()
 		}
 		more, quit, _ := s.exec(ctx, line)
 		restore()

@@ -50,8 +50,52 @@ type TurnRunner struct {
 	// means SIGINT via signal.NotifyContext. Tests replace it to cancel a
 	// turn without sending signals.
 	interrupt func(ctx context.Context) (context.Context, context.CancelFunc)
-	// render is kept across prompts so an unchanged list is never shown twice.
-	render *Renderer
+	// render is kept across prompts so an unchanged list is never shown
+	// twice: the text Renderer, or the JSONL stream with --output jsonl.
+	render turnView
+	// live, in a terminal, is the region that shows the list and the
+	// agent's activity during a prompt; nil in a script.
+	live *liveRegion
+	// LastEnd is how the last prompt ended (one of the End* reasons),
+	// for the exit status of a script.
+	LastEnd string
+}
+
+// How a prompt ended: the reason of the JSONL end event, and what a
+// script's exit status says (see ExitFor).
+const (
+	EndDone       = "done"        // no open items left (or a plain conversation)
+	EndNoProgress = "no_progress" // continued MaxNoProgress times without progress
+	EndPaused     = "paused"      // the agent paused to ask the person
+	EndQuestion   = "question"    // the reply ended with a question
+	EndCap        = "cap"         // the continuation cap (or --no-continue) stopped it
+	EndCancelled  = "cancelled"   // Ctrl-C, or a key during the countdown
+	EndError      = "error"       // the agent or the store failed, or no agent
+)
+
+// endReasons maps the policy's stop reasons to end reasons.
+var endReasons = map[continuation.StopReason]string{
+	continuation.NoOpenItems:   EndDone,
+	continuation.NoProgress:    EndNoProgress,
+	continuation.Paused:        EndPaused,
+	continuation.AskedQuestion: EndQuestion,
+	continuation.PromptLimit:   EndCap,
+	continuation.Disabled:      EndCap,
+	continuation.Aborted:       EndCancelled,
+	continuation.Failed:        EndError,
+}
+
+// turnView is where a prompt's events, lines, decisions and errors go:
+// the text Renderer, or the JSONL event stream.
+type turnView interface {
+	Event(agent.Event)
+	Flush()
+	Line(string)
+	Todos([]todostore.Todo) bool
+	Seen([]todostore.Todo)
+	Decision(continuation.Decision)
+	Error(string)
+	End(reason string)
 }
 
 // RunPrompt sends prompt to the agent and keeps continuing while the policy
@@ -62,8 +106,12 @@ type TurnRunner struct {
 // of a script).
 func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string, err error) {
 	if r.render == nil {
-		r.render = NewRenderer(r.Out)
+		rd := NewRenderer(r.Out)
+		rd.errOut = r.Err
+		r.render = rd
 	}
+	r.LastEnd = EndError
+	defer func() { r.render.End(r.LastEnd) }()
 	if r.Policy == nil {
 		r.Policy = continuation.New()
 	}
@@ -80,6 +128,16 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		return "", errNoAgent
 	}
 	r.render.Seen(sess.Todos)
+	if r.live != nil {
+		r.live.Start(sess.Todos)
+		defer func() {
+			r.live.Stop()
+			// The region is replaced by the final list, printed once.
+			if sess, err := r.Session.Load(); err == nil {
+				r.render.Todos(sess.Todos)
+			}
+		}()
+	}
 	if r.interrupt == nil {
 		// Between turns no NotifyContext is registered and readline is not
 		// in raw mode, so a Ctrl-C there would kill the shell; swallow it.
@@ -91,16 +149,24 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	for {
 		dec, err := r.runTurn(ctx, turn)
 		if err != nil || !dec.Continue {
+			if err == nil {
+				r.LastEnd = endReasons[dec.Reason]
+			}
 			return "", err
+		}
+		if r.live != nil {
+			r.live.SetStatus(fmt.Sprintf("continuation %d/%d", dec.Attempt, continuation.MaxNoProgress))
 		}
 		if r.Countdown != nil {
 			proceed, typed := r.Countdown(ctx, r.Delay)
 			if !proceed {
 				r.render.Line("continuation cancelled")
+				r.LastEnd = EndCancelled
 				return typed, nil
 			}
 		}
 		if err := ctx.Err(); err != nil {
+			r.LastEnd = EndCancelled
 			return "", err
 		}
 		turn = agent.Turn{Prompt: dec.Prompt, Continuation: true}
@@ -135,14 +201,7 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 
 // errLine prints a line saying the prompt failed, after the reply text
 // shown so far.
-func (r *TurnRunner) errLine(msg string) {
-	if r.Err == nil {
-		r.render.Line(msg)
-		return
-	}
-	r.render.Flush()
-	fmt.Fprintln(r.Err, todostore.DisplayLine(msg))
-}
+func (r *TurnRunner) errLine(msg string) { r.render.Error(msg) }
 
 // runTurn runs one turn, renders it and asks the policy what comes next;
 // it prints the decision's one line. err is set when the turn or the store
@@ -215,6 +274,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	switch {
 	case aborted:
 		r.render.Line("turn cancelled")
+		r.LastEnd = EndCancelled
 		// The error tells a script to stop; the interactive shell only
 		// prompts again.
 		return continuation.Decision{}, fmt.Errorf("turn cancelled: %w", context.Canceled)
@@ -223,9 +283,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		// Backends' errors already name the agent ("claude: …").
 		return continuation.Decision{}, fmt.Errorf("agent error: %w", turnErr)
 	}
-	if dec.Line != "" { // empty for a conversation that never had a list
-		r.render.Line(dec.Line)
-	}
+	r.render.Decision(dec)
 	return dec, nil
 }
 

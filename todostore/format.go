@@ -26,9 +26,10 @@ const noteColumn = 40
 // FormatList renders a list exactly as the person and the agent see it: a
 // header with progress, then one line per todo with its position, and one
 // line per subtask. It is the only formatter: /todo show, the list shown
-// after each change, todo_read and the continuation prompt all use it. An
-// empty list renders as "Todo list is empty".
-func FormatList(todos []Todo) string { return formatList(todos, oneLine) }
+// after each change, todo_read and the continuation prompt all use it
+// (FormatListWidth for a terminal, FormatListForModel for a model). An
+// empty list renders as "Todo list is empty". Lines are not wrapped.
+func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine) }
 
 // FormatListForModel is FormatList for a model: every piece of todo text
 // (content, evidence) is written by QuoteForModel, so the list a model
@@ -37,50 +38,187 @@ func FormatList(todos []Todo) string { return formatList(todos, oneLine) }
 // the delimiters around it, whatever its letters. It is the one encoder of
 // todo text for models: the todo context of every prompt, the continuation
 // prompt, the model API's system prompt and the todo tools' results.
-func FormatListForModel(todos []Todo) string { return formatList(todos, QuoteForModel) }
+func FormatListForModel(todos []Todo) string { return formatList(todos, 0, QuoteForModel) }
 
-// formatList is the layout of FormatList with text rendering each piece of
-// todo text.
-func formatList(todos []Todo, text func(string) string) string {
+// FormatListWidth is FormatList for a terminal cols columns wide: texts
+// wrap at word boundaries with a hanging indent under the text, and the
+// "(in progress, 1/2)" note goes at the end of the last line when it fits,
+// else on a line of its own. Columns are counted by display width, so CJK
+// and emoji items align. cols <= 0 wraps nothing; a width below MinWidth is
+// laid out for MinWidth.
+func FormatListWidth(todos []Todo, cols int) string { return formatList(todos, cols, oneLine) }
+
+// formatList is the layout of the list in cols columns (0: unwrapped),
+// with text rendering each piece of todo text.
+func formatList(todos []Todo, cols int, text func(string) string) string {
 	if len(todos) == 0 {
 		return "Todo list is empty\n"
+	}
+	if cols > 0 && cols < MinWidth {
+		cols = MinWidth
 	}
 	var b strings.Builder
 	c := CountTodos(todos)
 	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
-	width := len(fmt.Sprint(len(todos)))
-	for i, t := range todos {
-		mark := statusMarks[t.Status]
-		if mark == "" {
-			mark = "?"
-		}
-		line := fmt.Sprintf(" %*d. %s %s", width, i+1, mark, text(t.Content))
-		if note := itemNote(t); note != "" {
-			if pad := noteColumn - utf8.RuneCountInString(line); pad > 2 {
-				line += strings.Repeat(" ", pad)
-			} else {
-				line += "  "
-			}
-			line += note
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-		indent := strings.Repeat(" ", width+3)
-		if t.Evidence != "" {
-			fmt.Fprintf(&b, "%s  evidence: %s\n", indent, text(t.Evidence))
-		}
-		for j, s := range t.Subtasks {
-			box := "[ ]"
-			if s.Status == Completed {
-				box = "[x]"
-			}
-			fmt.Fprintf(&b, "%s%d.%d %s %s\n", indent, i+1, j+1, box, text(s.Content))
-			if s.Evidence != "" {
-				fmt.Fprintf(&b, "%s      evidence: %s\n", indent, text(s.Evidence))
-			}
-		}
+	for i := range todos {
+		writeLines(&b, itemBlock(todos, i, cols, text))
 	}
 	return b.String()
+}
+
+// FoldList is FormatListWidth cut to at most maxLines lines (at least the
+// header and one more) for the live region of a terminal: when the list
+// is too long, done and cancelled items fold first into one line, then
+// the open items at the end fold into "… N more". Positions stay those of
+// the whole list.
+func FoldList(todos []Todo, cols, maxLines int) string {
+	if len(todos) == 0 {
+		return FormatListWidth(todos, cols)
+	}
+	if cols > 0 && cols < MinWidth {
+		cols = MinWidth
+	}
+	blocks := make([][]string, len(todos))
+	n := 1
+	for i := range todos {
+		blocks[i] = itemBlock(todos, i, cols, oneLine)
+		n += len(blocks[i])
+	}
+	c := CountTodos(todos)
+	header := fmt.Sprintf("Todo %d/%d done\n", c.Done(), c.Total)
+	if n <= maxLines {
+		var b strings.Builder
+		b.WriteString(header)
+		for _, bl := range blocks {
+			writeLines(&b, bl)
+		}
+		return b.String()
+	}
+	maxLines = max(maxLines, 2)
+	var closed, open []int
+	for i, t := range todos {
+		if t.IsOpen() {
+			open = append(open, i)
+		} else {
+			closed = append(closed, i)
+		}
+	}
+	var lines []string
+	room := maxLines - 2 // the header and the fold line of closed items
+	if len(closed) == 0 {
+		room++
+	}
+	shown := 0
+	for n, i := range open {
+		block := blocks[i]
+		reserve := 0
+		if n < len(open)-1 {
+			reserve = 1 // for "… N more open"
+		}
+		if len(block)+reserve > room {
+			if room-reserve >= 1 || n == len(open)-1 && room >= 1 {
+				// Its first line, cut, rather than nothing.
+				lines = append(lines, Truncate(block[0], cols))
+				shown++
+			}
+			break
+		}
+		lines = append(lines, block...)
+		room -= len(block)
+		shown++
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	if len(closed) > 0 {
+		fmt.Fprintf(&b, "  ✓ %s done or cancelled (folded)\n", Plural(len(closed), "item"))
+	}
+	writeLines(&b, lines)
+	if more := len(open) - shown; more > 0 {
+		fmt.Fprintf(&b, "  … %d more open\n", more)
+	}
+	return b.String()
+}
+
+// itemBlock is the lines of item i of todos: the item, its evidence, its
+// subtasks and theirs.
+func itemBlock(todos []Todo, i, cols int, text func(string) string) []string {
+	t := todos[i]
+	width := len(fmt.Sprint(len(todos)))
+	indent := strings.Repeat(" ", width+3)
+	mark := statusMarks[t.Status]
+	if mark == "" {
+		mark = "?"
+	}
+	prefix := fmt.Sprintf(" %*d. %s ", width, i+1, mark)
+	lines := wrapItem(prefix, text(t.Content), cols)
+	if note := itemNote(t); note != "" {
+		last := lines[len(lines)-1]
+		lw := Width(last)
+		switch {
+		case cols <= 0 || max(lw, noteColumn)+Width(note) <= cols && lw+2 <= noteColumn:
+			lines[len(lines)-1] = Pad(last, max(noteColumn, lw+2)) + note
+		case lw+2+Width(note) <= cols:
+			lines[len(lines)-1] = last + "  " + note
+		default:
+			lines = append(lines, wrapItem(hangIndent(prefix, cols), note, cols)...)
+		}
+	}
+	if t.Evidence != "" {
+		lines = append(lines, wrapItem(indent+"  evidence: ", text(t.Evidence), cols)...)
+	}
+	for j, s := range t.Subtasks {
+		box := "[ ]"
+		if s.Status == Completed {
+			box = "[x]"
+		}
+		sub := fmt.Sprintf("%s%d.%d %s ", indent, i+1, j+1, box)
+		lines = append(lines, wrapItem(sub, text(s.Content), cols)...)
+		if s.Evidence != "" {
+			lines = append(lines, wrapItem(indent+"      evidence: ", text(s.Evidence), cols)...)
+		}
+	}
+	return lines
+}
+
+// hangIndent is the indent of an item's continuation lines: under its text,
+// or less when that would leave fewer than 12 columns for the text.
+func hangIndent(prefix string, cols int) string {
+	n := Width(prefix)
+	if cols <= 0 {
+		return ""
+	}
+	if cols > 0 && cols-n < 12 {
+		n = max(2, cols-12)
+		n = min(n, Width(prefix))
+	}
+	return strings.Repeat(" ", n)
+}
+
+// wrapItem lays out prefix and text in cols columns (0: one line), the
+// text's further lines under the text.
+func wrapItem(prefix, text string, cols int) []string {
+	if cols <= 0 {
+		return []string{prefix + text}
+	}
+	hang := hangIndent(prefix, cols)
+	first := cols - Width(prefix)
+	parts := wrap(text, first, cols-len(hang))
+	lines := make([]string, len(parts))
+	for i, p := range parts {
+		if i == 0 {
+			lines[i] = prefix + p
+		} else {
+			lines[i] = hang + p
+		}
+	}
+	return lines
+}
+
+func writeLines(b *strings.Builder, lines []string) {
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
 }
 
 // itemNote is the parenthesised note after an item: its status when that is

@@ -22,6 +22,7 @@ func main() {
 	cfg := repl.NewConfig()
 	cfg.Root = os.Getenv("TODOSH_HOME")
 	cfg.SessionID = "fake"
+	cfg.Getenv = os.Getenv
 	if d, err := time.ParseDuration(os.Getenv("FAKESHELL_DELAY")); err == nil {
 		cfg.ContinueDelay = d
 	}

@@ -1,0 +1,250 @@
+package repl
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
+)
+
+// JSONLVersion is the "v" of every event of --output jsonl. It rises when
+// a field changes meaning or goes away; new fields and new event types do
+// not raise it, so readers must ignore what they do not know.
+const JSONLVersion = 1
+
+// jsonlView is --output jsonl: every event of a script as one JSON object
+// on its own line (README "Events for programs"). It is the turnView of
+// the runner and also reports the list after slash commands and their
+// output.
+type jsonlView struct {
+	mu      sync.Mutex
+	out     io.Writer
+	enc     *json.Encoder
+	session string
+	source  string // of the next todo_list event: "agent" in a turn
+
+	shown string // FormatList of the last list sent
+	known bool
+
+	// pending is reply text after its last newline: text events are whole
+	// lines (the newline kept), so the stream does not depend on how the
+	// agent split its reply.
+	pending strings.Builder
+}
+
+func newJSONLView(out io.Writer) *jsonlView {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	return &jsonlView{out: out, enc: enc, source: "agent"}
+}
+
+// jsonlItem is one item of a todo_list event: the unified todo item of the
+// agent-chatter design, with todosh's positions as ids and subtasks.
+type jsonlItem struct {
+	ID       string      `json:"id"`
+	Content  string      `json:"content"`
+	Status   string      `json:"status"`
+	Evidence string      `json:"evidence,omitempty"`
+	Subtasks []jsonlItem `json:"subtasks,omitempty"`
+}
+
+// jsonlEvent is one line of the stream; fields not used by a type are
+// left out.
+type jsonlEvent struct {
+	V       int         `json:"v"`
+	Type    string      `json:"type"`
+	Session string      `json:"session,omitempty"`
+	Source  string      `json:"source,omitempty"`
+	Items   []jsonlItem `json:"items,omitempty"`
+	Done    *int        `json:"done,omitempty"`
+	Total   *int        `json:"total,omitempty"`
+	Text    string      `json:"text,omitempty"`
+	Reason  string      `json:"reason,omitempty"`
+	// continuation
+	Continue *bool `json:"continue,omitempty"`
+	Attempt  int   `json:"attempt,omitempty"`
+	Progress *bool `json:"progress,omitempty"`
+	// end
+	Exit *int `json:"exit,omitempty"`
+	// error
+	Message string `json:"message,omitempty"`
+}
+
+func (j *jsonlView) emit(ev jsonlEvent) {
+	ev.V, ev.Session = JSONLVersion, j.session
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	// A closed stdout cannot be told so.
+	_ = j.enc.Encode(ev)
+}
+
+// items converts a list to the unified shape.
+func items(todos []todostore.Todo) []jsonlItem {
+	out := make([]jsonlItem, 0, len(todos))
+	for i, t := range todos {
+		it := jsonlItem{ID: itoa(i + 1), Content: t.Content, Status: string(t.Status), Evidence: t.Evidence}
+		for k, s := range t.Subtasks {
+			it.Subtasks = append(it.Subtasks, jsonlItem{ID: itoa(i+1) + "." + itoa(k+1), Content: s.Content, Status: string(s.Status), Evidence: s.Evidence})
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// Event sends one event of a turn.
+func (j *jsonlView) Event(ev agent.Event) {
+	if ev.Kind == agent.EventText {
+		j.text(ev.Text)
+		return
+	}
+	j.Flush()
+	switch ev.Kind {
+	case agent.EventToolCall:
+		j.emit(jsonlEvent{Type: "tool_call", Text: ev.Text})
+	case agent.EventTodos:
+		j.Todos(ev.Todos)
+	case agent.EventPause:
+		j.emit(jsonlEvent{Type: "pause", Reason: ev.Text})
+	case agent.EventNotice:
+		j.emit(jsonlEvent{Type: "notice", Text: ev.Text})
+	case agent.EventStatus:
+		j.emit(jsonlEvent{Type: "status", Text: ev.Text})
+	}
+}
+
+// text sends every line s completes.
+func (j *jsonlView) text(s string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			j.pending.WriteString(s)
+			return
+		}
+		j.pending.WriteString(s[:i+1])
+		j.emit(jsonlEvent{Type: "text", Text: j.pending.String()})
+		j.pending.Reset()
+		s = s[i+1:]
+	}
+}
+
+// Flush sends reply text that has no newline yet.
+func (j *jsonlView) Flush() {
+	if j.pending.Len() > 0 {
+		j.emit(jsonlEvent{Type: "text", Text: j.pending.String()})
+		j.pending.Reset()
+	}
+}
+
+// Line sends one of todosh's own lines ("turn cancelled") as a notice.
+func (j *jsonlView) Line(s string) {
+	j.Flush()
+	j.emit(jsonlEvent{Type: "notice", Text: s})
+}
+
+// Todos sends a todo_list event unless the list equals the last one sent.
+func (j *jsonlView) Todos(todos []todostore.Todo) bool {
+	text := todostore.FormatList(todos)
+	j.mu.Lock()
+	same := j.known && text == j.shown
+	j.shown, j.known = text, true
+	src := j.source
+	j.mu.Unlock()
+	if same {
+		return false
+	}
+	j.Flush()
+	c := todostore.CountTodos(todos)
+	done, total := c.Done(), c.Total
+	j.emit(jsonlEvent{Type: "todo_list", Source: src, Items: items(todos), Done: &done, Total: &total})
+	return true
+}
+
+// Seen records the list as sent.
+func (j *jsonlView) Seen(todos []todostore.Todo) {
+	j.mu.Lock()
+	j.shown, j.known = todostore.FormatList(todos), todos != nil
+	j.mu.Unlock()
+}
+
+// Decision sends the continuation policy's decision after a turn.
+func (j *jsonlView) Decision(dec continuation.Decision) {
+	j.Flush()
+	cont, prog := dec.Continue, dec.Progress
+	ev := jsonlEvent{Type: "continuation", Continue: &cont, Progress: &prog, Text: dec.Line}
+	if dec.Continue {
+		ev.Attempt = dec.Attempt
+	} else {
+		ev.Reason = string(dec.Reason)
+	}
+	j.emit(ev)
+}
+
+// Error sends an error event.
+func (j *jsonlView) Error(msg string) {
+	j.Flush()
+	j.emit(jsonlEvent{Type: "error", Message: msg})
+}
+
+// End sends the end event of a prompt with its reason and the exit status
+// it gives a script that ends there.
+func (j *jsonlView) End(reason string) {
+	j.Flush()
+	code := ExitFor(reason)
+	j.emit(jsonlEvent{Type: "end", Reason: reason, Exit: &code})
+}
+
+// loadList is the list before a slash command; nil if unreadable.
+func (j *jsonlView) loadList(store *todostore.Store, id string) []todostore.Todo {
+	sess, err := store.LoadOrNew(id)
+	if err != nil {
+		return nil
+	}
+	return sess.Todos
+}
+
+// commandDone reports a slash command: its error, and the list when it
+// changed.
+func (j *jsonlView) commandDone(store *todostore.Store, id string, before []todostore.Todo, err error) {
+	if err != nil {
+		j.emit(jsonlEvent{Type: "error", Message: err.Error()})
+	}
+	sess, lerr := store.LoadOrNew(id)
+	if lerr != nil {
+		return
+	}
+	if todostore.FormatList(sess.Todos) == todostore.FormatList(before) {
+		return
+	}
+	j.listFrom("command", sess.Todos)
+}
+
+// listFrom sends a todo_list event with another source than the agent's.
+func (j *jsonlView) listFrom(source string, todos []todostore.Todo) {
+	j.mu.Lock()
+	j.source = source
+	j.mu.Unlock()
+	j.Todos(todos)
+	j.mu.Lock()
+	j.source = "agent"
+	j.mu.Unlock()
+}
+
+// commandOutput is where slash commands print: each write one output
+// event.
+func (j *jsonlView) commandOutput() io.Writer { return jsonlOutput{j} }
+
+type jsonlOutput struct{ j *jsonlView }
+
+func (o jsonlOutput) Write(p []byte) (int, error) {
+	o.j.emit(jsonlEvent{Type: "output", Text: string(p)})
+	return len(p), nil
+}

@@ -1,0 +1,209 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// spinnerFrames are the status line's spinner, one per tick.
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// spinnerTick is how often the status line is redrawn while nothing else
+// happens (spinner and elapsed time).
+const spinnerTick = 100 * time.Millisecond
+
+// liveRegion is the bottom of the screen during a prompt in a terminal: a
+// status line (spinner, elapsed time, what the agent does now) and the
+// list, redrawn in place as they change, never copied into the
+// scrollback. Lines written through it (the agent's text, tool calls,
+// decisions) go above it: the region is erased, the lines written, the
+// region drawn again. Outside Start..Stop it passes writes through.
+//
+// Every region line is cut to the width less one column, so the terminal
+// never wraps one and the number of lines to erase is exact.
+type liveRegion struct {
+	out  io.Writer
+	size func() (cols, rows int)
+	pal  palette
+	now  func() time.Time
+
+	mu       sync.Mutex
+	active   bool
+	drawn    int // lines of the region on the screen now
+	started  time.Time
+	frame    int
+	activity string // the current tool call or the agent's status
+	status   string // the runner's: "continuation 2/3", a countdown
+	todos    []todostore.Todo
+	hasList  bool
+	stop     chan struct{}
+}
+
+func newLiveRegion(out io.Writer, size func() (int, int), pal palette) *liveRegion {
+	return &liveRegion{out: out, size: size, pal: pal, now: time.Now}
+}
+
+// Start shows the region with todos and ticks its spinner until Stop.
+func (l *liveRegion) Start(todos []todostore.Todo) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active {
+		return
+	}
+	l.active, l.started, l.frame = true, l.now(), 0
+	l.activity, l.status = "", ""
+	l.todos, l.hasList = todostore.CloneTodos(todos), len(todos) > 0
+	l.stop = make(chan struct{})
+	l.redraw()
+	go l.tick(l.stop)
+}
+
+func (l *liveRegion) tick(stop chan struct{}) {
+	t := time.NewTicker(spinnerTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			l.mu.Lock()
+			if l.active {
+				l.frame++
+				l.redraw()
+			}
+			l.mu.Unlock()
+		}
+	}
+}
+
+// Stop erases the region; what follows is written as plain lines.
+func (l *liveRegion) Stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.active {
+		return
+	}
+	l.erase()
+	l.active = false
+	close(l.stop)
+}
+
+// Active reports whether the region is shown.
+func (l *liveRegion) Active() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.active
+}
+
+// SetList replaces the list the region shows.
+func (l *liveRegion) SetList(todos []todostore.Todo) {
+	l.update(func() { l.todos, l.hasList = todostore.CloneTodos(todos), true })
+}
+
+// SetActivity says what the agent does now (a tool call, "retrying the
+// API (3/10)", "waiting for permission").
+func (l *liveRegion) SetActivity(s string) { l.update(func() { l.activity = s }) }
+
+// SetStatus sets the runner's part of the status line.
+func (l *liveRegion) SetStatus(s string) { l.update(func() { l.status = s }) }
+
+// Resized redraws the region for the new window size.
+func (l *liveRegion) Resized() { l.update(func() {}) }
+
+func (l *liveRegion) update(f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f()
+	if l.active {
+		l.redraw()
+	}
+}
+
+// Write writes whole lines above the region.
+func (l *liveRegion) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.active {
+		return l.out.Write(p)
+	}
+	l.erase()
+	n, err := l.out.Write(p)
+	l.draw()
+	return n, err
+}
+
+// erase moves to the region's first line and clears to the end of the
+// screen.
+func (l *liveRegion) erase() {
+	if l.drawn == 0 {
+		return
+	}
+	seq := "\r"
+	if l.drawn > 1 {
+		seq += fmt.Sprintf("\x1b[%dA", l.drawn-1)
+	}
+	io.WriteString(l.out, seq+"\x1b[J")
+	l.drawn = 0
+}
+
+func (l *liveRegion) redraw() {
+	l.erase()
+	l.draw()
+}
+
+// draw writes the region from the cursor's line (at column 0); the
+// cursor stays at the end of its last line.
+func (l *liveRegion) draw() {
+	lines := l.lines()
+	io.WriteString(l.out, strings.Join(lines, "\r\n"))
+	l.drawn = len(lines)
+}
+
+// lines is the region's content for the current window size: the status
+// line, then the list folded to fit at most half of the window's height.
+func (l *liveRegion) lines() []string {
+	cols, rows := l.size()
+	if cols <= 0 {
+		cols = 80
+	}
+	if rows <= 0 {
+		rows = 24
+	}
+	width := max(cols-1, 1)
+	status := l.statusLine()
+	if todostore.Width(status) > width && l.status != "" {
+		// A narrow window: the countdown's seconds matter most.
+		status = l.status
+	}
+	out := []string{l.pal.Muted(todostore.Truncate(status, width))}
+	if l.hasList && len(l.todos) > 0 {
+		maxList := max(rows/2, 3)
+		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), maxList)
+		for _, line := range strings.Split(strings.TrimSuffix(list, "\n"), "\n") {
+			out = append(out, l.pal.List(todostore.Truncate(line, width)))
+		}
+	}
+	return out
+}
+
+// statusLine is "⠋ 12s · continuation 1/3 · Bash ls -la": the runner's
+// status (a countdown) comes before the agent's activity, so a narrow
+// window cuts the activity first.
+func (l *liveRegion) statusLine() string {
+	elapsed := l.now().Sub(l.started).Truncate(time.Second)
+	parts := []string{spinnerFrames[l.frame%len(spinnerFrames)] + " " + elapsed.String()}
+	if l.status != "" {
+		parts = append(parts, l.status)
+	}
+	if l.activity != "" {
+		parts = append(parts, todostore.ShortLine(l.activity, 0))
+	} else if l.status == "" {
+		parts = append(parts, "working")
+	}
+	return strings.Join(parts, " · ")
+}

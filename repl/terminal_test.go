@@ -1,0 +1,204 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/todostore"
+)
+
+// fakeTerminal is a Terminal made of a pipe for keys and a buffer for the
+// screen, with a fixed size: the interactive shell runs on it without a
+// pseudo-terminal.
+type fakeTerminal struct {
+	inR        *io.PipeReader
+	inW        *io.PipeWriter
+	cols, rows int
+
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func newFakeTerminal(cols, rows int) *fakeTerminal {
+	r, w := io.Pipe()
+	return &fakeTerminal{inR: r, inW: w, cols: cols, rows: rows}
+}
+
+func (f *fakeTerminal) Size() (int, int)          { return f.cols, f.rows }
+func (f *fakeTerminal) OnResize(func())           {}
+func (f *fakeTerminal) Input() io.ReadCloser      { return f.inR }
+func (f *fakeTerminal) Output() io.Writer         { return f }
+func (f *fakeTerminal) MakeRaw() error            { return nil }
+func (f *fakeTerminal) ExitRaw() error            { return nil }
+func (f *fakeTerminal) PollMode() (func(), error) { return func() {}, nil }
+func (f *fakeTerminal) NoEcho() func()            { return func() {} }
+func (f *fakeTerminal) SaveMode() func()          { return func() {} }
+
+// ReadKey is the countdown's: no key is ever pressed.
+func (f *fakeTerminal) ReadKey([]byte) (int, error) {
+	time.Sleep(keyPoll)
+	return 0, nil
+}
+
+func (f *fakeTerminal) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.out.Write(p)
+}
+
+func (f *fakeTerminal) screen() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.out.String()
+}
+
+// typ sends keys; wait waits until the screen shows s.
+func (f *fakeTerminal) typ(t *testing.T, keys string) {
+	t.Helper()
+	if _, err := f.inW.Write([]byte(keys)); err != nil {
+		t.Fatalf("type %q: %v", keys, err)
+	}
+}
+
+func (f *fakeTerminal) wait(t *testing.T, s string) {
+	t.Helper()
+	end := time.Now().Add(10 * time.Second)
+	for !strings.Contains(f.screen(), s) {
+		if time.Now().After(end) {
+			t.Fatalf("waited for %q; screen:\n%q", s, f.screen())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runFake starts the interactive shell on a fake terminal with the agent
+// steps given; stop types Ctrl-D and returns the exit status.
+func runFake(t *testing.T, steps ...turnStep) (*fakeTerminal, *turnFake, func() int) {
+	t.Helper()
+	ft := newFakeTerminal(60, 24)
+	cfg := NewConfig()
+	cfg.Root = t.TempDir()
+	cfg.SessionID = "fake"
+	cfg.Cwd = t.TempDir()
+	cfg.ContinueDelay = 0
+	cfg.Color = ColorNever
+	fake := &turnFake{steps: steps}
+	cfg.NewAgent = func(s agent.Session) (agent.Agent, error) {
+		fake.sess = s
+		return fake, nil
+	}
+	done := make(chan int, 1)
+	go func() { done <- RunTerminal(cfg, ft, io.Discard) }()
+	ft.wait(t, "todosh › ")
+	return ft, fake, func() int {
+		ft.typ(t, "\x04")
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("the shell did not exit on Ctrl-D")
+			return -1
+		}
+	}
+}
+
+// A bracketed paste of several lines is one prompt, edited before Enter
+// with Home and End; the /todo line inside it is not run.
+func TestFakeTerminalPasteIsOnePrompt(t *testing.T) {
+	ft, fake, stop := runFake(t, turnSay("ok"))
+	ft.typ(t, "\x1b[200~error: it broke\r\n/todo clear\nat line 3\x1b[201~")
+	ft.wait(t, "error: it broke␤/todo clear␤at line 3")
+	ft.typ(t, "\x1b[1~Why? \x1b[4~ Fix it.\r")
+	ft.wait(t, "ok")
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit %d", code)
+	}
+	if len(fake.turns) != 1 {
+		t.Fatalf("%d prompts sent, want 1", len(fake.turns))
+	}
+	if want := "Why? error: it broke\n/todo clear\nat line 3 Fix it."; fake.turns[0].Prompt != want {
+		t.Errorf("prompt %q, want %q", fake.turns[0].Prompt, want)
+	}
+}
+
+// Home and End of tmux and rxvt move the cursor: "/" typed after Home
+// makes the line a command.
+func TestFakeTerminalHomeEnd(t *testing.T) {
+	for _, keys := range [][2]string{{"\x1b[1~", "\x1b[4~"}, {"\x1b[7~", "\x1b[8~"}, {"\x1b[H", "\x1b[F"}, {"\x1bOH", "\x1bOF"}} {
+		ft, fake, stop := runFake(t)
+		ft.typ(t, "todo add middle"+keys[0]+"/"+keys[1]+" end\r")
+		ft.wait(t, `+ 1 "middle end"`)
+		stop()
+		if len(fake.turns) != 0 {
+			t.Errorf("keys %q: the line went to the agent", keys)
+		}
+	}
+}
+
+// Alt-Enter types a line break: the prompt has two lines.
+func TestFakeTerminalAltEnter(t *testing.T) {
+	ft, fake, stop := runFake(t, turnSay("ok"))
+	ft.typ(t, "first\x1b\rsecond\r")
+	ft.wait(t, "ok")
+	stop()
+	if len(fake.turns) != 1 || fake.turns[0].Prompt != "first\nsecond" {
+		t.Errorf("turns %+v, want one prompt of two lines", fake.turns)
+	}
+}
+
+// During a turn the live region shows the status (the agent's status
+// text, the tool) and the list, erased before every line printed above
+// it; at the end the region goes and the final list is printed once.
+func TestFakeTerminalLiveRegion(t *testing.T) {
+	release := make(chan struct{})
+	step := func(_ context.Context, s agent.Session, emit func(agent.Event)) (agent.Result, error) {
+		sess, err := s.Update(func(sess *todostore.Session) error {
+			sess.Todos = renderTodos("plan", "build")
+			return nil
+		})
+		if err != nil {
+			return agent.Result{}, err
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: "todo_write 2 items"})
+		emit(agent.Event{Kind: agent.EventTodos, Todos: sess.Todos})
+		emit(agent.Event{Kind: agent.EventStatus, Text: "retrying the API (3/10)"})
+		<-release
+		sess, err = s.Update(func(sess *todostore.Session) error {
+			for i := range sess.Todos {
+				sess.Todos[i].Status = todostore.Completed
+			}
+			return nil
+		})
+		if err != nil {
+			return agent.Result{}, err
+		}
+		emit(agent.Event{Kind: agent.EventTodos, Todos: sess.Todos})
+		emit(agent.Event{Kind: agent.EventText, Text: "All done.\n"})
+		return agent.Result{FinalText: "All done."}, nil
+	}
+	ft, _, stop := runFake(t, step)
+	ft.typ(t, "go\r")
+	ft.wait(t, "retrying the API (3/10)")
+	ft.wait(t, " 2. ○ build")
+	close(release)
+	ft.wait(t, "all done\n")
+	ft.wait(t, "Todo 2/2 done\n 1. ✓ plan\n 2. ✓ build\n")
+	stop()
+	out := ft.screen()
+	final := strings.LastIndex(out, "Todo 2/2 done\n")
+	if erase := strings.LastIndex(out[:final], "\r\x1b[3A\x1b[J"); erase < 0 || erase+len("\r\x1b[3A\x1b[J") != final {
+		t.Errorf("the region was not erased before the final list:\n%q", out)
+	}
+	if n := strings.Count(out[:final], "  ⏺ todo_write 2 items\n"); n != 1 {
+		t.Errorf("tool line printed %d times above the region, want once:\n%q", n, out)
+	}
+	if strings.Contains(out[final:], "retrying") {
+		t.Errorf("the status line was left after the turn:\n%q", out[final:])
+	}
+}

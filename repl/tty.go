@@ -1,0 +1,96 @@
+package repl
+
+import (
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/chzyer/readline"
+)
+
+// Terminal is what the interactive shell needs of the terminal it runs in
+// (as elvish's TTY): its size, its key input and output, and its modes.
+// The shell is built once around one; a test drives it with a fake made
+// of pipes, the binary with the real one (newTTY).
+type Terminal interface {
+	// Size is the window's size in cells; 0 when unknown.
+	Size() (cols, rows int)
+	// OnResize calls f after every change of the window's size.
+	OnResize(f func())
+	// Input is the key input readline reads; closing it ends the read.
+	Input() io.ReadCloser
+	// Output is the screen: the line editor, the live region and every
+	// line printed go there.
+	Output() io.Writer
+	// MakeRaw and ExitRaw switch the raw mode of line editing on and off.
+	MakeRaw() error
+	ExitRaw() error
+	// PollMode is the raw mode of the countdown: ReadKey then returns the
+	// keys pressed, or nothing after keyPoll. restore ends it.
+	PollMode() (restore func(), err error)
+	ReadKey(buf []byte) (int, error)
+	// NoEcho stops the echo of keys typed during an agent turn; they stay
+	// queued for the countdown or the next prompt.
+	NoEcho() (restore func())
+	// SaveMode records the terminal's mode now; restore puts it back when
+	// todosh ends on a signal.
+	SaveMode() (restore func())
+}
+
+// ttyTerminal is the real terminal: stdin and stdout.
+type ttyTerminal struct {
+	in, out *os.File
+	raw     *readline.State
+}
+
+// newTTY returns the terminal when stdin and stdout are both one, which
+// is when the shell is interactive.
+func newTTY(stdin io.Reader, stdout io.Writer) (Terminal, bool) {
+	in, okIn := stdin.(*os.File)
+	out, okOut := stdout.(*os.File)
+	if !okIn || !okOut || !readline.IsTerminal(int(in.Fd())) || !readline.IsTerminal(int(out.Fd())) {
+		return nil, false
+	}
+	return &ttyTerminal{in: in, out: out}, true
+}
+
+func (t *ttyTerminal) Size() (int, int) {
+	w, h, err := readline.GetSize(int(t.out.Fd()))
+	if err != nil {
+		return 0, 0
+	}
+	return w, h
+}
+
+func (t *ttyTerminal) OnResize(f func()) { readline.DefaultOnWidthChanged(f) }
+
+// Input reads stdin only when asked, so the countdown can read the same
+// terminal between two lines.
+func (t *ttyTerminal) Input() io.ReadCloser { return readline.NewCancelableStdin(t.in) }
+
+func (t *ttyTerminal) Output() io.Writer { return t.out }
+
+func (t *ttyTerminal) MakeRaw() error {
+	st, err := readline.MakeRaw(int(t.in.Fd()))
+	if err == nil {
+		t.raw = st
+	}
+	return err
+}
+
+func (t *ttyTerminal) ExitRaw() error {
+	if t.raw == nil {
+		return nil
+	}
+	st := t.raw
+	t.raw = nil
+	return readline.Restore(int(t.in.Fd()), st)
+}
+
+func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.in.Fd())) }
+
+func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return syscall.Read(int(t.in.Fd()), buf) }
+
+func (t *ttyTerminal) NoEcho() func() { return noEchoMode(int(t.in.Fd())) }
+
+func (t *ttyTerminal) SaveMode() func() { return saveTerminal(int(t.in.Fd())) }
