@@ -116,7 +116,10 @@ func TestLiveRegionInPlace(t *testing.T) {
 			tm := h.startSized(t, cols, 24, fakeshell, []string{"FAKESHELL_DELAY=1500ms", "NO_COLOR=1"})
 			tm.expect("› ")
 			tm.typ("go" + enter)
-			tm.expect("stopped: 3 attempts without progress")
+			// At 20 columns the decision wraps at a word, its rest
+			// indented; at 40 it fits.
+			tm.expect("stopped: 3 attempts")
+			tm.expect("without progress")
 			tm.expect("› ")
 			tm.quit()
 			screen := tm.vtScreen()
@@ -126,7 +129,11 @@ func TestLiveRegionInPlace(t *testing.T) {
 			if spinnerLine.MatchString(screen) || strings.Contains(screen, "continuing in") {
 				t.Errorf("a status or countdown line was left behind:\n%s", screen)
 			}
-			for _, want := range []string{"got: go", "continuing 1/3", "continuing 3/3"} {
+			decision := "stopped: 3 attempts without progress"
+			if cols == 20 {
+				decision = "stopped: 3 attempts\n  without progress"
+			}
+			for _, want := range []string{"got: go", "continuing 1/3", "continuing 3/3", decision} {
 				if !strings.Contains(screen, want) {
 					t.Errorf("screen lacks %q:\n%s", want, screen)
 				}

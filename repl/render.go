@@ -175,7 +175,7 @@ func (r *Renderer) Flush() {
 // pending reply text. Newlines inside s are shown as spaces.
 func (r *Renderer) Line(s string) {
 	r.Flush()
-	r.write(renderOneLine(s) + "\n")
+	r.write(r.fit(renderOneLine(s)) + "\n")
 }
 
 // Todos shows the list unless it equals the last one shown, and reports
@@ -248,7 +248,7 @@ func (r *Renderer) Error(msg string) {
 		w = r.out
 	}
 	// A terminal that stopped accepting output cannot be told so.
-	_, _ = io.WriteString(w, r.pal.Error(renderOneLine(msg))+"\n")
+	_, _ = io.WriteString(w, r.pal.Error(r.fit(renderOneLine(msg)))+"\n")
 }
 
 // Decision prints the continuation policy's line for a turn; it is empty
@@ -258,7 +258,15 @@ func (r *Renderer) Decision(dec continuation.Decision) {
 		return
 	}
 	r.Flush()
-	r.write(r.pal.Decision(renderOneLine(dec.Line)) + "\n")
+	r.write(r.pal.Decision(r.fit(renderOneLine(dec.Line))) + "\n")
+}
+
+// fit wraps one of todosh's own lines at word boundaries to the terminal's
+// width, further lines indented, so a long decision or error never breaks
+// mid-word where the terminal would cut it; outside a terminal (width 0)
+// the line stays whole for programs that read it.
+func (r *Renderer) fit(line string) string {
+	return strings.TrimSuffix(todostore.FitLines(line+"\n", r.width()), "\n")
 }
 
 // End does nothing: in text, the decision line already said how the

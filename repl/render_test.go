@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -235,5 +236,32 @@ func TestRenderStatus(t *testing.T) {
 	}
 	if strings.Count(b.String(), "\n") != 1 {
 		t.Errorf("statuses took lines of their own: %q", b.String())
+	}
+}
+
+// TestRenderFitsOwnLines: todosh's own lines (decisions, errors, notes)
+// wrap at word boundaries to the terminal's width instead of being cut
+// mid-word by the terminal; outside a terminal they stay whole.
+func TestRenderFitsOwnLines(t *testing.T) {
+	long := `stopped: paused — "Should the tests use only the standard testing package, or may I add testify?"`
+	for _, tc := range []struct {
+		cols int
+		want string
+	}{
+		{0, long + "\n"},
+		{40, "stopped: paused — \"Should the tests use\n  only the standard testing package, or\n  may I add testify?\"\n"},
+	} {
+		var out strings.Builder
+		r := NewRenderer(&out)
+		r.cols = func() int { return tc.cols }
+		r.Decision(continuation.Decision{Line: long})
+		if out.String() != tc.want {
+			t.Errorf("%d columns: got %q, want %q", tc.cols, out.String(), tc.want)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if tc.cols > 0 && todostore.Width(line) > tc.cols {
+				t.Errorf("%d columns: line %q is wider", tc.cols, line)
+			}
+		}
 	}
 }
