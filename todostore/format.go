@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// statusMarks are the one-character markers of the list format (DESIGN §4).
+// statusMarks are the one-character markers of the list format (ARCHITECTURE.md §5).
 var statusMarks = map[Status]string{
 	Pending:    "○",
 	InProgress: "▸",

@@ -32,7 +32,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// designExample is the list of DESIGN §3 and §4.
+// designExample is the example list the format was designed with.
 func designExample() []Todo {
 	todos := []Todo{
 		{Content: "Create project skeleton", Status: Completed},
@@ -90,9 +90,9 @@ func TestFormatListGolden(t *testing.T) {
 	}
 }
 
-// TestFormatListDesign pins the DESIGN §4 example, so a change to the format
+// TestFormatListDesign pins that example, so a change to the format
 // shows up as a failure here and not only as a golden diff. The padding
-// before a note is compared as "at least two spaces": DESIGN draws the note
+// before a note is compared as "at least two spaces": the design draws the note
 // at column 43, format.go's noteColumn is 40, and golden files elsewhere
 // already follow format.go.
 func TestFormatListDesign(t *testing.T) {
@@ -104,7 +104,7 @@ func TestFormatListDesign(t *testing.T) {
 		"    2.2 [ ] CRLF endings\n" +
 		" 3. ○ Write unit tests\n"
 	if got := FormatList(designExample()); squeeze.ReplaceAllString(got, "  (") != squeeze.ReplaceAllString(want, "  (") {
-		t.Errorf("FormatList =\n%s\nwant (DESIGN §4)\n%s", got, want)
+		t.Errorf("FormatList =\n%s\nwant (the design example)\n%s", got, want)
 	}
 }
 

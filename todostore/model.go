@@ -1,6 +1,7 @@
 // Package todostore holds the todo model, its rules (limits, derived status,
 // archiving) and the per-session JSON files it is kept in. It imports no other
 // package of todosh, so every other package can depend on it.
+// Its place in the whole is ARCHITECTURE.md §3.
 package todostore
 
 import (

@@ -2,6 +2,7 @@
 // (its name, how it starts, its todo tool names, what it can do), and main
 // (flags, --help, errors), the continuation prompt and /help read the rows
 // instead of comparing names. A new backend is a new row.
+// Its place in the whole is ARCHITECTURE.md §4.
 package backends
 
 import (

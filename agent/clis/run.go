@@ -7,6 +7,7 @@
 //
 // The stream parsers (ClaudeParser, CodexParser, GeminiParser) are pure and
 // fast; this file is the process handling around them.
+// Its place in the whole is ARCHITECTURE.md §4.
 package clis
 
 import (

@@ -19,7 +19,7 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// The names of the todo tools todosh gives a model (DESIGN §7).
+// The names of the todo tools todosh gives a model (ARCHITECTURE.md §4).
 const (
 	Write = "todo_write"
 	Read  = "todo_read"

@@ -1,5 +1,5 @@
 // Command fakeacp is a test-only ACP agent that speaks the wire format of
-// the recorded agents (../../../../../shared/transcripts/acp): plan
+// real recorded agents (claude-agent-acp 0.23.1, codex-acp 0.16.0): plan
 // updates, tool calls, permission requests, cancel, session/load and
 // session/resume, errors. It uses the SDK's agent side, so every message is
 // real ACP. What it does is chosen by markers in the prompt:
