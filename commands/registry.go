@@ -2,7 +2,7 @@
 // drives dispatch, /help and Tab completion, the /todo subcommands, and the
 // parsing of positions and arguments. It writes to the store only through
 // todostore.Store.Commit (as the person), Revert and Restore.
-// Its place in the whole is ARCHITECTURE.md §5.
+// Its place in the whole is ARCHITECTURE.md §6.
 package commands
 
 import (

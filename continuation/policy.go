@@ -1,4 +1,4 @@
-// Package continuation is the lazy-model policy (ARCHITECTURE.md §6): after every
+// Package continuation is the lazy-model policy (ARCHITECTURE.md §7): after every
 // agent turn it decides whether todosh sends a continuation prompt or stops,
 // and it writes that prompt. It is pure: no I/O, no clock, no goroutines; the
 // shell owns the countdown, the store and the agent.

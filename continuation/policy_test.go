@@ -94,7 +94,7 @@ func TestDecideRules(t *testing.T) {
 		name  string
 		steps []step
 	}{
-		// ARCHITECTURE.md §6, one rule at a time.
+		// ARCHITECTURE.md §7, one rule at a time.
 		{"aborted stops", []step{{turn: Turn{Aborted: true, Before: open2, After: open2}, want: "stopped: turn cancelled", reason: Aborted}}},
 		{"failed stops", []step{{turn: Turn{Err: serverErr, Before: open2, After: open2},
 			want: "stopped: error: " + serverErr.Error(), reason: Failed}}},
@@ -139,7 +139,7 @@ func TestDecideRules(t *testing.T) {
 		{"all done beats prompt cap", join(progressTurns(MaxPerPrompt),
 			[]step{{turn: Turn{Before: open1, After: allDone}, reason: NoOpenItems, want: "all done"}})},
 
-		// ARCHITECTURE.md §6 rows that concern continuation.
+		// ARCHITECTURE.md §7 rows that concern continuation.
 		{"person prompt resets attempts", join(repeat(3, turn(stuck, "")), []step{turn(stuck, "stopped: 3 attempts without progress"),
 			personPrompt, turn(stuck, cont(1, 2))})},
 		{"person prompt resets the per-prompt count", join(progressTurns(MaxPerPrompt), []step{personPrompt, turn(progress, cont(1, 1))})},

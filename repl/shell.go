@@ -1,4 +1,4 @@
-// Package repl is the todosh shell: it opens a session, then reads lines
+// Package repl is the todosh shell (ARCHITECTURE.md §5): it opens a session, then reads lines
 // from a terminal (readline, with history, completion and a countdown
 // before continuations) or from a script (stdin or -c), and sends slash
 // commands to the command registry and everything else to the agent.

@@ -99,7 +99,7 @@ type turnView interface {
 }
 
 // RunPrompt sends prompt to the agent and keeps continuing while the policy
-// says so (ARCHITECTURE.md §6). typed is what the person typed to cancel a
+// says so (ARCHITECTURE.md §7). typed is what the person typed to cancel a
 // countdown, to be used as the start of their next line. Every message,
 // including any error's, has already been written to Out when it returns;
 // a non-nil err only tells the caller the prompt failed (for the exit status
@@ -173,7 +173,7 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	}
 }
 
-// startPrompt applies ARCHITECTURE.md §6 for a prompt from the person: a list whose
+// startPrompt applies ARCHITECTURE.md §7 for a prompt from the person: a list whose
 // items are all done is archived, a pause is lifted and the policy's
 // counters are reset. The file is written only when something changes.
 func (r *TurnRunner) startPrompt() (*todostore.Session, error) {

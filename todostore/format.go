@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// statusMarks are the one-character markers of the list format (ARCHITECTURE.md §5).
+// statusMarks are the one-character markers of the list format (ARCHITECTURE.md §6).
 var statusMarks = map[Status]string{
 	Pending:    "○",
 	InProgress: "▸",
