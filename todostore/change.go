@@ -108,7 +108,9 @@ func (c ListChange) Oriented(after []Todo, from, to Pos) ListChange {
 	if len(c.Items) != 1 || c.Items[0].Kind != ChangeMoved {
 		return c
 	}
-	if m := c.Items[0]; m.At == from && m.From == to {
+	m := c.Items[0]
+	swap := m.At.Item == m.From.Item && m.From.Sub-m.At.Sub == 1 || m.At.Sub < 0 && m.From.Item-m.At.Item == 1
+	if swap && m.At == from && m.From == to {
 		text := ""
 		if to.Item < len(after) {
 			text = after[to.Item].Content

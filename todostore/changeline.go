@@ -38,8 +38,7 @@ func (c ListChange) lineWhat() string {
 		return "new list: " + Plural(n, "item")
 	case n > 1 && c.After == 0 && c.only(ChangeRemoved):
 		return "cleared " + Plural(n, "item")
-	case c.ByText && c.Count(ChangeRemoved) == c.Before && c.Count(ChangeAdded) == c.After:
-		// Nothing was kept.
+	case c.ByText && c.replaced():
 		return "list replaced: " + Plural(c.After, "item")
 	case n <= 2:
 		parts := make([]string, 0, n)
@@ -59,6 +58,16 @@ func (c ListChange) lineWhat() string {
 		return fmt.Sprintf("%d changes", n)
 	}
 	return m + " " + Plural(n, "item")
+}
+
+// replaced reports whether no item of the list before is in the list after.
+func (c ListChange) replaced() bool {
+	for _, it := range c.Items {
+		if it.At.Sub >= 0 || it.Kind != ChangeAdded && it.Kind != ChangeRemoved {
+			return false
+		}
+	}
+	return c.Count(ChangeAdded) == c.After && c.Count(ChangeRemoved) == c.Before
 }
 
 // lineMark is the mark a change line shows a change with: a status's own,
