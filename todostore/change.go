@@ -146,35 +146,29 @@ func diffList(before, after []Todo, parent int) ([]ItemChange, bool) {
 		for i := range after {
 			out = append(out, itemChanges(pos(i), before[i], after[i])...)
 		}
-	case len(before) < len(after):
-		extra, ok := subsequence(before, after)
+	default:
+		// Items added, or removed, with the others in order.
+		short, long, kind := before, after, ChangeAdded
+		if len(after) < len(before) {
+			short, long, kind = after, before, ChangeRemoved
+		}
+		extra, ok := subsequence(short, long)
 		if !ok {
 			return nil, false
 		}
-		i := 0
-		for j := range after {
+		k := 0
+		for j := range long {
 			if len(extra) > 0 && extra[0] == j {
 				extra = extra[1:]
-				out = append(out, ItemChange{Kind: ChangeAdded, At: pos(j), Text: after[j].Content})
+				out = append(out, ItemChange{Kind: kind, At: pos(j), Text: long[j].Content})
 				continue
 			}
-			out = append(out, itemChanges(pos(j), before[i], after[j])...)
-			i++
-		}
-	default:
-		gone, ok := subsequence(after, before)
-		if !ok {
-			return nil, false
-		}
-		j := 0
-		for i := range before {
-			if len(gone) > 0 && gone[0] == i {
-				gone = gone[1:]
-				out = append(out, ItemChange{Kind: ChangeRemoved, At: pos(i), Text: before[i].Content})
-				continue
+			b, a, at := short[k], long[j], pos(j)
+			if kind == ChangeRemoved {
+				b, a, at = long[j], short[k], pos(k)
 			}
-			out = append(out, itemChanges(pos(j), before[i], after[j])...)
-			j++
+			out = append(out, itemChanges(at, b, a)...)
+			k++
 		}
 	}
 	return out, true
