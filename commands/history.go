@@ -215,6 +215,7 @@ func runMove(x *call) error {
 		return err
 	}
 	from, to := pos[0], pos[1]
+	var moved [2]todostore.Pos
 	sess, err := x.update(func(s *todostore.Session) error {
 		item, sub, err := from.Target(s.Todos)
 		if err != nil {
@@ -230,11 +231,13 @@ func runMove(x *call) error {
 		case sub >= 0 && (dSub < 0 || dItem != item):
 			return fmt.Errorf("a subtask moves within its item: move %s to %d.M or %d.last, not %s", from, item+1, item+1, to)
 		case sub < 0:
+			moved = [2]todostore.Pos{{Item: item, Sub: -1}, {Item: dItem, Sub: -1}}
 			s.Todos = moveOne(s.Todos, item, dItem)
 			// Two neighbours swapped read the same either way round: the
 			// words say which one the person moved.
 			s.Note(fmt.Sprintf("moved %d to %d", item+1, dItem+1))
 		default:
+			moved = [2]todostore.Pos{{Item: item, Sub: sub}, {Item: item, Sub: dSub}}
 			s.Todos[item].Subtasks = moveOne(s.Todos[item].Subtasks, sub, dSub)
 			s.Note(fmt.Sprintf("moved %d.%d to %d.%d", item+1, sub+1, item+1, dSub+1))
 		}
@@ -243,7 +246,8 @@ func runMove(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList("", sess)
+	// Two neighbours swapped: the line too names the one the person moved.
+	return x.printChange("", todostore.Diff(x.before, sess.Todos).Oriented(sess.Todos, moved[0], moved[1]), sess)
 }
 
 // moveOne returns list with list[from] moved to index to.

@@ -44,10 +44,16 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 // that writes the list ends with it; /todo show prints the whole list.
 // Nothing is printed with --quiet.
 func (x *call) printList(note string, sess *todostore.Session) error {
+	return x.printChange(note, todostore.Diff(x.before, sess.Todos), sess)
+}
+
+// printChange is printList with the change already computed, for a
+// command that knows more of it than the lists say (which way a swap went).
+func (x *call) printChange(note string, c todostore.ListChange, sess *todostore.Session) error {
 	if x.env.Quiet {
 		return nil
 	}
-	line := todostore.DescribeChange(x.before, sess.Todos)
+	line := c.Line()
 	switch {
 	case note != "":
 		line = note + " — " + todostore.ProgressText(sess.Todos)

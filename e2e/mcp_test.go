@@ -259,8 +259,11 @@ func TestMCPConcurrentWithShell(t *testing.T) {
 	if !got["agent item"] {
 		t.Errorf("the agent's item was lost:\n%s", todostore.FormatList(s.Todos))
 	}
-	// The open shell shows the server's last write without a command.
-	tm.expect("✓ agent item")
+	// The open shell shows the server's last write without a command. How
+	// the writes interleave decides whether it prints the whole list or a
+	// change line, so wait for the prompt's progress of the final list
+	// (the agent's item done, the four people's open), which both give.
+	tm.expect("todosh 1/5 › ")
 	tm.quit()
 }
 

@@ -139,215 +139,141 @@ func describeState(prev, s *Session) string {
 }
 
 // Describe says in words what changed from one list to the next, as the
-// history shows it: one change by name (`added 3 "write tests"`,
-// `completed 2.1`, `moved 4 to 1`), several as counts (`agent rewrote the
-// list: 2 completed, 1 added`). Equal lists give "".
+// history shows it: Diff(before, after).Words(by).
 func Describe(before, after []Todo, by Author) string {
-	if SameTodos(before, after) {
-		return ""
-	}
-	if d := describeOne(before, after, "", func(t Todo) (string, Status, []Subtask) { return t.Content, t.Status, t.Subtasks }); d != "" {
-		return d
-	}
-	// One item's subtasks changed and nothing else.
-	if len(before) == len(after) {
-		diff := -1
-		for i := range before {
-			if !sameTodo(before[i], after[i]) {
-				if diff >= 0 {
-					diff = -2
-					break
-				}
-				diff = i
-			}
-		}
-		if diff >= 0 {
-			b, a := before[diff], after[diff]
-			if b.Content == a.Content {
-				subs := func(t Todo) []Todo {
-					out := make([]Todo, len(t.Subtasks))
-					for i, s := range t.Subtasks {
-						out[i] = Todo{Content: s.Content, Status: s.Status, Evidence: s.Evidence, Origin: s.Origin}
-					}
-					return out
-				}
-				if d := describeOne(subs(b), subs(a), strconv.Itoa(diff+1)+".", nil); d != "" {
-					return d
-				}
-			}
-		}
-	}
-	if len(before) == 0 || len(after) == 0 {
-		return describeMany(before, after, by)
-	}
-	if d := describeSeveral(before, after); d != "" {
-		return d
-	}
-	return describeMany(before, after, by)
+	return Diff(before, after).Words(by)
 }
 
-// describeSeveral names a change of several items of one kind, as a
-// range of positions makes it: statuses set (`reopened 1, 3`), items
-// deleted or added with the others left in order. "" otherwise.
-func describeSeveral(before, after []Todo) string {
-	quoted := func(kind string, list []Todo, idx []int) string {
-		parts := make([]string, 0, 3)
-		for k, i := range idx {
+// Words says c as the history shows it: changes of one kind by name
+// (`added 3 "write tests"`, `completed 2.1, 2`, `moved 4 to 1`, `deleted 2
+// items: 2 "b", 3 "c"`), statuses grouped by verb (`reopened 1, 3;
+// completed 2, 4`), a new or emptied list by its size, and anything else
+// as counts (`agent rewrote the list: 2 completed, 1 added`). No change
+// gives "".
+func (c ListChange) Words(by Author) string {
+	n := len(c.Items)
+	switch {
+	case n == 0:
+		return ""
+	case n > 1 && c.Before == 0 && c.only(ChangeAdded):
+		if by == ByAgent {
+			return "agent wrote a list of " + Plural(n, "item")
+		}
+		return "new list of " + Plural(n, "item")
+	case n > 1 && c.After == 0 && c.only(ChangeRemoved):
+		return "emptied the list (" + Plural(n, "item") + ")"
+	case c.only(ChangeStatus) || c.only(c.Items[0].Kind) && c.Items[0].Kind != ChangeReordered:
+		return c.named()
+	}
+	return c.counted(by)
+}
+
+// named lists c's changes by position, grouped by verb in the order they
+// first appear.
+func (c ListChange) named() string {
+	groups := map[string][]ItemChange{}
+	var order []string
+	for _, it := range c.Items {
+		v := historyVerb(it)
+		if groups[v] == nil {
+			order = append(order, v)
+		}
+		groups[v] = append(groups[v], it)
+	}
+	parts := make([]string, 0, len(order))
+	for _, v := range order {
+		parts = append(parts, namedGroup(v, groups[v]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// namedGroup is one verb and its items: texts quoted for what added,
+// deleted or edited them, positions alone for the rest.
+func namedGroup(verb string, items []ItemChange) string {
+	switch items[0].Kind {
+	case ChangeAdded, ChangeRemoved, ChangeEdited:
+		if len(items) == 1 {
+			return verb + " " + items[0].At.String() + " " + strconv.Quote(ShortLine(items[0].Text, 50))
+		}
+		parts := make([]string, 0, 4)
+		for k, it := range items {
 			if k == 3 {
 				parts = append(parts, "…")
 				break
 			}
-			parts = append(parts, strconv.Itoa(i+1)+" "+strconv.Quote(ShortLine(list[i].Content, 30)))
+			parts = append(parts, it.At.String()+" "+strconv.Quote(ShortLine(it.Text, 30)))
 		}
-		return kind + " " + Plural(len(idx), "item") + ": " + strings.Join(parts, ", ")
+		return verb + " " + Plural(len(items), "item") + ": " + strings.Join(parts, ", ")
 	}
-	switch {
-	case len(before) == len(after):
-		verbs := map[string][]string{}
-		var order []string
-		for i := range before {
-			b, a := before[i], after[i]
-			if sameIgnoringIDs(b, a) {
-				continue
-			}
-			as := a
-			as.Status, as.Evidence = b.Status, b.Evidence
-			if !sameIgnoringIDs(b, as) {
-				return ""
-			}
-			v := statusVerb(a.Status)
-			if verbs[v] == nil {
-				order = append(order, v)
-			}
-			verbs[v] = append(verbs[v], strconv.Itoa(i+1))
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		p := it.At.String()
+		if it.Kind == ChangeMoved {
+			p = it.From.String() + " to " + p
 		}
-		parts := make([]string, 0, len(order))
-		for _, v := range order {
-			parts = append(parts, v+" "+strings.Join(verbs[v], ", "))
-		}
-		return strings.Join(parts, "; ")
-	case len(after) < len(before):
-		if idx, ok := subsequence(after, before); ok {
-			return quoted("deleted", before, idx)
-		}
-	default:
-		if idx, ok := subsequence(before, after); ok {
-			return quoted("added", after, idx)
-		}
+		parts = append(parts, p)
 	}
-	return ""
+	return verb + " " + strings.Join(parts, ", ")
 }
 
-// subsequence reports whether short is long with some items left out, and
-// which (their indexes in long).
-func subsequence(short, long []Todo) ([]int, bool) {
-	var extra []int
-	i := 0
-	for j := range long {
-		if i < len(short) && sameIgnoringIDs(short[i], long[j]) {
-			i++
-			continue
-		}
-		extra = append(extra, j)
+// historyVerb is the verb the history names a change with.
+func historyVerb(it ItemChange) string {
+	switch it.Kind {
+	case ChangeAdded:
+		return "added"
+	case ChangeRemoved:
+		return "deleted"
+	case ChangeEdited:
+		return "edited"
+	case ChangeStatus:
+		return statusVerb(it.Status)
+	case ChangeMoved:
+		return "moved"
+	case ChangeSubtasks:
+		return "rewrote the subtasks of"
+	case ChangeDetails:
+		return "updated"
 	}
-	return extra, i == len(short)
+	return "reordered"
 }
 
-// describeOne names a single change of a list: one item added, deleted,
-// moved, edited or with a new status; "" when the lists differ otherwise.
-// prefix numbers subtasks ("2."); key gives what must be equal for two
-// items to be the same item with only a status or text change (nil: the
-// item itself).
-func describeOne(before, after []Todo, prefix string, key func(Todo) (string, Status, []Subtask)) string {
-	same := sameIgnoringIDs
-	pos := func(i int) string { return prefix + strconv.Itoa(i+1) }
-	quote := func(s string) string { return strconv.Quote(ShortLine(s, 50)) }
-	switch {
-	case len(after) == len(before)+1:
-		for i := range after {
-			if equalExcept(before, after, -1, i, same) {
-				return "added " + pos(i) + " " + quote(after[i].Content)
-			}
+// counted says c as counts of each kind of change, for an item or a
+// subtask: "changed the list: 1 completed, 1 added, 2 removed".
+func (c ListChange) counted(by Author) string {
+	counts := map[string]int{}
+	var order []string
+	for _, it := range c.Items {
+		k := historyVerb(it)
+		switch {
+		case it.Kind == ChangeRemoved:
+			k = "removed"
+		case it.Kind == ChangeSubtasks:
+			k = "with new subtasks"
 		}
-	case len(after) == len(before)-1:
-		for i := range before {
-			if equalExcept(before, after, i, -1, same) {
-				return "deleted " + pos(i) + " " + quote(before[i].Content)
-			}
+		if it.At.Sub >= 0 {
+			k = "subtask " + k
 		}
-	case len(after) == len(before):
-		diff := []int{}
-		for i := range before {
-			if !same(before[i], after[i]) {
-				diff = append(diff, i)
-			}
+		if counts[k] == 0 {
+			order = append(order, k)
 		}
-		if len(diff) == 1 {
-			i := diff[0]
-			b, a := before[i], after[i]
-			ac := a
-			ac.Content = b.Content
-			if sameIgnoringIDs(b, ac) {
-				return "edited " + pos(i) + " " + quote(a.Content)
-			}
-			as := a
-			as.Status, as.Evidence = b.Status, b.Evidence
-			if sameIgnoringIDs(b, as) {
-				return statusVerb(a.Status) + " " + pos(i)
-			}
-			return ""
-		}
-		// One item moved from i to j shifts everything between.
-		if len(diff) >= 2 {
-			lo, hi := diff[0], diff[len(diff)-1]
-			if equalExcept(before[lo:hi+1], after[lo:hi+1], 0, hi-lo, same) && same(before[lo], after[hi]) {
-				return "moved " + pos(lo) + " to " + pos(hi)
-			}
-			if equalExcept(before[lo:hi+1], after[lo:hi+1], hi-lo, 0, same) && same(before[hi], after[lo]) {
-				return "moved " + pos(hi) + " to " + pos(lo)
-			}
+		counts[k]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, k := range order {
+		switch {
+		case k == "reordered":
+			parts = append(parts, k)
+		case strings.HasPrefix(k, "subtask "):
+			parts = append(parts, Plural(counts[k], "subtask")+" "+strings.TrimPrefix(k, "subtask "))
+		default:
+			parts = append(parts, strconv.Itoa(counts[k])+" "+k)
 		}
 	}
-	return ""
-}
-
-// sameIgnoringIDs compares two items apart from their ids, which are their
-// positions and change when items move.
-func sameIgnoringIDs(x, y Todo) bool {
-	if x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
-		x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
-		return false
+	who := "changed the list"
+	if by == ByAgent {
+		who = "agent rewrote the list"
 	}
-	for j := range x.Subtasks {
-		a, b := x.Subtasks[j], y.Subtasks[j]
-		a.ID, b.ID = "", ""
-		if !sameSubtask(a, b) {
-			return false
-		}
-	}
-	return true
-}
-
-// equalExcept reports whether a without a[skipA] equals b without
-// b[skipB] (-1 skips nothing).
-func equalExcept(a, b []Todo, skipA, skipB int, same func(x, y Todo) bool) bool {
-	i, j := 0, 0
-	for {
-		if i == skipA {
-			i++
-		}
-		if j == skipB {
-			j++
-		}
-		if i >= len(a) || j >= len(b) {
-			return i >= len(a) && j >= len(b)
-		}
-		if !same(a[i], b[j]) {
-			return false
-		}
-		i++
-		j++
-	}
+	return who + ": " + strings.Join(parts, ", ")
 }
 
 func statusVerb(st Status) string {
@@ -360,68 +286,6 @@ func statusVerb(st Status) string {
 		return "cancelled"
 	}
 	return "reopened"
-}
-
-// describeMany counts what changed between two lists whose items are
-// matched by text.
-func describeMany(before, after []Todo, by Author) string {
-	if len(before) == 0 {
-		if by == ByAgent {
-			return "agent wrote a list of " + Plural(len(after), "item")
-		}
-		return "new list of " + Plural(len(after), "item")
-	}
-	if len(after) == 0 {
-		return "emptied the list (" + Plural(len(before), "item") + ")"
-	}
-	old := map[string][]Todo{}
-	for _, t := range before {
-		k := strings.TrimSpace(t.Content)
-		old[k] = append(old[k], t)
-	}
-	counts := map[string]int{}
-	var order []string
-	count := func(k string) {
-		if counts[k] == 0 {
-			order = append(order, k)
-		}
-		counts[k]++
-	}
-	for _, t := range after {
-		k := strings.TrimSpace(t.Content)
-		prev, ok := old[k]
-		if !ok || len(prev) == 0 {
-			count("added")
-			continue
-		}
-		p := prev[0]
-		old[k] = prev[1:]
-		if p.Status != t.Status {
-			count(statusVerb(t.Status))
-		} else if p.DoneSubtasks() != t.DoneSubtasks() || len(p.Subtasks) != len(t.Subtasks) {
-			count("subtasks changed")
-		}
-	}
-	removed := 0
-	for _, rest := range old {
-		removed += len(rest)
-	}
-	if removed > 0 {
-		counts["removed"] = removed
-		order = append(order, "removed")
-	}
-	parts := make([]string, 0, len(order))
-	for _, k := range order {
-		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
-	}
-	who := "changed the list"
-	if by == ByAgent {
-		who = "agent rewrote the list"
-	}
-	if len(parts) == 0 {
-		return who + ": reordered"
-	}
-	return who + ": " + strings.Join(parts, ", ")
 }
 
 // syncDir fsyncs the directory holding path, so a new entry in it
