@@ -120,7 +120,7 @@ func quote(s string) string {
 	return `"` + Truncate(ShortLine(s, 0), changeTextCols) + `"`
 }
 
-// mark is the status marker of DESIGN §4, "?" for an unknown status.
+// mark is the status marker of the list format (ARCHITECTURE.md §6), "?" for an unknown status.
 func mark(st Status) string {
 	if m := statusMarks[st]; m != "" {
 		return m
