@@ -259,8 +259,13 @@ func TestMCPConcurrentWithShell(t *testing.T) {
 	if !got["agent item"] {
 		t.Errorf("the agent's item was lost:\n%s", todostore.FormatList(s.Todos))
 	}
-	// The open shell shows the server's last write without a command.
-	tm.expect("✓ agent item")
+	// The open shell shows the server's last write without a command: as
+	// the whole list or as one change line, depending on how the watcher
+	// grouped the writes, both ending with the progress that only the final
+	// list has (the agent's item done, the four people's open); then the
+	// prompt with it.
+	tm.expect("1/5 done")
+	tm.expect("todosh 1/5 › ")
 	tm.quit()
 }
 
