@@ -133,6 +133,10 @@ type term struct {
 	cmd  *exec.Cmd
 	tty  *os.File
 	done chan struct{} // closed when the process has exited
+	// drained is closed when the terminal has nothing more to read: its
+	// last holder has exited and everything it printed is in raw. The
+	// process's exit comes first; its last output may still be unread.
+	drained chan struct{}
 
 	mu   sync.Mutex
 	raw  []byte // everything the terminal showed
@@ -204,7 +208,7 @@ func (h home) startSized(t testing.TB, cols, rows int, program string, env []str
 // watchTerm reads the terminal tty of the started cmd and stops cmd at the
 // end of the test if it is still running.
 func watchTerm(t testing.TB, cmd *exec.Cmd, tty *os.File) *term {
-	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), cols: 120, rows: 40}
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), drained: make(chan struct{}), cols: 120, rows: 40}
 	go tm.read()
 	go func() {
 		cmd.Wait()
@@ -223,15 +227,26 @@ func watchTerm(t testing.TB, cmd *exec.Cmd, tty *os.File) *term {
 }
 
 func (tm *term) read() {
+	defer close(tm.drained)
 	buf := make([]byte, 4096)
 	for {
 		n, err := tm.tty.Read(buf)
 		tm.mu.Lock()
 		tm.raw = append(tm.raw, buf[:n]...)
 		tm.mu.Unlock()
-		if err != nil {
+		if err != nil { // EIO once no process holds the terminal open
 			return
 		}
+	}
+}
+
+// isDrained reports whether raw holds everything the terminal will show.
+func (tm *term) isDrained() bool {
+	select {
+	case <-tm.drained:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -329,8 +344,9 @@ func (tm *term) typ(keys string) {
 func (tm *term) expect(text string) string {
 	tm.t.Helper()
 	end := time.Now().Add(deadline)
-	var exited time.Time
 	for {
+		// Read before the screen: once drained, the screen is final.
+		drained := tm.isDrained()
 		s := tm.screen()
 		// Overwriting the last line in place (backspace) can leave it
 		// shorter than the mark for a moment.
@@ -342,15 +358,8 @@ func (tm *term) expect(text string) string {
 			tm.mark += i + len(text)
 			return seen
 		}
-		select {
-		case <-tm.done:
-			// Give the reader a moment to drain what was printed last.
-			if exited.IsZero() {
-				exited = time.Now()
-			} else if time.Since(exited) > 500*time.Millisecond {
-				tm.t.Fatalf("todosh exited while waiting for %q; screen since the last match:\n%s", text, s[tm.mark:])
-			}
-		default:
+		if drained {
+			tm.t.Fatalf("todosh exited while waiting for %q; screen since the last match:\n%s", text, s[tm.mark:])
 		}
 		if time.Now().After(end) {
 			tm.t.Fatalf("waited %v for %q; screen since the last match:\n%s", deadline, text, s[tm.mark:])
@@ -377,16 +386,22 @@ func (tm *term) quit() {
 	}
 }
 
-// wait waits for todosh to exit and returns its status.
+// wait waits for todosh to exit and for everything it printed to be
+// read, so a screen taken after it is whole, and returns its status.
 func (tm *term) wait() int {
 	tm.t.Helper()
 	select {
 	case <-tm.done:
-		return tm.cmd.ProcessState.ExitCode()
 	case <-time.After(deadline):
 		tm.t.Fatalf("todosh did not exit; screen:\n%s", tm.screen())
 		return -1
 	}
+	select {
+	case <-tm.drained:
+	case <-time.After(deadline):
+		tm.t.Fatalf("todosh exited but its terminal stayed open (a process left behind holds it); screen:\n%s", tm.screen())
+	}
+	return tm.cmd.ProcessState.ExitCode()
 }
 
 // countLines is the number of non-empty lines of s.

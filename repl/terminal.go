@@ -94,11 +94,26 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	return sh.interactive(ctx, rl, t, render, &asking)
 }
 
+// editor is the line editor: readline behind the key filter, and the
+// shell's own record of whether a line is being read now.
+type editor struct {
+	*readline.Instance
+	keys *keyFilter
+	term io.Writer // the terminal's output, without readline
+	// reading is true while Readline runs. readline decides by whether
+	// its key goroutine is reading, and that goroutine stops only some
+	// time after Readline has returned the line: on a loaded machine the
+	// first lines of a turn (the live region's status line) came through
+	// readline's writer as if at the prompt, which drew the prompt again
+	// in the middle of the turn.
+	reading atomic.Bool
+}
+
 // newEditor is the line editor on t: readline behind the key filter
 // (Home/End, bracketed paste, Alt-Enter), with history and completion.
-func newEditor(t Terminal, history string, complete func(string) []string) (*readline.Instance, error) {
+func newEditor(t Terminal, history string, complete func(string) []string) (*editor, error) {
 	keys := newKeyFilter(t.Input())
-	return readline.NewEx(&readline.Config{
+	rl, err := readline.NewEx(&readline.Config{
 		Prompt:            promptText(nil),
 		HistoryFile:       history,
 		HistorySearchFold: true,
@@ -123,10 +138,69 @@ func newEditor(t Terminal, history string, complete func(string) []string) (*rea
 		},
 		FuncOnWidthChanged: t.OnResize,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &editor{Instance: rl, keys: keys, term: t.Output()}, nil
+}
+
+// Readline reads one line at the prompt.
+func (e *editor) Readline() (string, error) {
+	e.reading.Store(true)
+	defer e.reading.Store(false)
+	return e.Instance.Readline()
+}
+
+// ReadlineWithDefault reads one line at the prompt, starting with what.
+func (e *editor) ReadlineWithDefault(what string) (string, error) {
+	e.reading.Store(true)
+	defer e.reading.Store(false)
+	return e.Instance.ReadlineWithDefault(what)
+}
+
+// Refresh redraws the prompt and the line being typed, if one is.
+func (e *editor) Refresh() {
+	if e.reading.Load() {
+		e.Instance.Refresh()
+	}
+}
+
+// Stdout and Stderr are where the shell prints whole lines: above the
+// prompt and the line being typed while a line is read, straight to the
+// terminal otherwise (during a command or a turn, where the live region
+// keeps itself below them).
+func (e *editor) Stdout() io.Writer { return lineWriter{e, e.Instance.Stdout()} }
+
+// Stderr is Stdout for errors.
+func (e *editor) Stderr() io.Writer { return lineWriter{e, e.Instance.Stderr()} }
+
+// Close ends the editor. The key input is closed first: readline's Close
+// waits for its key goroutine, which can be blocked reading the terminal
+// when the shell ends (after a NUL, which readline takes for the end of
+// input, it reads on; a Ctrl-D typed during a turn arrives as one), and
+// readline closes only its own wrapper of the input, never the input.
+func (e *editor) Close() error {
+	e.keys.Close()
+	return e.Instance.Close()
+}
+
+// lineWriter is the editor's Stdout or Stderr: through readline's writer
+// (prompt erased, lines written, prompt drawn again) only while the shell
+// is in Readline.
+type lineWriter struct {
+	e        *editor
+	prompted io.Writer
+}
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	if w.e.reading.Load() {
+		return w.prompted.Write(p)
+	}
+	return w.e.term.Write(p)
 }
 
 // interactive is the read loop of RunTerminal.
-func (s *shell) interactive(ctx context.Context, rl *readline.Instance, t Terminal, render *Renderer, asking *atomic.Bool) int {
+func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render *Renderer, asking *atomic.Bool) int {
 	stop := ignoreInterrupts()
 	defer stop()
 
@@ -223,7 +297,7 @@ func (s *shell) prompt() string {
 // askWith returns the Env.Ask of a terminal: one line read with the
 // shell's readline under another prompt, kept out of the history. Enter
 // and Ctrl-C both answer "" (cancel); Ctrl-D returns io.EOF.
-func askWith(rl *readline.Instance) func(string) (string, error) {
+func askWith(rl *editor) func(string) (string, error) {
 	return func(prompt string) (string, error) {
 		rl.SetPrompt(prompt)
 		rl.HistoryDisable()

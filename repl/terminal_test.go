@@ -23,6 +23,8 @@ type fakeTerminal struct {
 
 	mu  sync.Mutex
 	out bytes.Buffer
+
+	exited chan int // runFake: RunTerminal's status when it returns
 }
 
 func newFakeTerminal(cols, rows int) *fakeTerminal {
@@ -93,13 +95,13 @@ func runFake(t *testing.T, steps ...turnStep) (*fakeTerminal, *turnFake, func() 
 		fake.sess = s
 		return fake, nil
 	}
-	done := make(chan int, 1)
-	go func() { done <- RunTerminal(cfg, ft, io.Discard) }()
+	ft.exited = make(chan int, 1)
+	go func() { ft.exited <- RunTerminal(cfg, ft, io.Discard) }()
 	ft.wait(t, "todosh › ")
 	return ft, fake, func() int {
 		ft.typ(t, "\x04")
 		select {
-		case code := <-done:
+		case code := <-ft.exited:
 			return code
 		case <-time.After(10 * time.Second):
 			t.Fatal("the shell did not exit on Ctrl-D")
@@ -200,5 +202,56 @@ func TestFakeTerminalLiveRegion(t *testing.T) {
 	}
 	if strings.Contains(out[final:], "retrying") {
 		t.Errorf("the status line was left after the turn:\n%q", out[final:])
+	}
+}
+
+// A NUL at the prompt ends the shell (readline takes it for the end of
+// the input), and the shell exits although readline's key goroutine then
+// reads on: a Ctrl-D typed during a turn, while the terminal is in its
+// cooked mode, reaches the next prompt as a NUL, and readline's Close
+// used to wait for that read forever.
+func TestFakeTerminalExitsAfterNUL(t *testing.T) {
+	ft, _, _ := runFake(t)
+	ft.typ(t, "\x00")
+	select {
+	case code := <-ft.exited:
+		if code != ExitOK {
+			t.Errorf("exit %d, want %d", code, ExitOK)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shell did not exit after a NUL at the prompt")
+	}
+}
+
+// Lines printed after Readline has returned the line go straight to the
+// terminal, never with the prompt drawn again after them, however late
+// readline's key goroutine stops reading: here it is made to read again,
+// as it still does for a moment after Enter on a loaded machine, when a
+// turn's live region drew its first status line.
+func TestEditorLinesAfterReadlineDrawNoPrompt(t *testing.T) {
+	ft := newFakeTerminal(60, 24)
+	ed, err := newEditor(ft, "", func(string) []string { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	ed.SetPrompt("todosh › ")
+	go ft.inW.Write([]byte("hi\r"))
+	if line, err := ed.Readline(); err != nil || line != "hi" {
+		t.Fatalf("Readline = %q, %v", line, err)
+	}
+	ed.Terminal.KickRead()
+	end := time.Now().Add(10 * time.Second)
+	for !ed.Terminal.IsReading() {
+		if time.Now().After(end) {
+			t.Fatal("readline's key goroutine did not start reading")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	before := len(ft.screen())
+	io.WriteString(ed.Stdout(), "⠋ 0s · working\n")
+	io.WriteString(ed.Stderr(), "acp: failed\n")
+	if got := ft.screen()[before:]; got != "⠋ 0s · working\nacp: failed\n" {
+		t.Errorf("lines written after Readline showed as %q", got)
 	}
 }
