@@ -69,6 +69,7 @@ func (f *faultFake) gone(t *testing.T) {
 // and a child, both ignoring SIGTERM) is gone afterwards, todosh exits
 // with 128+signal, and the list is as it was.
 func TestAgentExitSignalsEndProcessGroup(t *testing.T) {
+	skipIfShort(t, "waits out signal grace periods")
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run("script/"+sig.String(), func(t *testing.T) {
 			h := newHome(t)
@@ -137,6 +138,7 @@ func TestAgentExitSignalsEndProcessGroup(t *testing.T) {
 // that retry forever, reconnect forever, fall silent, exit after a usage
 // message, and leave a child that ignores SIGTERM behind a finished turn.
 func TestAgentFaultsThroughBinary(t *testing.T) {
+	skipIfShort(t, "waits out idle and retry limits")
 	cases := []struct {
 		name, kind string
 		env        map[string]string
@@ -221,6 +223,7 @@ func mustAbs(t *testing.T, p string) string {
 // master stays with Go's poller, whose Close ends the read at once.
 func (h home) startClosable(t *testing.T, env []string, args ...string) *term {
 	t.Helper()
+	skipIfShort(t, "a pseudo-terminal test")
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)

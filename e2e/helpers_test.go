@@ -177,6 +177,17 @@ func (tm *term) vtScreen() string {
 	return v.text()
 }
 
+// skipIfShort skips a test that waits in real time (on a screen, an idle
+// limit, a signal's grace period) under go test -short: such tests are most
+// of this package's time, so the quick loop keeps the other runs of the
+// binary. go test ./... (and .ci/run) runs them all.
+func skipIfShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what + ": skipped with -short")
+	}
+}
+
 // startTerm starts todosh in a new pseudo-terminal and stops it at the end
 // of the test if it is still running.
 func (h home) startTerm(t testing.TB, args ...string) *term {
@@ -193,6 +204,7 @@ func (h home) startProgram(t testing.TB, program string, env []string, args ...s
 // startSized is startProgram in a terminal of cols x rows.
 func (h home) startSized(t testing.TB, cols, rows int, program string, env []string, args ...string) *term {
 	t.Helper()
+	skipIfShort(t, "a pseudo-terminal test")
 	cmd := exec.Command(program, args...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
