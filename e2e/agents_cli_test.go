@@ -75,9 +75,10 @@ func setFakeEnv(t *testing.T, env map[string]string) {
 
 // cliRun is one invocation of the fake CLI, as it recorded it.
 type cliRun struct {
-	Argv   []string `json:"argv"`
-	Resume string   `json:"resume"`
-	Stdin  string   `json:"stdin"`
+	Argv          []string `json:"argv"`
+	Resume        string   `json:"resume"`
+	Stdin         string   `json:"stdin"`
+	TodoshSession string   `json:"todoshSession"`
 }
 
 // readCLIRuns returns the invocations the fake recorded in path.
@@ -288,6 +289,13 @@ func TestAgentCLIContinuesThroughOwnSession(t *testing.T) {
 			}
 			if !hasArgs(runs[1].Argv, resumed...) {
 				t.Errorf("the continuation did not resume %s with %q: %q", c.session, c.resumeArgs, runs[1].Argv)
+			}
+			// Every CLI todosh starts is told the session, for a todosh mcp
+			// it was given by hand.
+			if id := runs[0].TodoshSession; id == "" || runs[1].TodoshSession != id {
+				t.Errorf("TODOSH_SESSION given to the CLI: %q then %q, want the session both times", id, runs[1].TodoshSession)
+			} else if _, err := h.store().Load(id); err != nil {
+				t.Errorf("TODOSH_SESSION %q is not the shell's session: %v", id, err)
 			}
 			if !strings.Contains(r.stdout, "continuing 1/3") || !strings.HasSuffix(r.stdout, "\nall done\n") {
 				t.Errorf("want a continuation and then all done; output:\n%s", r.stdout)

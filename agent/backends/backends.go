@@ -160,13 +160,13 @@ func cliRows() []Backend {
 						return nil, fmt.Errorf("--agent %s: find todosh's own executable for its MCP server: %w", name, err)
 					}
 				}
-				return withSessionEnv(func(s agent.Session) (agent.Agent, error) {
-					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit}
+				return func(s agent.Session) (agent.Agent, error) {
+					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID)}
 					if x.mcp != nil {
 						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
 					}
 					return clis.New(name, cfg, s)
-				}), nil
+				}, nil
 			}})
 	}
 	return rows
@@ -247,11 +247,12 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 			if err != nil {
 				return nil, fmt.Errorf("--agent %s: find todosh's own executable for its MCP server: %w", name, err)
 			}
-			return withSessionEnv(func(s agent.Session) (agent.Agent, error) {
+			return func(s agent.Session) (agent.Agent, error) {
 				cfg := cfg
 				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
+				cfg.Env = sessionEnv(s.ID)
 				return acpagent.New(cfg, s)
-			}), nil
+			}, nil
 		}}
 }
 
@@ -295,16 +296,12 @@ func startScript(path string, o Options) (Factory, error) {
 	}, nil
 }
 
-// withSessionEnv sets mcpserver.SessionEnv for every process the agent starts: they
-// inherit todosh's environment. One session per todosh process, so the
-// variable is the process's own.
-func withSessionEnv(f Factory) Factory {
-	return func(s agent.Session) (agent.Agent, error) {
-		if err := os.Setenv(mcpserver.SessionEnv, s.ID); err != nil {
-			return nil, fmt.Errorf("set %s: %w", mcpserver.SessionEnv, err)
-		}
-		return f(s)
-	}
+// sessionEnv is the environment of every process an agent starts:
+// todosh's own plus mcpserver.SessionEnv naming the session, so a
+// `todosh mcp` the agent was given by hand serves the shell's session. It is
+// the child's alone; todosh's own environment is not changed.
+func sessionEnv(id string) []string {
+	return append(os.Environ(), mcpserver.SessionEnv+"="+id)
 }
 
 // Tools are the row's todo tools as the continuation prompt names them;

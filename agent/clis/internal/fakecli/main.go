@@ -194,14 +194,15 @@ func retryForever(kind string) {
 }
 
 // record appends one JSON line about this run to FAKECLI_RECORD: its
-// arguments, its prompt, and the todo context file's text and mode.
+// arguments, its prompt, the todo context file's text and mode, and the
+// TODOSH_SESSION it was given.
 func record(args []string, resume, stdin, ctxFile string) error {
 	path := os.Getenv("FAKECLI_RECORD")
 	if path == "" {
 		return nil
 	}
 	wd, _ := os.Getwd()
-	rec := map[string]any{"argv": args, "resume": resume, "stdin": stdin, "dir": wd}
+	rec := map[string]any{"argv": args, "resume": resume, "stdin": stdin, "dir": wd, "todoshSession": os.Getenv("TODOSH_SESSION")}
 	if ctxFile != "" {
 		if fi, err := os.Stat(ctxFile); err == nil {
 			data, _ := os.ReadFile(ctxFile)
