@@ -12,9 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/todosh/todosh/agent/backends"
-	"github.com/todosh/todosh/agent/clis"
-	"github.com/todosh/todosh/agent/modelapi"
+	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
 )
@@ -80,19 +78,19 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		return nil
 	})
 
-	// Agent flags; the backend table (agent/backends) checks and starts
+	// Agent flags; the backend table (backends) checks and starts
 	// the chosen agent from them after Parse.
 	var (
 		spec string
 		ag   = backends.Options{Getenv: getenv}
 	)
 	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
-	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+modelapi.DefaultBaseURL+")")
+	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+backends.DefaultBaseURL+")")
 	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
-	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", modelapi.DefaultConnectTimeout, "give up connecting to the model API after this long")
-	fs.DurationVar(&ag.IdleTimeout, "idle-timeout", modelapi.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
+	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", backends.DefaultConnectTimeout, "give up connecting to the model API after this long")
+	fs.DurationVar(&ag.IdleTimeout, "idle-timeout", backends.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
 	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
-	fs.DurationVar(&ag.IdleLimit, "idle-limit", clis.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
+	fs.DurationVar(&ag.IdleLimit, "idle-limit", backends.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
 	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable (default: the backend's own, found on PATH)")
 	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
 		ag.Args = append(ag.Args, s)

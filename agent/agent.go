@@ -10,6 +10,24 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
+// MCPName is todosh's MCP server's name, in MCP and in the names an agent
+// gives its tools (Claude Code's mcp__todosh__todo_write).
+const MCPName = "todosh"
+
+// SessionEnv is the variable todosh sets for every agent it starts, so a
+// `todosh mcp` started by that agent serves the same session.
+const SessionEnv = "TODOSH_SESSION"
+
+// MCPServer describes todosh's own MCP server as it is handed to an agent:
+// a stdio command, in session/new for ACP agents and on the command line
+// for the wrapped CLIs.
+type MCPServer struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
 // EventKind says what an Event carries.
 type EventKind int
 

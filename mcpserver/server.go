@@ -18,14 +18,6 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// Name is the server's name in MCP (and in an agent's tool names, such as
-// Claude Code's mcp__todosh__todo_write).
-const Name = "todosh"
-
-// SessionEnv is the variable todosh sets for every agent it starts; the
-// server started by that agent then serves the same session.
-const SessionEnv = "TODOSH_SESSION"
-
 // Config is what `todosh mcp` takes from its flags and environment.
 type Config struct {
 	Store *todostore.Store
@@ -36,7 +28,7 @@ type Config struct {
 	Cwd string
 	// RequireEvidence is --require-evidence.
 	RequireEvidence bool
-	// Getenv reads SessionEnv; nil means none is set.
+	// Getenv reads agent.SessionEnv; nil means none is set.
 	Getenv func(string) string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -59,8 +51,8 @@ func ResolveSession(cfg Config) (string, error) {
 		return cfg.SessionID, checkID("--session", cfg.SessionID)
 	}
 	if cfg.Getenv != nil {
-		if id := cfg.Getenv(SessionEnv); id != "" {
-			return id, checkID("$"+SessionEnv, id)
+		if id := cfg.Getenv(agent.SessionEnv); id != "" {
+			return id, checkID("$"+agent.SessionEnv, id)
 		}
 	}
 	if id, err := cfg.Store.MostRecentIn(cfg.Cwd); err == nil {
@@ -89,7 +81,7 @@ func New(cfg Config, sessionID string) *mcp.Server {
 		RequireEvidence: cfg.RequireEvidence,
 		Now:             cfg.Now,
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "todosh todo list", Version: cfg.Version},
+	srv := mcp.NewServer(&mcp.Implementation{Name: agent.MCPName, Title: "todosh todo list", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions(sessionID)})
 	for _, spec := range tools.Specs() {
 		srv.AddTool(&mcp.Tool{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -22,7 +23,7 @@ func TestResolveSession(t *testing.T) {
 	}
 	env := func(v string) func(string) string {
 		return func(k string) string {
-			if k == SessionEnv {
+			if k == agent.SessionEnv {
 				return v
 			}
 			return ""

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/agent/backends"
+	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )

@@ -59,14 +59,6 @@ const (
 	DefaultStartTimeout = 2 * time.Minute
 )
 
-// MCPServer is a stdio MCP server handed to the agent in session/new.
-type MCPServer struct {
-	Name    string
-	Command string
-	Args    []string
-	Env     map[string]string
-}
-
 // Config is one ACP agent.
 type Config struct {
 	// Name is the --agent value ("acp:claude"): it names the agent in
@@ -82,7 +74,7 @@ type Config struct {
 	// Approve answers permission requests (--approve).
 	Approve Approve
 	// MCP is todosh's own MCP server for the session; nil hands none.
-	MCP *MCPServer
+	MCP *agent.MCPServer
 	// AskForTools: the agent's own todo list never reaches the client
 	// (Gemini CLI's write_todos), so the first prompt asks it to keep the
 	// list with todosh's MCP tools.

@@ -113,7 +113,7 @@ func TestPermissionAnswers(t *testing.T) {
 	}
 	// todosh's own MCP tools are allowed without asking, for good.
 	own := "mcp__todosh__todo_write"
-	a := &Agent{cfg: Config{Name: "acp", Approve: ApproveNever, MCP: &MCPServer{Name: "todosh"}}}
+	a := &Agent{cfg: Config{Name: "acp", Approve: ApproveNever, MCP: &agent.MCPServer{Name: "todosh"}}}
 	var ev0 events
 	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &own}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "always" {
 		t.Errorf("todosh's own tool: %+v", resp.Outcome)

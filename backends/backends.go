@@ -19,7 +19,6 @@ import (
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/continuation"
-	"github.com/todosh/todosh/mcpserver"
 )
 
 // Caps is what a backend's agent can do beyond updating the list.
@@ -47,6 +46,15 @@ type Options struct {
 	Approve         string // --approve
 	Getenv          func(string) string
 }
+
+// Defaults of the agent flags, so main's flag table takes them from the
+// backend table rather than from the backends' own packages.
+const (
+	DefaultBaseURL        = modelapi.DefaultBaseURL
+	DefaultConnectTimeout = modelapi.DefaultConnectTimeout
+	DefaultIdleTimeout    = modelapi.DefaultIdleTimeout
+	DefaultIdleLimit      = clis.DefaultIdleLimit
+)
 
 // Factory builds the agent once the session is open.
 type Factory func(agent.Session) (agent.Agent, error)
@@ -118,7 +126,7 @@ var Table = slices.Concat([]Backend{
 // command line, the arguments that hand it todosh's MCP server.
 type cliExtra struct {
 	title string
-	mcp   func(*acpagent.MCPServer) []string
+	mcp   func(*agent.MCPServer) []string
 }
 
 // cliExtras are the CLIs this table knows more of; any other CLI of
@@ -176,7 +184,7 @@ func cliRows() []Backend {
 func ownTools(sep string) []string {
 	var names []string
 	for _, t := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
-		names = append(names, "mcp"+sep+mcpserver.Name+sep+t)
+		names = append(names, "mcp"+sep+agent.MCPName+sep+t)
 	}
 	return names
 }
@@ -185,7 +193,7 @@ func ownTools(sep string) []string {
 // itself) and allows its tools, which a headless claude -p would
 // otherwise refuse for want of someone to ask: they touch nothing but the
 // list.
-func claudeMCP(m *acpagent.MCPServer) []string {
+func claudeMCP(m *agent.MCPServer) []string {
 	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{m.Name: map[string]any{
 		"command": m.Command, "args": m.Args, "env": m.Env}}})
 	if err != nil {
@@ -197,7 +205,7 @@ func claudeMCP(m *acpagent.MCPServer) []string {
 // codexMCP hands the server to Codex as -c overrides of its config; the
 // values are TOML, whose basic strings, arrays and inline tables JSON's
 // encoding of strings also writes.
-func codexMCP(m *acpagent.MCPServer) []string {
+func codexMCP(m *agent.MCPServer) []string {
 	q := func(s string) string {
 		b, _ := json.Marshal(s)
 		return string(b)
@@ -258,12 +266,12 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 
 // MCPServer is todosh's own MCP server for session s: this binary's
 // `mcp` entry on the same store.
-func MCPServer(self string, s agent.Session, requireEvidence bool) *acpagent.MCPServer {
+func MCPServer(self string, s agent.Session, requireEvidence bool) *agent.MCPServer {
 	args := []string{"mcp", "--session", s.ID}
 	if requireEvidence {
 		args = append(args, "--require-evidence")
 	}
-	return &acpagent.MCPServer{Name: mcpserver.Name, Command: self, Args: args,
+	return &agent.MCPServer{Name: agent.MCPName, Command: self, Args: args,
 		Env: map[string]string{"TODOSH_HOME": s.Store.Root}}
 }
 
@@ -297,11 +305,11 @@ func startScript(path string, o Options) (Factory, error) {
 }
 
 // sessionEnv is the environment of every process an agent starts:
-// todosh's own plus mcpserver.SessionEnv naming the session, so a
+// todosh's own plus agent.SessionEnv naming the session, so a
 // `todosh mcp` the agent was given by hand serves the shell's session. It is
 // the child's alone; todosh's own environment is not changed.
 func sessionEnv(id string) []string {
-	return append(os.Environ(), mcpserver.SessionEnv+"="+id)
+	return append(os.Environ(), agent.SessionEnv+"="+id)
 }
 
 // Tools are the row's todo tools as the continuation prompt names them;

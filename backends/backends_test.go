@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 )
 
@@ -100,7 +100,7 @@ func TestACPRows(t *testing.T) {
 // TestCLIMCPArgs: Claude Code and Codex get todosh's MCP server on their
 // command line, in the shapes they parse.
 func TestCLIMCPArgs(t *testing.T) {
-	m := &acpagent.MCPServer{Name: "todosh", Command: "/usr/bin/todo sh", Args: []string{"mcp", "--session", "s1"}, Env: map[string]string{"TODOSH_HOME": `/h/"x"`}}
+	m := &agent.MCPServer{Name: "todosh", Command: "/usr/bin/todo sh", Args: []string{"mcp", "--session", "s1"}, Env: map[string]string{"TODOSH_HOME": `/h/"x"`}}
 	got := strings.Join(claudeMCP(m), " | ")
 	want := `--mcp-config | {"mcpServers":{"todosh":{"args":["mcp","--session","s1"],"command":"/usr/bin/todo sh","env":{"TODOSH_HOME":"/h/\"x\""}}}} | --allowedTools | mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause`
 	if got != want {
