@@ -54,6 +54,10 @@ func TestHelperProcess(t *testing.T) {
 		err = runAddReverter(args)
 	case "syncpeer":
 		err = runSyncPeer(args)
+	case "slotadder":
+		err = runSlotAdder(args)
+	case "remover":
+		err = runRemover(args)
 	default:
 		err = fmt.Errorf("unknown helper mode %q", mode)
 	}

@@ -116,7 +116,14 @@ func (s *Store) sessionFiles(id string) []string {
 // never interleaves with a write; a todosh still open on the session
 // writes a new file on its next change. A session without a file is an
 // error that wraps fs.ErrNotExist, and nothing is removed.
-func (s *Store) Remove(id string) error {
+func (s *Store) Remove(id string) error { return s.RemoveIf(id, nil) }
+
+// RemoveIf is Remove with a last word: under the session's lock, before
+// anything is removed, check (when not nil) is given the session file's
+// state as it is then; an error from it keeps every file and is returned
+// as is. /todo prune older AGE checks the age again there, so a session
+// written after it was chosen is kept.
+func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
 	}
@@ -131,6 +138,16 @@ func (s *Store) Remove(id string) error {
 	unlock, err := s.lockFile(lock)
 	if err != nil {
 		return err
+	}
+	if check != nil {
+		info, err := os.Lstat(s.Path(id))
+		if err == nil {
+			err = check(info)
+		}
+		if err != nil {
+			unlock()
+			return err
+		}
 	}
 	for _, f := range files[:len(files)-1] {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
