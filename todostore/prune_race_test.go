@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -45,6 +46,7 @@ func runSlotAdder(args []string) error {
 		}
 		fmt.Println("ok " + name)
 	}
+	fmt.Println("retries " + strconv.FormatInt(lockRetries.Load(), 10))
 	return nil
 }
 
@@ -152,6 +154,7 @@ func TestRemoveWhileWriting(t *testing.T) {
 
 	acked := make([][]string, writers)
 	errs := make([]string, writers)
+	var retries atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < writers; w++ {
 		cmd := helper("slotadder", s.Root, id, strconv.Itoa(w), strconv.Itoa(perWriter))
@@ -171,6 +174,9 @@ func TestRemoveWhileWriting(t *testing.T) {
 			for sc.Scan() {
 				if name, ok := strings.CutPrefix(sc.Text(), "ok "); ok {
 					acked[w] = append(acked[w], name)
+				} else if n, ok := strings.CutPrefix(sc.Text(), "retries "); ok {
+					k, _ := strconv.Atoi(n)
+					retries.Add(int64(k))
 				}
 			}
 			if err := cmd.Wait(); err != nil {
@@ -225,5 +231,5 @@ func TestRemoveWhileWriting(t *testing.T) {
 	if removals == 0 {
 		t.Errorf("the remover never removed the session (it existed when it started)")
 	}
-	t.Logf("%d writers, %d adds acknowledged, %d removals, %d in the file at the end", writers, total, removals, len(final))
+	t.Logf("%d writers, %d adds acknowledged, %d removals, %d locks taken again after a removal, %d adds in the file at the end", writers, total, removals, retries.Load(), len(final))
 }

@@ -99,7 +99,8 @@ func (s *Store) ConvPath(id string) string { return filepath.Join(s.Dir, "conv-"
 // sessionFiles is every file the store keeps for session id, the session
 // file first: Remove deletes them in this order, so a session is gone from
 // List before anything else of it is. A new per-session file is one more
-// line here. The lock file is last, and is removed after the lock is let go.
+// line here. The lock file is last: Remove unlinks it while it still holds
+// the lock, which lockFile's waiters notice (ARCHITECTURE.md §3).
 func (s *Store) sessionFiles(id string) []string {
 	path := s.Path(id)
 	return []string{
@@ -112,9 +113,10 @@ func (s *Store) sessionFiles(id string) []string {
 }
 
 // Remove deletes every file the store keeps for session id (its list,
-// history, conversation and lock). It holds the session's lock while it does, so it
-// never interleaves with a write; a todosh still open on the session
-// writes a new file on its next change. A session without a file is an
+// history, conversation and lock). It holds the session's lock while it
+// does, so it never interleaves with a write; a write that waited for the
+// lock runs after it and starts the session afresh, as does a todosh still
+// open on the session at its next change. A session without a file is an
 // error that wraps fs.ErrNotExist, and nothing is removed.
 func (s *Store) Remove(id string) error { return s.RemoveIf(id, nil) }
 
@@ -139,25 +141,24 @@ func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 	if err != nil {
 		return err
 	}
+	defer unlock()
+	// Looked at again under the lock: removed meanwhile by another
+	// process, or changed since the caller chose it.
+	info, err := os.Lstat(s.Path(id))
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
 	if check != nil {
-		info, err := os.Lstat(s.Path(id))
-		if err == nil {
-			err = check(info)
-		}
-		if err != nil {
-			unlock()
+		if err := check(info); err != nil {
 			return err
 		}
 	}
-	for _, f := range files[:len(files)-1] {
+	// The lock file goes last and while it is held: a writer waiting on it
+	// sees that it is no longer at its path and locks the new one (lockFile).
+	for _, f := range files {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			unlock()
 			return fmt.Errorf("remove session %s: %w", id, err)
 		}
-	}
-	unlock()
-	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove session %s: %w", id, err)
 	}
 	return nil
 }
