@@ -194,9 +194,12 @@ func orSomeone(holder string) string {
 	return holder
 }
 
-// symlinkError is the one message for a symlink where todosh keeps a file
+// errSymlink is the one message for a symlink where todosh keeps a file
 // of its own (a session, its history, its lock): todosh never makes one,
 // and following it would read or write wherever it points.
+var errSymlink = errors.New("it is a symlink, which todosh never makes: remove it")
+
+// symlinkError is errSymlink for the file of the given kind at path.
 func symlinkError(what, path string) error {
-	return fmt.Errorf("%s %s: it is a symlink, which todosh never makes: remove it", what, path)
+	return fmt.Errorf("%s %s: %w", what, path, errSymlink)
 }

@@ -269,12 +269,25 @@ func (s *Store) loadPath(path string) (*Session, error) {
 	return sess, nil
 }
 
-// readFile reads a session file of at most MaxFileSize bytes. A file that
-// is not regular or too large is a *CorruptError. It opens with O_NONBLOCK
-// so that a FIFO named like a session file is refused instead of blocking
-// the shell forever; on a regular file the flag has no effect.
-func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readFile reads a session file of todosh's own store, of at most
+// MaxFileSize bytes. A file that is a symlink (never followed), is not
+// regular, is too large, or that another user owns or may write
+// (checkOwnFile) is a *CorruptError. It opens with O_NONBLOCK so that a
+// FIFO named like a session file is refused instead of blocking the shell
+// forever; on a regular file the flag has no effect.
+func readFile(path string) ([]byte, error) { return readPath(path, true) }
+
+// readPath is readFile; own is false for another agent's file, which may
+// be a symlink and is not ours to judge by owner or mode.
+func readPath(path string, own bool) ([]byte, error) {
+	flags := os.O_RDONLY | syscall.O_NONBLOCK
+	if own {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flags, 0)
+	if own && errors.Is(err, syscall.ELOOP) {
+		return nil, &CorruptError{Path: path, Err: errSymlink}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +295,11 @@ func readFile(path string) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
+	}
+	if own && info.Mode().IsRegular() {
+		if err := checkOwnFile(info); err != nil {
+			return nil, &CorruptError{Path: path, Err: err}
+		}
 	}
 	if !info.Mode().IsRegular() {
 		return nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
