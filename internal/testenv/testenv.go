@@ -9,6 +9,7 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // passed are the only variables taken from the test's own environment:
@@ -17,8 +18,15 @@ import (
 // None of them changes what todosh shows or which agent it talks to.
 var passed = []string{"PATH", "TMPDIR", "GOCOVERDIR"}
 
+// fakePrefixes name the variables that configure the repository's own fakes
+// (agent/clis/internal/fakecli, agent/acpagent/internal/fakeacp,
+// e2e/fakeshell). Tests set them on themselves with t.Setenv for the
+// processes they start, so they are passed on; nothing outside the
+// repository reads them.
+var fakePrefixes = []string{"FAKECLI_", "FAKEACP_", "FAKESHELL_"}
+
 // Env is the whole environment of a child started by a test: the passed
-// variables, HOME=home, TODOSH_HOME=home/todosh-home and TERM=xterm (a
+// variables, the fakes' variables the test set, HOME=home, TODOSH_HOME=home/todosh-home and TERM=xterm (a
 // terminal that takes colour; a test of another terminal says so in
 // extra), then extra ("NAME=value" each), which win over what comes
 // before them.
@@ -27,6 +35,13 @@ func Env(home string, extra ...string) []string {
 	for _, name := range passed {
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)
+		}
+	}
+	for _, kv := range os.Environ() {
+		for _, p := range fakePrefixes {
+			if strings.HasPrefix(kv, p) {
+				env = append(env, kv)
+			}
 		}
 	}
 	env = append(env, "HOME="+home, "TODOSH_HOME="+Root(home), "TERM=xterm")
