@@ -72,6 +72,9 @@ type Tool struct {
 	Namespace string
 	Deferred  bool
 	Schema    json.RawMessage
+	// Hosted marks a tool that is not a function: Codex's tool_search,
+	// which a reply calls with its own item type.
+	Hosted bool
 }
 
 // FullName is the name a call uses when the namespace cannot be kept
@@ -149,6 +152,11 @@ func Decide(sc Scenario, req Request) Action {
 	tools := withDeferred(req)
 	fam, set, ok := chooseFamily(tools)
 	if !ok {
+		// Codex defers MCP tools behind its hosted tool_search: search once.
+		if search, ok := find(tools, "tool_search"); ok && search.Hosted && !calledTool(req.Messages, "tool_search") {
+			q := map[string]any{"query": "todo list todo_write", "limit": 8}
+			return Action{Calls: []ActionCall{{Tool: search, Args: q}}, Kind: "search"}
+		}
 		return Action{Text: TextNoTool, Kind: "end"}
 	}
 	var unloaded []string
@@ -273,6 +281,16 @@ func searched(msgs []Msg, name string) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// calledTool reports whether the model called the tool named name before.
+func calledTool(msgs []Msg, name string) bool {
+	for _, c := range calls(msgs) {
+		if c.Name == name {
+			return true
 		}
 	}
 	return false

@@ -61,6 +61,20 @@ const codexNamespace = `{"model":"gpt-5.5","stream":true,
   {"type":"namespace","name":"mcp__todosh","description":"Tools in the mcp__todosh namespace.","tools":[{"type":"function","name":"todo_read","parameters":{}},{"type":"function","name":"todo_write","parameters":{}}]}],
  "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"` + prompt + `"}]}]}`
 
+// Codex 0.169.0 defers MCP tools: a hosted tool_search tool, and the
+// namespaces named in a developer message.
+const codexDeferredMCP = `{"model":"gpt-5.5","stream":true,
+ "tools":[{"type":"function","name":"exec_command","parameters":{}},{"type":"tool_search","execution":"client","parameters":{}},{"type":"web_search"}],
+ "input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<tools>\nDeferred tool namespaces:\n- mcp__todosh: todosh keeps this session's todo list</tools>"}]},
+  {"type":"message","role":"user","content":[{"type":"input_text","text":"` + prompt + `"}]}]}`
+
+// The same after the search: the output brings the namespace's tools.
+const codexSearched = `{"model":"gpt-5.5","stream":true,
+ "tools":[{"type":"function","name":"exec_command","parameters":{}},{"type":"tool_search","execution":"client","parameters":{}}],
+ "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"` + prompt + `"}]},
+  {"type":"tool_search_call","call_id":"s1","execution":"client","status":"completed","arguments":{"query":"todo","limit":8}},
+  {"type":"tool_search_output","call_id":"s1","execution":"client","status":"completed","tools":[{"type":"namespace","name":"mcp__todosh","tools":[{"type":"function","name":"todo_write","parameters":{}}]}]}]}`
+
 // Codex after its plan: the reply's message and call are separate items.
 const codexPlanned = `{"model":"gpt-5.5","stream":false,
  "tools":[{"type":"function","name":"update_plan","parameters":{}}],
@@ -123,6 +137,8 @@ func TestDecideFromRequests(t *testing.T) {
 		{"claude side request", "/v1/messages?beta=true", claudeTitle, Lazy, "side", "", TextSide},
 		{"codex update_plan", "/v1/responses", codexFirst, Lazy, "create", "update_plan", TextIntro},
 		{"codex mcp namespace", "/v1/responses", codexNamespace, Lazy, "create", "mcp__todosh__todo_write", TextIntro},
+		{"codex searches deferred MCP tools", "/v1/responses", codexDeferredMCP, Lazy, "search", `tool_search {"limit":8,"query":"todo list todo_write"}`, ""},
+		{"codex uses the tools found", "/v1/responses", codexSearched, Lazy, "create", "mcp__todosh__todo_write", TextIntro},
 		{"codex separate items are one reply", "/v1/responses", codexPlanned, Lazy, "complete", "update_plan", ""},
 		{"codex done scenario", "/v1/responses", codexPlanned, Done, "complete", "update_plan", ""},
 		{"qwen ids, acknowledgement is no turn end", "/v1/chat/completions", qwenFirst, Lazy, "create", "todo_write", TextIntro},

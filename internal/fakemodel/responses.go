@@ -12,6 +12,7 @@ import (
 // each MCP server's tools in one).
 type responsesTool struct {
 	Type       string          `json:"type"`
+	Execution  string          `json:"execution"`
 	Name       string          `json:"name"`
 	Parameters json.RawMessage `json:"parameters"`
 	Tools      []responsesTool `json:"tools"`
@@ -20,11 +21,12 @@ type responsesTool struct {
 // responsesItem is one input item: a message, a function call or its output.
 type responsesItem struct {
 	Type      string          `json:"type"`
+	Tools     []responsesTool `json:"tools"`
+	Args      json.RawMessage `json:"arguments"`
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	Name      string          `json:"name"`
 	Namespace string          `json:"namespace"`
-	Arguments string          `json:"arguments"`
 	Input     string          `json:"input"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
@@ -43,16 +45,7 @@ func parseResponses(body []byte) (Request, error) {
 		return Request{}, fmt.Errorf("openai responses request: %w", err)
 	}
 	req := Request{Protocol: "responses", Model: in.Model, Stream: in.Stream, System: in.Instructions}
-	for _, t := range in.Tools {
-		switch {
-		case t.Type == "namespace":
-			for _, sub := range t.Tools {
-				req.Tools = append(req.Tools, Tool{Name: sub.Name, Namespace: t.Name, Schema: sub.Parameters})
-			}
-		case t.Name != "":
-			req.Tools = append(req.Tools, Tool{Name: t.Name, Schema: t.Parameters})
-		}
-	}
+	req.Tools = responsesTools(in.Tools)
 	var text string
 	if json.Unmarshal(in.Input, &text) == nil {
 		req.Messages = []Msg{{Role: "user", Text: text}}
@@ -71,11 +64,16 @@ func parseResponses(body []byte) (Request, error) {
 			}
 			req.Messages = appendMsg(req.Messages, Msg{Role: role, Text: responsesText(it.Content)})
 		case "function_call":
-			name := it.Name
-			if it.Namespace != "" {
-				name = Tool{Name: it.Name, Namespace: it.Namespace}.FullName()
-			}
-			req.Messages = appendMsg(req.Messages, Msg{Role: "assistant", Calls: []Call{{ID: it.CallID, Name: name, Args: json.RawMessage(it.Arguments)}}})
+			name := Tool{Name: it.Name, Namespace: it.Namespace}.FullName()
+			var args string // a JSON text inside a string
+			json.Unmarshal(it.Args, &args)
+			req.Messages = appendMsg(req.Messages, Msg{Role: "assistant", Calls: []Call{{ID: it.CallID, Name: name, Args: json.RawMessage(args)}}})
+		case "tool_search_call":
+			req.Messages = appendMsg(req.Messages, Msg{Role: "assistant", Calls: []Call{{ID: it.CallID, Name: "tool_search", Args: it.Args}}})
+		case "tool_search_output":
+			// The tools found are offered from here on, like those in tools.
+			req.Tools = append(req.Tools, responsesTools(it.Tools)...)
+			req.Messages = append(req.Messages, Msg{Role: "user", Results: []Result{{CallID: it.CallID, Text: "tools loaded"}}})
 		case "custom_tool_call":
 			args, _ := json.Marshal(map[string]string{"input": it.Input})
 			req.Messages = appendMsg(req.Messages, Msg{Role: "assistant", Calls: []Call{{ID: it.CallID, Name: it.Name, Args: args}}})
@@ -84,6 +82,25 @@ func parseResponses(body []byte) (Request, error) {
 		}
 	}
 	return req, nil
+}
+
+// responsesTools flattens a tools list: namespaces give their tools a
+// Namespace; Codex's hosted tool_search becomes a Hosted tool.
+func responsesTools(in []responsesTool) []Tool {
+	var out []Tool
+	for _, t := range in {
+		switch {
+		case t.Type == "namespace":
+			for _, sub := range t.Tools {
+				out = append(out, Tool{Name: sub.Name, Namespace: t.Name, Schema: sub.Parameters})
+			}
+		case t.Type == "tool_search":
+			out = append(out, Tool{Name: "tool_search", Schema: t.Parameters, Hosted: true})
+		case t.Name != "":
+			out = append(out, Tool{Name: t.Name, Schema: t.Parameters})
+		}
+	}
+	return out
 }
 
 // appendMsg appends m, merging it into the previous message when both are
@@ -115,6 +132,11 @@ func responsesOutput(a Action, ids *idGen) []map[string]any {
 	}
 	for _, c := range a.Calls {
 		args, _ := json.Marshal(c.Args)
+		if c.Tool.Hosted {
+			out = append(out, map[string]any{"type": "tool_search_call", "id": ids.next("ts_fake_"), "call_id": ids.next("call_fake_"),
+				"execution": "client", "status": "completed", "arguments": c.Args})
+			continue
+		}
 		item := map[string]any{"type": "function_call", "id": ids.next("fc_fake_"), "call_id": ids.next("call_fake_"),
 			"name": c.Tool.Name, "arguments": string(args), "status": "completed"}
 		if c.Tool.Namespace != "" {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -166,7 +167,7 @@ func lastUserText(msgs []Msg) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
 		if m.Role == "user" && len(m.Results) == 0 && m.Text != "" {
-			t := strings.TrimSpace(m.Text)
+			t := strings.TrimSpace(reminders.ReplaceAllString(m.Text, ""))
 			if len(t) > 300 {
 				i := len(t) - 300
 				for i < len(t) && !utf8RuneStart(t[i]) {
@@ -179,6 +180,9 @@ func lastUserText(msgs []Msg) string {
 	}
 	return ""
 }
+
+// reminders are the context Claude Code wraps around a prompt.
+var reminders = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
 
 // idGen hands out unique ids for messages and tool calls.
 type idGen struct{ n atomic.Int64 }

@@ -150,6 +150,16 @@ func TestResponsesStream(t *testing.T) {
 	}
 }
 
+func TestResponsesToolSearch(t *testing.T) {
+	srv := httptest.NewServer(New(Lazy, nil))
+	defer srv.Close()
+	_, body := post(t, srv, "/v1/responses", strings.Replace(codexDeferredMCP, `"stream":true`, `"stream":false`, 1))
+	if str(field(body, "output.0.type")) != "tool_search_call" || str(field(body, "output.0.execution")) != "client" ||
+		str(field(body, "output.0.arguments.query")) == "" {
+		t.Errorf("reply: %s", body)
+	}
+}
+
 func TestResponsesPlain(t *testing.T) {
 	srv := httptest.NewServer(New(Lazy, nil))
 	defer srv.Close()
