@@ -37,12 +37,13 @@ func New(sc Scenario, log io.Writer) *Server {
 	return &Server{scenario: sc, log: log}
 }
 
-// route is one endpoint: the protocol's parser and writer. A nil parse
-// answers a fixed reply (token counts).
+// route is one endpoint: the protocol's parser and writer, or for token
+// counts a count reply built from the body's size.
 type route struct {
 	protocol string
 	parse    func([]byte) (Request, error)
 	write    func(http.ResponseWriter, Request, Action, *idGen)
+	count    func(tokens int) any
 }
 
 // routeFor picks the endpoint for a path; Gemini's method rides in the
@@ -50,19 +51,19 @@ type route struct {
 func routeFor(path string) (route, bool) {
 	switch {
 	case strings.HasSuffix(path, "/messages/count_tokens"):
-		return route{protocol: "anthropic-count"}, true
+		return route{protocol: "anthropic", count: func(n int) any { return map[string]int{"input_tokens": n} }}, true
 	case strings.HasSuffix(path, "/messages"):
-		return route{"anthropic", parseAnthropic, writeAnthropic}, true
+		return route{"anthropic", parseAnthropic, writeAnthropic, nil}, true
 	case strings.HasSuffix(path, "/responses"):
-		return route{"responses", parseResponses, writeResponses}, true
+		return route{"responses", parseResponses, writeResponses, nil}, true
 	case strings.HasSuffix(path, "/chat/completions"):
-		return route{"chat", parseChat, writeChat}, true
+		return route{"chat", parseChat, writeChat, nil}, true
 	case strings.HasSuffix(path, ":countTokens"):
-		return route{protocol: "gemini-count"}, true
+		return route{protocol: "gemini", count: func(n int) any { return map[string]int{"totalTokens": n} }}, true
 	case strings.HasSuffix(path, ":streamGenerateContent"):
-		return route{"gemini", parseGemini(path, true), writeGemini}, true
+		return route{"gemini", parseGemini(path, true), writeGemini, nil}, true
 	case strings.HasSuffix(path, ":generateContent"):
-		return route{"gemini", parseGemini(path, false), writeGemini}, true
+		return route{"gemini", parseGemini(path, false), writeGemini, nil}, true
 	}
 	return route{}, false
 }
@@ -119,12 +120,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			line.Error = "dump: " + err.Error()
 		}
 	}
-	switch rt.protocol {
-	case "anthropic-count":
-		writeJSON(w, map[string]int{"input_tokens": len(body) / 4})
-		return
-	case "gemini-count":
-		writeJSON(w, map[string]int{"totalTokens": len(body) / 4})
+	if rt.count != nil {
+		line.Kind = "count"
+		writeJSON(w, rt.count(len(body)/4+1)) // about 4 bytes a token
 		return
 	}
 	req, err := rt.parse(body)
