@@ -141,8 +141,22 @@ type ActionCall struct {
 // deferredMarker starts Claude Code's list of deferred tools, one name a line.
 const deferredMarker = "The following deferred tools are now available via ToolSearch"
 
+// Script is how the scripted model plays: the scenario, and whether
+// todosh's MCP tools come before the agent's own (to check the MCP path
+// with an agent that has a todo tool of its own).
+type Script struct {
+	Scenario  Scenario
+	PreferMCP bool
+}
+
 // Decide returns the scripted model's reply to req under scenario sc.
 func Decide(sc Scenario, req Request) Action {
+	return Script{Scenario: sc}.Decide(req)
+}
+
+// Decide returns the scripted model's reply to req.
+func (s Script) Decide(req Request) Action {
+	sc := s.Scenario
 	if req.JSONOnly {
 		return Action{Text: fillSchema(req.Schema), Kind: "side"}
 	}
@@ -150,13 +164,16 @@ func Decide(sc Scenario, req Request) Action {
 		return Action{Text: TextSide, Kind: "side"}
 	}
 	tools := withDeferred(req)
-	fam, set, ok := chooseFamily(tools)
-	if !ok {
-		// Codex defers MCP tools behind its hosted tool_search: search once.
-		if search, ok := find(tools, "tool_search"); ok && search.Hosted && !calledTool(req.Messages, "tool_search") {
+	fam, set, ok := chooseFamily(tools, s.PreferMCP)
+	// Codex defers MCP tools behind its hosted tool_search: search once when
+	// no todo tool is in sight, or when todosh's MCP tools are wanted.
+	if !ok || s.PreferMCP && !fam.mcp {
+		if search, found := find(tools, "tool_search"); found && search.Hosted && !calledTool(req.Messages, "tool_search") {
 			q := map[string]any{"query": "todo list todo_write", "limit": 8}
 			return Action{Calls: []ActionCall{{Tool: search, Args: q}}, Kind: "search"}
 		}
+	}
+	if !ok {
 		return Action{Text: TextNoTool, Kind: "end"}
 	}
 	var unloaded []string

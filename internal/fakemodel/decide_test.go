@@ -229,7 +229,7 @@ func simulate(t *testing.T, sc Scenario, tools []Tool, turns int) []string {
 			}
 			msgs = append(msgs, reply)
 			if len(a.Calls) == 0 {
-				fam, set, _ := chooseFamily(withDeferred(req))
+				fam, set, _ := chooseFamily(withDeferred(req), false)
 				_, done := fam.progress(set, msgs)
 				out = append(out, fmt.Sprintf("%s (%d)", a.Text, done))
 				break
@@ -284,7 +284,7 @@ func TestChooseFamilyPreference(t *testing.T) {
 		{[]Tool{{Name: "Bash"}, {Name: "other_todo_writer"}}, ""},
 	}
 	for _, tt := range tests {
-		fam, set, ok := chooseFamily(tt.tools)
+		fam, set, ok := chooseFamily(tt.tools, false)
 		if !ok {
 			fam.name = ""
 		}
@@ -294,6 +294,29 @@ func TestChooseFamilyPreference(t *testing.T) {
 		if fam.name == "todosh MCP todo_write" && set[0].Name != "mcp__todosh__todo_write" {
 			t.Errorf("MCP tools of a server named todosh come first, got %s", set[0].Name)
 		}
+	}
+}
+
+func TestPreferMCP(t *testing.T) {
+	tools := []Tool{{Name: "TodoWrite"}, {Name: "update_plan"}, {Name: "mcp__todosh__todo_write"}, {Name: "todo_write", Namespace: "mcp__x"}}
+	if fam, set, _ := chooseFamily(tools, true); fam.name != "todosh MCP todo_write" || set[0].Name != "mcp__todosh__todo_write" {
+		t.Errorf("preferMCP chose %s %v", fam.name, set)
+	}
+	if fam, _, _ := chooseFamily(tools[:2], true); fam.name != "TodoWrite" {
+		t.Errorf("preferMCP without MCP tools chose %s, want TodoWrite", fam.name)
+	}
+	// Codex defers MCP tools: with PreferMCP the model searches even though update_plan is there.
+	req, _ := parseResponses([]byte(strings.Replace(codexDeferredMCP, `{"type":"web_search"}`, `{"type":"function","name":"update_plan","parameters":{}}`, 1)))
+	if a := (Script{Scenario: Lazy}).Decide(req); a.Kind != "create" || a.Calls[0].Tool.Name != "update_plan" {
+		t.Errorf("without PreferMCP: %s %s", a.Kind, describe(a.Calls))
+	}
+	if a := (Script{Scenario: Lazy, PreferMCP: true}).Decide(req); a.Kind != "search" || a.Calls[0].Tool.Name != "tool_search" {
+		t.Errorf("with PreferMCP: %s %s", a.Kind, describe(a.Calls))
+	}
+	req, _ = parseResponses([]byte(strings.Replace(codexSearched, `{"type":"tool_search","execution":"client","parameters":{}}`,
+		`{"type":"tool_search","execution":"client","parameters":{}},{"type":"function","name":"update_plan","parameters":{}}`, 1)))
+	if a := (Script{Scenario: Lazy, PreferMCP: true}).Decide(req); a.Kind != "create" || a.Calls[0].Tool.FullName() != "mcp__todosh__todo_write" {
+		t.Errorf("with PreferMCP after the search: %s %s", a.Kind, describe(a.Calls))
 	}
 }
 

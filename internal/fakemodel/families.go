@@ -12,6 +12,8 @@ import (
 // first, todosh's MCP tools after, todosh's plain functions last.
 type family struct {
 	name string
+	// mcp marks todosh's MCP tools, which Script.PreferMCP puts first.
+	mcp bool
 	// match returns the tools of this family that tools offers (every one
 	// the family needs), or false.
 	match func(tools []Tool) ([]Tool, bool)
@@ -43,15 +45,27 @@ var families = []family{
 		return map[string]any{"step": Todos[i], "status": status}
 	}),
 	piFamily(),
-	listFamily("todosh MCP todo_write", "todos", mcpTodoWrite, todoWriteItem),
+	mcpFamily(listFamily("todosh MCP todo_write", "todos", mcpTodoWrite, todoWriteItem)),
 	listFamily("todo_write", "todos", named("todo_write"), todoWriteItem),
 }
 
-// chooseFamily returns the most preferred family tools offers.
-func chooseFamily(tools []Tool) (family, []Tool, bool) {
-	for _, f := range families {
-		if set, ok := f.match(tools); ok {
-			return f, set, true
+// mcpFamily marks f as todosh's MCP tools.
+func mcpFamily(f family) family {
+	f.mcp = true
+	return f
+}
+
+// chooseFamily returns the most preferred family tools offers; with
+// preferMCP, todosh's MCP tools come first.
+func chooseFamily(tools []Tool, preferMCP bool) (family, []Tool, bool) {
+	for _, pass := range []bool{true, false} {
+		for _, f := range families {
+			if pass && !(preferMCP && f.mcp) {
+				continue
+			}
+			if set, ok := f.match(tools); ok {
+				return f, set, true
+			}
 		}
 	}
 	return family{}, nil, false

@@ -25,7 +25,10 @@ type Server struct {
 	// DumpDir, when set, receives each request body as NNNN-<protocol>.json,
 	// so one can show exactly what an agent sent.
 	DumpDir string
-	dumps   atomic.Int64
+	// PreferMCP makes the model use todosh's MCP tools when offered, before
+	// the agent's own todo tool.
+	PreferMCP bool
+	dumps     atomic.Int64
 
 	mu  sync.Mutex
 	log io.Writer
@@ -131,7 +134,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "fakemodel: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	a := Decide(s.scenario, req)
+	a := Script{Scenario: s.scenario, PreferMCP: s.PreferMCP}.Decide(req)
 	line.Model, line.Stream, line.LastUser = req.Model, req.Stream, lastUserText(req.Messages)
 	for _, t := range withDeferred(req) {
 		if t.Deferred {

@@ -2,7 +2,7 @@
 // internal/fakemodel) on one address, for checking todosh against the real
 // agent CLIs by hand:
 //
-//	fakemodel --addr 127.0.0.1:18001 --scenario lazy --log /tmp/lab/fake.jsonl [--dump DIR]
+//	fakemodel --addr 127.0.0.1:18001 --scenario lazy --log /tmp/lab/fake.jsonl [--dump DIR] [--prefer-mcp]
 //
 // Point an agent at it with its base-URL setting (/work/agents/README.md
 // has one recipe per agent). It runs until interrupted.
@@ -34,6 +34,7 @@ func run(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:18000", "address to listen on")
 	scenario := fs.String("scenario", "lazy", "behaviour: lazy, stuck, question or done")
 	logPath := fs.String("log", "", "append one JSON line per request to this file (default: none)")
+	preferMCP := fs.Bool("prefer-mcp", false, "use todosh's MCP todo tools when offered, before the agent's own")
 	dump := fs.String("dump", "", "write each request body to this directory as NNNN-<protocol>.json (default: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -60,6 +61,7 @@ func run(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "fakemodel: scenario %s on http://%s\n", sc, ln.Addr())
 	h := fakemodel.New(sc, log)
+	h.PreferMCP = *preferMCP
 	if *dump != "" {
 		if err := os.MkdirAll(*dump, 0o755); err != nil {
 			return fmt.Errorf("--dump: %w", err)
