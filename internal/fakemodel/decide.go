@@ -154,9 +154,13 @@ func Decide(sc Scenario, req Request) Action {
 	return Script{Scenario: sc}.Decide(req)
 }
 
-// Decide returns the scripted model's reply to req.
+// Decide returns the scripted model's reply to req. Like a model that
+// follows instructions, it also prefers todosh's MCP tools when a user
+// message asks for them (names MCP and todo_write, as todosh's ACP prompt
+// for Gemini CLI does).
 func (s Script) Decide(req Request) Action {
 	sc := s.Scenario
+	s.PreferMCP = s.PreferMCP || asksForMCP(req.Messages)
 	if req.JSONOnly {
 		return Action{Text: fillSchema(req.Schema), Kind: "side"}
 	}
@@ -210,6 +214,16 @@ func (s Script) Decide(req Request) Action {
 	default:
 		return Action{Text: TextOneMore, Kind: "end"}
 	}
+}
+
+// asksForMCP reports whether a user message asks for MCP todo tools.
+func asksForMCP(msgs []Msg) bool {
+	for _, m := range msgs {
+		if m.Role == "user" && strings.Contains(m.Text, "MCP") && strings.Contains(m.Text, "todo_write") {
+			return true
+		}
+	}
+	return false
 }
 
 // currentTurn returns where the current turn starts (the message after

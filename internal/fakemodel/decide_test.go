@@ -320,6 +320,20 @@ func TestPreferMCP(t *testing.T) {
 	}
 }
 
+func TestPromptAsksForMCP(t *testing.T) {
+	ask := `Keep your todo list with the tools of the MCP server \"todosh\", not your own todo tool: todo_write (the whole list).\n\n`
+	body := strings.Replace(geminiAllDone, `{"text":"`+prompt+`"}]},`, `{"text":"`+ask+prompt+`"}]},`, 1)
+	body = strings.Replace(body, `{"name":"write_todos","parametersJsonSchema":{}}`, `{"name":"write_todos","parametersJsonSchema":{}},{"name":"mcp_todosh_todo_write","parametersJsonSchema":{}}`, 1)
+	req, err := parseGemini("/v1beta/models/m:generateContent", false)([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The earlier write_todos calls do not count for the MCP tool's list: it starts over.
+	if a := Decide(Lazy, req); a.Kind != "create" || a.Calls[0].Tool.Name != "mcp_todosh_todo_write" {
+		t.Errorf("got %s %s", a.Kind, describe(a.Calls))
+	}
+}
+
 func TestParseScenario(t *testing.T) {
 	for _, sc := range Scenarios {
 		if got, err := ParseScenario(string(sc)); err != nil || got != sc {
