@@ -95,6 +95,8 @@ type Agent struct {
 	proc *process // nil until the first turn, and after the agent ended
 	// live is proc for a Close that cannot wait for a hung turn.
 	live atomic.Pointer[process]
+	// relay is the editor of `todosh acp` (SetRelay); nil in the shell.
+	relay Relay
 }
 
 // New returns the agent; its process starts with the first turn.
@@ -365,6 +367,14 @@ func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.Request
 		if o, ok := pickOption(req.Options, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
 			return selected(o), nil
 		}
+	}
+	if a.relay != nil && a.cfg.Approve == ApproveAsk {
+		// Behind `todosh acp` the editor asks its person.
+		resp, err := a.relay.Permission(ctx, req)
+		if err != nil {
+			return cancelledOutcome(), errors.New("no answer")
+		}
+		return resp, nil
 	}
 	what := permissionText(a.cfg.Name, req.ToolCall)
 	switch {
