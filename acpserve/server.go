@@ -145,7 +145,7 @@ func (s *Server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Aut
 
 // NewSession implements acp.Agent: a new todosh session in the editor's
 // directory, whose id is the ACP session id.
-func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	if err := checkCwd(p.Cwd); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
@@ -154,6 +154,10 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 	if err != nil {
 		return acp.NewSessionResponse{}, err
 	}
+	if err := ss.prepare(ctx); err != nil {
+		s.drop(ss)
+		return acp.NewSessionResponse{}, internalError("session/new: " + err.Error())
+	}
 	go ss.sendCommands()
 	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
 }
@@ -161,7 +165,7 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // LoadSession implements acp.Agent: reopens a todosh session (its inner
 // agent's session is reopened with the first prompt) and replays the
 // current plan before answering.
-func (s *Server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	id := string(p.SessionId)
 	if err := todostore.ValidSessionID(id); err != nil {
 		return acp.LoadSessionResponse{}, invalidParams("session/load: " + err.Error())
@@ -180,6 +184,10 @@ func (s *Server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.L
 		var err error
 		if ss, err = s.open(id, p.Cwd); err != nil {
 			return acp.LoadSessionResponse{}, err
+		}
+		if err := ss.prepare(ctx); err != nil {
+			s.drop(ss)
+			return acp.LoadSessionResponse{}, internalError("session/load: " + err.Error())
 		}
 	}
 	ss.syncPlan(true)
@@ -225,6 +233,16 @@ func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp
 		ss.close()
 	}
 	return acp.CloseSessionResponse{}, nil
+}
+
+// drop forgets a session that could not start, and ends it.
+func (s *Server) drop(ss *session) {
+	s.mu.Lock()
+	if s.sessions[ss.id] == ss {
+		delete(s.sessions, ss.id)
+	}
+	s.mu.Unlock()
+	ss.close()
 }
 
 // ListSessions implements acp.Agent; not advertised.

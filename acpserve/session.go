@@ -200,6 +200,10 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 	if ss.agent == nil {
 		return acp.PromptResponse{}, internalError("no agent is connected: start todosh acp with --agent NAME (todosh --help lists them) or -- CMD ARGS for any ACP agent; /todo works without one")
 	}
+	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools(), Cwd: ss.cwd}
+	if strings.HasPrefix(text, "/") {
+		return ss.slash(ctx, step, text)
+	}
 	_, archived, err := turnstep.Begin(ss.asess, ss.policy)
 	if err != nil {
 		return acp.PromptResponse{}, internalError("prompt not sent: " + err.Error())
@@ -208,7 +212,6 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 		ss.say(fmt.Sprintf("todosh: the list was done (%s): archived, see /todo list; starting a new one\n\n", todostore.Plural(archived, "item")))
 	}
 	ss.syncPlan(false)
-	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools(), Cwd: ss.cwd}
 	turn := agent.Turn{Prompt: text}
 	for {
 		out, err := step.Run(ctx, turn, ss.event)
@@ -235,6 +238,35 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 		}
 		turn = agent.Turn{Prompt: dec.Prompt, Continuation: true}
 	}
+}
+
+// slash runs one of the inner agent's own slash commands (/compact): one
+// turn, not a prompt for work, so no continuation follows it and the list
+// is not archived.
+func (ss *session) slash(ctx context.Context, step turnstep.Step, text string) (acp.PromptResponse, error) {
+	out, err := step.Run(ctx, agent.Turn{Prompt: text}, ss.event)
+	ss.syncPlan(false)
+	switch {
+	case err != nil:
+		return acp.PromptResponse{}, internalError(err.Error())
+	case out.Aborted:
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case out.Err != nil:
+		return acp.PromptResponse{}, internalError(out.Err.Error())
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// prepare starts the inner agent now when it can be (an ACP agent), so a
+// session/new or session/load that cannot start it fails with the cause.
+func (ss *session) prepare(ctx context.Context) error {
+	p, ok := ss.agent.(interface {
+		Prepare(context.Context, func(string)) error
+	})
+	if !ok {
+		return nil
+	}
+	return p.Prepare(ctx, func(n string) { ss.say("todosh: " + n + "\n") })
 }
 
 // tools are the inner agent's todo tools as its backend row declares them.

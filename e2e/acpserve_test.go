@@ -268,6 +268,17 @@ func TestACPServePlanTodoAndOtherProcess(t *testing.T) {
 	e.waitFor("the other process's edit", func() bool { return e.lastPlanHas("pending ship it today") })
 	checkPlansDistinct(t, e.plans())
 
+	// The agent's own slash command goes alone, with no continuation after
+	// it although an item is open.
+	before := strings.Count(e.text(), "todosh: continuing")
+	e.mustPrompt(id, "/compact now")
+	if !strings.Contains(r.received(t), `"prompt":[{"text":"/compact now","type":"text"}]`) {
+		t.Errorf("/compact did not reach the agent alone:\n%s", r.received(t))
+	}
+	if strings.Count(e.text(), "todosh: continuing") != before {
+		t.Errorf("a slash command was continued:\n%s", e.text())
+	}
+
 	e.waitFor("the merged commands", func() bool {
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -425,6 +436,25 @@ func TestACPServeDyingAgent(t *testing.T) {
 	}
 	if n := strings.Count(r.received(t), `"method":"initialize"`); n != 2 {
 		t.Errorf("%d initialize calls, want 2 (a new process after the death)", n)
+	}
+}
+
+// TestACPServeAgentCannotStart: session/new fails with the agent's own
+// one-line cause, and todosh goes on serving.
+func TestACPServeAgentCannotStart(t *testing.T) {
+	r := newACP(t, "FAKEACP_FAIL=session/new")
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	if _, err := e.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: r.h.dir, McpServers: []acp.McpServer{}})
+		var re *acp.RequestError
+		if !errors.As(err, &re) || !strings.Contains(re.Message, "fatal: no API key configured") {
+			t.Fatalf("session/new with a failing agent: %v, want its stderr's cause", err)
+		}
 	}
 }
 

@@ -259,6 +259,9 @@ func (a *Agent) finish(st *turnState, reason acp.StopReason) (agent.Result, erro
 // list never reaches todosh the request to keep it with todosh's tools,
 // and the prompt.
 func (a *Agent) promptText(p *process, turn agent.Turn) string {
+	if isSlashCommand(turn.Prompt) {
+		return turn.Prompt
+	}
 	var b strings.Builder
 	if c := strings.TrimSpace(turn.TodoContext); c != "" {
 		b.WriteString(c + "\n\n")

@@ -2,8 +2,11 @@ package acpagent
 
 import (
 	"context"
+	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/agent"
 )
 
 // Relay is an editor that todosh serves as an ACP agent (`todosh acp`,
@@ -58,4 +61,31 @@ func (c *client) relayUpdate(ctx context.Context, u acp.SessionUpdate) {
 	if u.AvailableCommandsUpdate != nil || c.current() != nil {
 		c.relay.Update(ctx, u)
 	}
+}
+
+// Prepare starts the agent and opens (or reopens) its session now rather
+// than with the first turn, so an editor's session/new fails with the
+// cause when the agent cannot start, and gets the agent's commands before
+// the first prompt. notice receives what a turn would show as notices.
+func (a *Agent) Prepare(ctx context.Context, notice func(string)) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	cur, err := a.sess.Load()
+	if err != nil {
+		return err
+	}
+	_, err = a.start(ctx, cur, func(ev agent.Event) {
+		if ev.Kind == agent.EventNotice {
+			notice(ev.Text)
+		}
+	})
+	return err
+}
+
+// isSlashCommand reports whether a prompt is one of the agent's own slash
+// commands (an editor passes them through `todosh acp`): it goes alone,
+// without the todo context before it, or the agent would not see the
+// command at the start of its prompt.
+func isSlashCommand(prompt string) bool {
+	return strings.HasPrefix(strings.TrimSpace(prompt), "/")
 }
