@@ -28,6 +28,12 @@ func (r relay) Update(_ context.Context, u acp.SessionUpdate) {
 	r.ss.send(u)
 }
 
+// MCPServers are the editor's stdio MCP servers of session/new or
+// session/load (stdioServers): every ACP agent takes stdio, while http and
+// sse depend on the agent's capabilities, which the editor asked of
+// todosh, not of it.
+func (r relay) MCPServers() []acp.McpServer { return r.ss.mcp }
+
 func (r relay) id() acp.SessionId { return acp.SessionId(r.ss.id) }
 
 func (r relay) conn() *acp.AgentSideConnection { return r.ss.srv.conn }

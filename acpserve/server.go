@@ -150,7 +150,7 @@ func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 		return acp.NewSessionResponse{}, err
 	}
 	id := todostore.NewSessionID(s.cfg.Now())
-	ss, err := s.open(id, p.Cwd)
+	ss, err := s.open(id, p.Cwd, p.McpServers)
 	if err != nil {
 		return acp.NewSessionResponse{}, err
 	}
@@ -182,7 +182,7 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	ss := s.session(id)
 	if ss == nil {
 		var err error
-		if ss, err = s.open(id, p.Cwd); err != nil {
+		if ss, err = s.open(id, p.Cwd, p.McpServers); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
 		if err := ss.prepare(ctx); err != nil {

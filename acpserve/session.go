@@ -25,6 +25,7 @@ type session struct {
 	srv      *Server
 	id       string
 	cwd      string
+	mcp      []acp.McpServer // the editor's stdio MCP servers, for the inner agent
 	store    *todostore.Store
 	asess    agent.Session
 	agent    agent.Agent // nil: no agent
@@ -50,14 +51,14 @@ type session struct {
 // open starts a session: its own Store value (so its watcher's hook on
 // the store's writes is set before anyone shares it), the watcher and the
 // inner agent, built as the shell builds it.
-func (s *Server) open(id, cwd string) (*session, error) {
+func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error) {
 	st := todostore.Open(s.cfg.Root)
 	st.Now = s.cfg.Now
 	if s.cfg.LockTimeout > 0 {
 		st.LockTimeout = s.cfg.LockTimeout
 	}
 	ss := &session{
-		srv: s, id: id, cwd: cwd, store: st,
+		srv: s, id: id, cwd: cwd, store: st, mcp: stdioServers(servers),
 		asess:    agent.Session{Store: st, ID: id, Cwd: cwd},
 		policy:   continuation.New(),
 		registry: commands.NewRegistry(),
@@ -340,3 +341,15 @@ func (ss *session) toolCall(title string) {
 // calls numbers the tool calls todosh reports for a backend, unique in
 // the process.
 var calls atomic.Int64
+
+// stdioServers keeps the editor's stdio MCP servers, but one that takes
+// todosh's own name: the agent gets todosh's under that name.
+func stdioServers(servers []acp.McpServer) []acp.McpServer {
+	var out []acp.McpServer
+	for _, m := range servers {
+		if m.Stdio != nil && m.Stdio.Name != agent.MCPName {
+			out = append(out, m)
+		}
+	}
+	return out
+}

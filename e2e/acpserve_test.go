@@ -35,6 +35,8 @@ type editor struct {
 	permit string
 	// files are what fs/read_text_file returns.
 	files map[string]string
+	// mcp are the editor's MCP servers, given in session/new.
+	mcp []acp.McpServer
 }
 
 // startEditor starts todosh acp with args in h, with extra environment.
@@ -89,7 +91,7 @@ func (e *editor) newSession(fs bool) acp.SessionId {
 	if !init.AgentCapabilities.LoadSession || init.ProtocolVersion != acp.ProtocolVersionNumber {
 		e.t.Errorf("initialize = %+v, want loadSession and protocol %d", init, acp.ProtocolVersionNumber)
 	}
-	s, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: e.h.dir, McpServers: []acp.McpServer{}})
+	s, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: e.h.dir, McpServers: append([]acp.McpServer{}, e.mcp...)})
 	if err != nil {
 		e.t.Fatalf("session/new: %v", err)
 	}
@@ -410,8 +412,21 @@ func TestACPServePermissionAndRelay(t *testing.T) {
 	if !strings.Contains(e.text(), "fs: the notes") {
 		t.Errorf("fs/read_text_file did not reach the editor:\n%s", e.text())
 	}
+	// The editor's own stdio MCP server reaches the agent after todosh's.
 	e2 := startEditor(t, r.h, r.env, "--", fakeacp)
+	e2.mcp = []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: "editor-tools", Command: "/bin/editor-tools", Args: []string{}, Env: []acp.EnvVariable{}}},
+		{Http: &acp.McpServerHttpInline{Name: "remote", Type: "http", Url: "http://127.0.0.1:1/mcp", Headers: []acp.HttpHeader{}}}}
 	id2 := e2.newSession(false)
+	var news []string
+	for _, l := range strings.Split(r.received(t), "\n") {
+		if strings.Contains(l, `"method":"session/new"`) {
+			news = append(news, l)
+		}
+	}
+	last := news[len(news)-1]
+	if !strings.Contains(last, `"name":"todosh"`) || !strings.Contains(last, `"name":"editor-tools"`) || strings.Contains(last, "remote") {
+		t.Errorf("the agent's session/new = %s, want todosh's and the editor's stdio server", last)
+	}
 	e2.mustPrompt(id2, "[[fs]] "+file)
 	if !strings.Contains(e2.text(), "fs: not offered") {
 		t.Errorf("fs offered to the agent by an editor that did not advertise it:\n%s", e2.text())
@@ -436,6 +451,45 @@ func TestACPServeDyingAgent(t *testing.T) {
 	}
 	if n := strings.Count(r.received(t), `"method":"initialize"`); n != 2 {
 		t.Errorf("%d initialize calls, want 2 (a new process after the death)", n)
+	}
+
+	// Garbage from the agent is skipped and said in one line; the turn goes on.
+	e.mustPrompt(id, "[[garbage]] now")
+	if !strings.Contains(e.text(), "after garbage") || !strings.Contains(e.text(), "skipped 1 malformed message(s) from the agent") {
+		t.Errorf("garbage from the agent:\n%s", e.text())
+	}
+}
+
+// TestACPServeHungAgent: an agent that ignores session/cancel is ended
+// with its child when the editor cancels; the prompt answers cancelled and
+// the next one starts a new agent.
+func TestACPServeHungAgent(t *testing.T) {
+	skipIfShort(t, "waits the cancel grace of a hung agent")
+	r := newACP(t)
+	childFile := filepath.Join(r.h.dir, "child.pid")
+	e := startEditor(t, r.h, append(r.env, "FAKEACP_CHILD="+childFile), "--", fakeacp)
+	id := e.newSession(false)
+	answers := make(chan acp.StopReason, 1)
+	go func() {
+		res, _ := e.prompt(id, "[[hang]]")
+		answers <- res
+	}()
+	child := readPid(t, childFile)
+	if err := e.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-answers:
+		if r != acp.StopReasonCancelled {
+			t.Fatalf("hung prompt after cancel: %q, want cancelled", r)
+		}
+	case <-time.After(deadline):
+		t.Fatal("the hung prompt did not end after session/cancel")
+	}
+	waitGone(t, "the hung agent's child", child)
+	e.mustPrompt(id, "fresh start")
+	if !strings.Contains(e.text(), "echo: fresh start") {
+		t.Errorf("no new agent after the hang:\n%s", e.text())
 	}
 }
 

@@ -487,14 +487,18 @@ var emptyList = []acp.McpServer{}
 // writes without a "type" field (one adapter rejects it).
 func (a *Agent) mcpServers() []acp.McpServer {
 	m := a.cfg.MCP
+	var editor []acp.McpServer
+	if a.relay != nil {
+		editor = a.relay.MCPServers()
+	}
 	if m == nil {
-		return emptyList
+		return append(emptyList[:0:0], editor...)
 	}
 	env := []acp.EnvVariable{}
 	for k, v := range m.Env {
 		env = append(env, acp.EnvVariable{Name: k, Value: v})
 	}
-	return []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: m.Args, Env: env}}}
+	return append([]acp.McpServer{{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: m.Args, Env: env}}}, editor...)
 }
 
 func (a *Agent) dir() string {

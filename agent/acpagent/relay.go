@@ -22,6 +22,9 @@ type Relay interface {
 	// Update receives the agent's session updates in order: during a turn
 	// every kind but plan, between turns only its available commands.
 	Update(ctx context.Context, u acp.SessionUpdate)
+	// MCPServers are the editor's own MCP servers for the session, handed
+	// to the agent after todosh's.
+	MCPServers() []acp.McpServer
 	// Permission asks the editor; an error means no answer.
 	Permission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
 	// The fs and terminal methods of the client, answered by the editor.
