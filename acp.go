@@ -33,15 +33,41 @@ flags:
 // runACP is `todosh acp`: the third entry of the same binary, serving an
 // editor until it closes stdin.
 func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	cfg, err := parseACPFlags(args, stdout, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return repl.ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", err)
+		return repl.ExitUsage
+	}
+	if cfg.Root, err = todostore.ResolveRoot(getenv); err != nil {
+		fmt.Fprintf(stderr, "todosh acp: %v\n", err)
+		return repl.ExitFailed
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if err := acpserve.Serve(ctx, cfg, stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "todosh acp: %v\n", err)
+		return repl.ExitFailed
+	}
+	return repl.ExitOK
+}
+
+// parseACPFlags turns `todosh acp`'s command line into the server's
+// configuration, with the inner agent chosen from the backend table as
+// the shell chooses it; nothing is started. flag.ErrHelp means --help was
+// printed on stdout.
+func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) (acpserve.Config, error) {
 	fs := flag.NewFlagSet("todosh acp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	cfg := acpserve.Config{Continue: true, Getenv: getenv, Home: getenv("HOME"), Version: versionText()}
+	cfg := acpserve.Config{Getenv: getenv, Home: getenv("HOME"), Version: versionText()}
 	var (
-		spec string
-		ag   = backends.Options{Getenv: getenv, ConnectTimeout: backends.DefaultConnectTimeout, IdleTimeout: backends.DefaultIdleTimeout, IdleLimit: backends.DefaultIdleLimit}
+		spec       string
+		noContinue bool
+		ag         = backends.Options{Getenv: getenv, ConnectTimeout: backends.DefaultConnectTimeout, IdleTimeout: backends.DefaultIdleTimeout}
 	)
-	noContinue := false
 	fs.StringVar(&spec, "agent", "", "the agent behind todosh, by `NAME` (below; with -- CMD the default is acp)")
 	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable")
 	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
@@ -61,11 +87,11 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 			fmt.Fprint(stdout, acpUsage)
 			fs.PrintDefaults()
 			fmt.Fprint(stdout, "\nagents (--agent NAME):\n"+backends.Help())
-			return repl.ExitOK
 		}
-		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", err)
-		return repl.ExitUsage
+		return cfg, err
 	}
+	cfg.Continue = !noContinue
+	// `-- CMD ARGS...` is --agent-bin CMD --agent-arg ARGS..., as in the shell.
 	dashes := len(args) - fs.NArg() - 1
 	afterDashes := fs.NArg() > 0 && dashes >= 0 && args[dashes] == "--"
 	var given []backends.Flag
@@ -76,8 +102,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	})
 	switch {
 	case afterDashes && (ag.Bin != "" || len(ag.Args) > 0):
-		fmt.Fprintln(stderr, "todosh acp: give the agent's command either after -- or with --agent-bin and --agent-arg, not both")
-		return repl.ExitUsage
+		return cfg, errors.New("give the agent's command either after -- or with --agent-bin and --agent-arg, not both")
 	case afterDashes:
 		ag.Bin, ag.Args = fs.Arg(0), fs.Args()[1:]
 		given = append(given, backends.FlagBin)
@@ -85,28 +110,12 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 			spec = "acp"
 		}
 	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "todosh acp: unexpected argument %q: give the agent's command after -- (todosh acp -- CMD ARGS)\n", strings.Join(fs.Args(), " "))
-		return repl.ExitUsage
+		return cfg, fmt.Errorf("unexpected argument %q: give the agent's command after -- (todosh acp -- CMD ARGS)", strings.Join(fs.Args(), " "))
 	}
 	if cfg.LockTimeout <= 0 {
-		fmt.Fprintf(stderr, "todosh acp: --lock-timeout %s: give a positive duration such as 30s\n", cfg.LockTimeout)
-		return repl.ExitUsage
+		return cfg, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", cfg.LockTimeout)
 	}
-	cfg.Continue = !noContinue
 	var err error
-	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
-		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", err)
-		return repl.ExitUsage
-	}
-	if cfg.Root, err = todostore.ResolveRoot(getenv); err != nil {
-		fmt.Fprintf(stderr, "todosh acp: %v\n", err)
-		return repl.ExitFailed
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	if err := acpserve.Serve(ctx, cfg, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "todosh acp: %v\n", err)
-		return repl.ExitFailed
-	}
-	return repl.ExitOK
+	cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag)
+	return cfg, err
 }
