@@ -636,3 +636,23 @@ func TestACPServeGarbage(t *testing.T) {
 	waitGone(t, "the agent", agentPid)
 	waitGone(t, "the agent's child", childPid)
 }
+
+// TestACPServeNoAgent: without an agent /todo still works, and a prompt
+// fails with a line that says how to connect one.
+func TestACPServeNoAgent(t *testing.T) {
+	h := newHome(t)
+	e := startEditor(t, h, nil)
+	id := e.newSession(false)
+	e.mustPrompt(id, `/todo add "write the docs"`)
+	e.waitFor("the plan", func() bool { return e.lastPlanHas("pending write the docs") })
+	_, err := e.prompt(id, "hello")
+	var re *acp.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "no agent is connected") || !strings.Contains(re.Message, "--agent") {
+		t.Errorf("a prompt without an agent: %v", err)
+	}
+	e.mustPrompt(id, "/todo nonsense")
+	if !strings.Contains(e.text(), `/todo: unknown subcommand "nonsense"`) {
+		t.Errorf("a bad /todo is not answered with its error:\n%s", e.text())
+	}
+	h.assertList(t, string(id), "write the docs")
+}
