@@ -8,6 +8,7 @@
 package acpserve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,7 @@ type Config struct {
 type Server struct {
 	cfg  Config
 	conn *acp.AgentSideConnection
+	out  *lockedWriter
 
 	mu       sync.Mutex
 	caps     acp.ClientCapabilities // what the editor advertised
@@ -63,7 +65,7 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 		cfg.Now = time.Now
 	}
 	w := &lockedWriter{w: out}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w}
 	s.conn = acp.NewAgentSideConnection(s, w, filterFrames(in, w))
 	s.conn.SetLogger(slog.New(slog.DiscardHandler))
 	select {
@@ -75,16 +77,40 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 }
 
 // lockedWriter keeps the SDK's messages and the frame filter's replies
-// whole lines: each Write is one message.
+// whole lines: each Write is one message. It can run a function once a
+// message holding given bytes has been written.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	after map[string]func()
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
+	n, err := l.w.Write(b)
+	var run []func()
+	for key, f := range l.after {
+		if bytes.Contains(b, []byte(key)) {
+			run = append(run, f)
+			delete(l.after, key)
+		}
+	}
+	l.mu.Unlock()
+	for _, f := range run {
+		go f()
+	}
+	return n, err
+}
+
+// afterWrite runs f, in its own goroutine, once a message holding key has
+// been written.
+func (l *lockedWriter) afterWrite(key string, f func()) {
+	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(b)
+	if l.after == nil {
+		l.after = map[string]func(){}
+	}
+	l.after[key] = f
 }
 
 // closeAll ends every session; no prompt can open one after it.
@@ -158,7 +184,9 @@ func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 		s.drop(ss)
 		return acp.NewSessionResponse{}, internalError("session/new: " + err.Error())
 	}
-	go ss.sendCommands()
+	// The command list goes once the editor knows the session: an update
+	// for a session it has not been told of yet is dropped (Zed does).
+	s.out.afterWrite(`"result":{"sessionId":"`+id+`"}`, ss.sendCommands)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
 }
 

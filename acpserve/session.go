@@ -223,9 +223,7 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 		case out.Aborted:
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		case out.Err != nil:
-			// The inner agent failed (died, hung up, refused); it is
-			// started again by the next prompt.
-			return acp.PromptResponse{}, internalError(out.Err.Error())
+			return ss.failed(out.Err)
 		}
 		dec := out.Decision
 		if dec.Line != "" {
@@ -253,9 +251,31 @@ func (ss *session) slash(ctx context.Context, step turnstep.Step, text string) (
 	case out.Aborted:
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case out.Err != nil:
-		return acp.PromptResponse{}, internalError(out.Err.Error())
+		return ss.failed(out.Err)
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// failed answers a turn the inner agent failed. A stop reason of its own
+// (max_tokens, refusal, max_turn_requests) goes to the editor as that stop
+// reason, with todosh's line saying why; anything else (it died, hung up,
+// could not start) is a JSON-RPC error with the one-line cause, and the
+// next prompt starts the agent again.
+func (ss *session) failed(err error) (acp.PromptResponse, error) {
+	var se *acpagent.StopError
+	if errors.As(err, &se) && stopReasons[se.Reason] {
+		ss.say("\n\ntodosh: " + se.Error() + "\n")
+		return acp.PromptResponse{StopReason: se.Reason}, nil
+	}
+	return acp.PromptResponse{}, internalError(err.Error())
+}
+
+// stopReasons are the stop reasons an editor knows, passed on as they are.
+var stopReasons = map[acp.StopReason]bool{
+	acp.StopReasonMaxTokens:       true,
+	acp.StopReasonMaxTurnRequests: true,
+	acp.StopReasonRefusal:         true,
+	acp.StopReasonCancelled:       true,
 }
 
 // prepare starts the inner agent now when it can be (an ACP agent), so a

@@ -453,6 +453,17 @@ func TestACPServeDyingAgent(t *testing.T) {
 		t.Errorf("%d initialize calls, want 2 (a new process after the death)", n)
 	}
 
+	// The agent's own stop reason reaches the editor as it is, with why.
+	for _, reason := range []acp.StopReason{acp.StopReasonMaxTokens, acp.StopReasonRefusal} {
+		r, err := e.prompt(id, "[[stop:"+string(reason)+"]]")
+		if err != nil || r != reason {
+			t.Errorf("stop %s: %q %v, want the stop reason", reason, r, err)
+		}
+		if !strings.Contains(e.text(), "todosh: acp: the turn stopped: "+string(reason)) {
+			t.Errorf("stop %s not explained:\n%s", reason, e.text())
+		}
+	}
+
 	// Garbage from the agent is skipped and said in one line; the turn goes on.
 	e.mustPrompt(id, "[[garbage]] now")
 	if !strings.Contains(e.text(), "after garbage") || !strings.Contains(e.text(), "skipped 1 malformed message(s) from the agent") {
@@ -617,6 +628,22 @@ func TestACPServeGarbage(t *testing.T) {
 	sid, _ := res["sessionId"].(string)
 	if sid == "" {
 		t.Fatalf("session/new: %v", m)
+	}
+	// The command list with todo comes after the answer that names the
+	// session (an editor drops updates of sessions it does not know yet).
+	for found := false; !found; {
+		select {
+		case u := <-replies:
+			params, _ := u["params"].(map[string]any)
+			up, _ := params["update"].(map[string]any)
+			cmds, _ := up["availableCommands"].([]any)
+			if len(cmds) > 0 && params["sessionId"] == sid {
+				first, _ := cmds[0].(map[string]any)
+				found = first["name"] == "todo"
+			}
+		case <-time.After(deadline):
+			t.Fatal("no available_commands_update after session/new's answer")
+		}
 	}
 	// An agent that hangs with a child: closing stdin ends both.
 	io.WriteString(in, `{"jsonrpc":"2.0","id":13,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"[[hang]]"}]}}`+"\n")

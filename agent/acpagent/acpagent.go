@@ -220,7 +220,11 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 			if n := p.skipped.malformed.Swap(0); n > 0 {
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
-			return a.finish(st, r.resp.StopReason)
+			res, err := a.finish(st, r.resp.StopReason)
+			if err != nil {
+				err = &StopError{Reason: r.resp.StopReason, Err: err}
+			}
+			return res, err
 		}
 	}
 }

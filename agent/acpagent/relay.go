@@ -92,3 +92,14 @@ func (a *Agent) Prepare(ctx context.Context, notice func(string)) error {
 func isSlashCommand(prompt string) bool {
 	return strings.HasPrefix(strings.TrimSpace(prompt), "/")
 }
+
+// StopError is a turn the agent ended with a stop reason other than
+// end_turn (max_tokens, refusal...): the shell shows it as an error, while
+// `todosh acp` hands the editor the agent's own stop reason.
+type StopError struct {
+	Reason acp.StopReason
+	Err    error
+}
+
+func (e *StopError) Error() string { return e.Err.Error() }
+func (e *StopError) Unwrap() error { return e.Err }
