@@ -38,7 +38,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 		return repl.ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", err)
+		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", gnuFlagError(err))
 		return repl.ExitUsage
 	}
 	if cfg.Root, err = todostore.ResolveRoot(getenv); err != nil {
@@ -83,9 +83,8 @@ func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) 
 	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", repl.NewConfig().LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, acpUsage)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME):\n"+backends.Help())
 		}
 		return cfg, err
