@@ -78,7 +78,7 @@ func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) 
 	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai")
 	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
 	fs.DurationVar(&ag.IdleLimit, "idle-limit", backends.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
-	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `never` or always (default: the editor asks)")
+	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `WHEN` is never or always (default: the editor asks)")
 	fs.BoolVar(&noContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", repl.NewConfig().LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 	if err := fs.Parse(args); err != nil {
