@@ -263,7 +263,7 @@ func (a *Agent) finish(st *turnState, reason acp.StopReason) (agent.Result, erro
 // list never reaches todosh the request to keep it with todosh's tools,
 // and the prompt.
 func (a *Agent) promptText(p *process, turn agent.Turn) string {
-	if isSlashCommand(turn.Prompt) {
+	if IsSlashCommand(turn.Prompt) {
 		return turn.Prompt
 	}
 	var b strings.Builder

@@ -85,12 +85,24 @@ func (a *Agent) Prepare(ctx context.Context, notice func(string)) error {
 	return err
 }
 
-// isSlashCommand reports whether a prompt is one of the agent's own slash
-// commands (an editor passes them through `todosh acp`): it goes alone,
-// without the todo context before it, or the agent would not see the
-// command at the start of its prompt.
-func isSlashCommand(prompt string) bool {
-	return strings.HasPrefix(strings.TrimSpace(prompt), "/")
+// IsSlashCommand reports whether a prompt is one of the agent's own slash
+// commands (an editor passes them through `todosh acp`): its first word is
+// a slash and a name ("/compact", "/review-branch"), not a path
+// ("/tmp/x"). Such a prompt goes alone, without the todo context before
+// it, or the agent would not see the command at the start of its prompt.
+func IsSlashCommand(prompt string) bool {
+	word, _, _ := strings.Cut(strings.TrimSpace(prompt), " ")
+	word, _, _ = strings.Cut(word, "\n")
+	name, ok := strings.CutPrefix(word, "/")
+	if !ok || name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // StopError is a turn the agent ended with a stop reason other than
