@@ -241,3 +241,68 @@ func TestDefaultAgent(t *testing.T) {
 		}
 	}
 }
+
+func TestParseACPFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		backend string
+		cont    bool
+		wantErr string
+		noAgent bool
+	}{
+		{args: nil, backend: "none", cont: true, noAgent: true},
+		{args: []string{"--agent", "acp:claude"}, backend: "acp:claude", cont: true},
+		{args: []string{"--", "my-agent", "--acp"}, backend: "acp", cont: true},
+		{args: []string{"--agent", "acp:gemini", "--", "gemini-nightly", "--acp"}, backend: "acp:gemini", cont: true},
+		{args: []string{"--agent", "demo", "--no-continue"}, backend: "demo", cont: false},
+		{args: []string{"--agent", "script:x.json"}, backend: "script", cont: true},
+		{args: []string{"--agent", "nope"}, wantErr: `--agent "nope"`},
+		{args: []string{"--agent", "acp:claude", "--model", "m"}, wantErr: "--model goes with --agent openai"},
+		{args: []string{"--agent-bin", "x", "--", "y"}, wantErr: "not both"},
+		{args: []string{"stray"}, wantErr: "unexpected argument"},
+		{args: []string{"--lock-timeout", "0s"}, wantErr: "positive duration"},
+		{args: []string{"--approve", "sometimes", "--agent", "acp:codex"}, wantErr: "want never or always"},
+		{args: []string{"--bogus"}, wantErr: "not defined"},
+	} {
+		cfg, err := parseACPFlags(tt.args, &bytes.Buffer{}, noEnv)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("parseACPFlags(%q) error = %v, want one containing %q", tt.args, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || cfg.Backend == nil || cfg.Backend.Name != tt.backend || cfg.Continue != tt.cont || (cfg.NewAgent == nil) != tt.noAgent {
+			t.Errorf("parseACPFlags(%q) = backend %v continue %v agent %v, %v; want %s, %v", tt.args, cfg.Backend, cfg.Continue, cfg.NewAgent != nil, err, tt.backend, tt.cont)
+		}
+	}
+}
+
+func TestRunACPExitStatuses(t *testing.T) {
+	root := t.TempDir()
+	getenv := func(k string) string {
+		if k == "TODOSH_HOME" {
+			return root
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		args []string
+		want int
+		out  string
+	}{
+		{[]string{"acp", "--help"}, repl.ExitOK, "usage: todosh acp"},
+		{[]string{"acp", "--agent", "nope"}, repl.ExitUsage, ""},
+		{[]string{"acp", "stray"}, repl.ExitUsage, ""},
+		// Stdin at its end: the editor is gone at once, todosh ends cleanly.
+		{[]string{"acp", "--agent", "demo"}, repl.ExitOK, ""},
+	} {
+		var out, errOut bytes.Buffer
+		got := run(tt.args, strings.NewReader(""), &out, &errOut, getenv)
+		if got != tt.want || !strings.Contains(out.String(), tt.out) {
+			t.Errorf("run(%q) = %d, stdout %q; want %d and %q (stderr %q)", tt.args, got, out.String(), tt.want, tt.out, errOut.String())
+		}
+		if tt.want == repl.ExitUsage && !strings.HasPrefix(errOut.String(), "todosh acp: ") {
+			t.Errorf("run(%q) stderr = %q, want one line naming todosh acp", tt.args, errOut.String())
+		}
+	}
+}

@@ -172,7 +172,7 @@ func cliRows() []Backend {
 					}
 				}
 				return func(s agent.Session) (agent.Agent, error) {
-					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID)}
+					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID), Dir: s.Cwd}
 					if x.mcp != nil {
 						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
 					}
@@ -261,7 +261,8 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 			return func(s agent.Session) (agent.Agent, error) {
 				cfg := cfg
 				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
-				cfg.Env = sessionEnv(s.ID)
+				// The session's directory: the editor's for `todosh acp`.
+				cfg.Env, cfg.Dir = sessionEnv(s.ID), s.Cwd
 				return acpagent.New(cfg, s)
 			}, nil
 		}}
