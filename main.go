@@ -24,8 +24,15 @@ func main() {
 // run is main without the process: it parses flags, resolves the store
 // and hands over to the shell, returning the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) > 0 && args[0] == "mcp" {
-		return runMCP(args[1:], stdout, stderr, getenv)
+	if len(args) > 0 {
+		switch args[0] {
+		case "mcp":
+			return runMCP(args[1:], stdout, stderr, getenv)
+		case "hooks":
+			return runHooks(args[1:], stdout, stderr, getenv)
+		case "hook":
+			return runHook(args[1:], stdin, stdout, stderr, getenv)
+		}
 	}
 	cfg, err := parseFlags(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
@@ -46,6 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // usage is the first part of --help; the flags follow it.
 const usage = `usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...
        todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
+       todosh hooks install|uninstall AGENT [--project] | status   (see todosh hooks --help)
 
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a
