@@ -332,3 +332,96 @@ func runClear(x *call) error {
 	}
 	return x.printList(fmt.Sprintf("Cleared %s (the list stays in this session's history: /todo revert brings it back)", todostore.Plural(n, "todo")), sess)
 }
+
+// runEdit implements /todo edit POS TEXT: only the text changes.
+func runEdit(x *call) error {
+	w, ok, err := x.args.Next()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("missing position (usage: /todo edit POS TEXT, e.g. %s; POS is %s)", x.cmd.example, positionKinds)
+	}
+	p, err := ParsePosition(w.Value)
+	if err != nil {
+		return err
+	}
+	text, err := x.args.Text()
+	if err != nil {
+		return err
+	}
+	if err := checkText(text, "/todo edit POS TEXT, e.g. "+x.cmd.example); err != nil {
+		return err
+	}
+	sess, err := x.update(func(s *todostore.Session) error {
+		item, sub, err := p.Target(s.Todos)
+		if err != nil {
+			return err
+		}
+		if sub >= 0 {
+			s.Todos[item].Subtasks[sub].Content = text
+		} else {
+			s.Todos[item].Content = text
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return x.printList("", sess)
+}
+
+// runMove implements /todo move POS TO: an item to item position TO, or a
+// subtask to subtask position TO within its item.
+func runMove(x *call) error {
+	var pos [2]Position
+	for i, what := range []string{"position", "destination"} {
+		w, ok, err := x.args.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("missing %s (usage: /todo move POS TO, e.g. %s)", what, x.cmd.example)
+		}
+		if pos[i], err = ParsePosition(w.Value); err != nil {
+			return err
+		}
+	}
+	if err := x.noMoreArgs(); err != nil {
+		return err
+	}
+	from, to := pos[0], pos[1]
+	var moved [2]todostore.Pos
+	sess, err := x.update(func(s *todostore.Session) error {
+		item, sub, err := from.Target(s.Todos)
+		if err != nil {
+			return err
+		}
+		dItem, dSub, err := to.Target(s.Todos)
+		if err != nil {
+			return err
+		}
+		switch {
+		case sub < 0 && dSub >= 0:
+			return fmt.Errorf("%s is an item: move it to an item position (N or last), not %s", from, to)
+		case sub >= 0 && (dSub < 0 || dItem != item):
+			return fmt.Errorf("a subtask moves within its item: move %s to %d.M or %d.last, not %s", from, item+1, item+1, to)
+		case sub < 0:
+			moved = [2]todostore.Pos{{Item: item, Sub: -1}, {Item: dItem, Sub: -1}}
+			s.Todos = moveOne(s.Todos, item, dItem)
+			// Two neighbours swapped read the same either way round: the
+			// words say which one the person moved.
+			s.Note(fmt.Sprintf("moved %d to %d", item+1, dItem+1))
+		default:
+			moved = [2]todostore.Pos{{Item: item, Sub: sub}, {Item: item, Sub: dSub}}
+			s.Todos[item].Subtasks = moveOne(s.Todos[item].Subtasks, sub, dSub)
+			s.Note(fmt.Sprintf("moved %d.%d to %d.%d", item+1, sub+1, item+1, dSub+1))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Two neighbours swapped: the line too names the one the person moved.
+	return x.printChange("", todostore.Diff(x.before, sess.Todos).Oriented(sess.Todos, moved[0], moved[1]), sess)
+}

@@ -1,125 +1,11 @@
 package todostore
 
+// The words of a change in the history, rendered from Diff (ARCHITECTURE.md §6).
+
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 )
-
-// openNoBlock makes opening a FIFO named like a store file fail instead of
-// blocking; on a regular file it has no effect.
-const openNoBlock = syscall.O_NONBLOCK
-
-// Counters of durable writes, for benchmarks and tests that check how much
-// work a change costs.
-var (
-	fileWrites atomic.Int64 // session and other files replaced atomically
-	fsyncs     atomic.Int64
-)
-
-// WriteStats returns how many files this process replaced atomically and
-// how many fsyncs it made for them and for history lines.
-func WriteStats() (writes, syncs int64) { return fileWrites.Load(), fsyncs.Load() }
-
-// countWrite counts a successful atomic replace: the file's and the
-// directory's fsync.
-func countWrite(err error) error {
-	if err == nil {
-		fileWrites.Add(1)
-		fsyncs.Add(2)
-	}
-	return err
-}
-
-func syncFile(f interface{ Sync() error }) error {
-	fsyncs.Add(1)
-	return f.Sync()
-}
-
-// clone is a deep copy of a session for a change to work on.
-func (s *Session) clone() *Session {
-	c := *s
-	c.Todos = CloneTodos(s.Todos)
-	if s.Agent != nil {
-		a := *s.Agent
-		a.Tasks = slices.Clone(s.Agent.Tasks)
-		c.Agent = &a
-	}
-	if s.Hooks != nil {
-		h := *s.Hooks
-		h.Before = CloneTodos(s.Hooks.Before)
-		c.Hooks = &h
-	}
-	c.note, c.notes, c.dropped, c.revertOf = "", nil, nil, 0
-	return &c
-}
-
-// sameState reports whether two sessions would be written alike, apart
-// from their time and archive.
-func sameState(a, b *Session) bool {
-	if !SameTodos(a.Todos, b.Todos) || a.Paused != b.Paused || a.PauseReason != b.PauseReason ||
-		a.Cwd != b.Cwd || a.CreatedAt != b.CreatedAt || a.Session != b.Session || a.Version != b.Version {
-		return false
-	}
-	if (a.Agent == nil) != (b.Agent == nil) || !sameHooks(a.Hooks, b.Hooks) {
-		return false
-	}
-	return a.Agent == nil || reflect.DeepEqual(normTasks(*a.Agent), normTasks(*b.Agent))
-}
-
-// sameHooks compares two hook states, nil and empty lists alike.
-func sameHooks(a, b *HookState) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.NoProgress == b.NoProgress && a.PerPrompt == b.PerPrompt && a.LastList == b.LastList && a.Level == b.Level &&
-		a.Sent == b.Sent && a.Given == b.Given && SameTodos(a.Before, b.Before)
-}
-
-func normTasks(a AgentRef) AgentRef {
-	if len(a.Tasks) == 0 {
-		a.Tasks = nil
-	}
-	return a
-}
-
-// SameTodos reports whether two lists are equal field by field, treating
-// nil and empty subtask lists alike.
-func SameTodos(a, b []Todo) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameTodo(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameTodo(x, y Todo) bool {
-	if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
-		x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
-		return false
-	}
-	for j := range x.Subtasks {
-		if !sameSubtask(x.Subtasks[j], y.Subtasks[j]) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameSubtask compares the fields of two subtasks that todosh knows.
-func sameSubtask(a, b Subtask) bool {
-	return a.ID == b.ID && a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.Origin == b.Origin
-}
 
 // describe is the words of the change from prev to s: the caller's note,
 // else the difference of the lists, else of the other state; then what
@@ -144,12 +30,12 @@ func describeState(prev, s *Session) string {
 		return "pause lifted"
 	case s.Agent != nil && (prev.Agent == nil || prev.Agent.Kind != s.Agent.Kind || prev.Agent.Session != s.Agent.Session):
 		return s.Agent.Kind + " session recorded"
+	case !sameHooks(prev.Hooks, s.Hooks):
+		return "agent hook state recorded"
 	case s.Agent != nil:
 		return s.Agent.Kind + " task ids recorded"
 	case prev.Cwd != s.Cwd:
 		return "directory recorded"
-	case !sameHooks(prev.Hooks, s.Hooks):
-		return "agent hook state recorded"
 	}
 	return "session updated"
 }
@@ -302,19 +188,4 @@ func statusVerb(st Status) string {
 		return "cancelled"
 	}
 	return "reopened"
-}
-
-// syncDir fsyncs the directory holding path, so a new entry in it
-// survives a crash.
-func syncDir(path string) error {
-	dir := filepath.Dir(path)
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := syncFile(d); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }

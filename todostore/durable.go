@@ -1,0 +1,129 @@
+package todostore
+
+// Durable writes: atomic replace, fsync of files and directories, and their counters.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+)
+
+// WriteFileAtomic replaces path with data so that a reader, or a crash at
+// any moment, sees either the old file or the new one: temp file in the
+// same directory, fsync, rename, fsync the directory. The file keeps its
+// mode without the group and other bits, or gets 0600 when it is new.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	return countWrite(commitTemp(tmp, path, data))
+}
+
+// writeLocked is WriteFileAtomic for a writer that holds the session's
+// lock: no other writer can be using the fixed temp name, so the one a
+// killed writer left behind is removed instead of piling up. O_EXCL and
+// O_NOFOLLOW after the remove mean a planted symlink is never followed;
+// anything else in the way (a directory of that name) is reported.
+func writeLocked(path string, data []byte) error {
+	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
+		return fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
+	}
+	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
+	}
+	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, FileMode)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	return countWrite(commitTemp(tmp, path, data))
+}
+
+// commitTemp writes data to the new temp file tmp, syncs it, renames it
+// over path and syncs the directory. On error the temp file is removed.
+// The temp file is locked while it exists, so sweepTemps knows it is not
+// a leftover.
+func commitTemp(tmp *os.File, path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) // only tells the sweep it is in use
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
+	}
+	if err = tmp.Chmod(modeFor(path)); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp.Name(), bareError(err))
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, bareError(err))
+	}
+	defer d.Close()
+	if err = d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, bareError(err))
+	}
+	return nil
+}
+
+// openNoBlock makes opening a FIFO named like a store file fail instead of
+// blocking; on a regular file it has no effect.
+const openNoBlock = syscall.O_NONBLOCK
+
+// Counters of durable writes, for benchmarks and tests that check how much
+// work a change costs.
+var (
+	fileWrites atomic.Int64 // session and other files replaced atomically
+	fsyncs     atomic.Int64
+)
+
+// WriteStats returns how many files this process replaced atomically and
+// how many fsyncs it made for them and for history lines.
+func WriteStats() (writes, syncs int64) { return fileWrites.Load(), fsyncs.Load() }
+
+// countWrite counts a successful atomic replace: the file's and the
+// directory's fsync.
+func countWrite(err error) error {
+	if err == nil {
+		fileWrites.Add(1)
+		fsyncs.Add(2)
+	}
+	return err
+}
+
+func syncFile(f interface{ Sync() error }) error {
+	fsyncs.Add(1)
+	return f.Sync()
+}
+
+// syncDir fsyncs the directory holding path, so a new entry in it
+// survives a crash.
+func syncDir(path string) error {
+	dir := filepath.Dir(path)
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := syncFile(d); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
