@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeAgentSpec is what a fake agent knows of itself, as the real one
@@ -377,5 +378,50 @@ func TestHooksInstallKeepsFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, ".gemini", "settings.json")); err == nil {
 		t.Error("--project wrote the user's file")
+	}
+}
+
+// BenchmarkHookExec times the whole binary as an agent runs it at every
+// stop: `todosh hook claude stop` with the stop's JSON on stdin, on a
+// session with a 20-item list the gate continues (a change written), and
+// once on an agent session that has no list (the common case for an agent
+// that never used its todo tool).
+func BenchmarkHookExec(b *testing.B) {
+	h := newHome(b)
+	if r := h.script(b, h.dir, "", "hooks", "install", "claude"); r.code != 0 {
+		b.Fatalf("install: %+v", r)
+	}
+	var items []map[string]string
+	for i := range 20 {
+		items = append(items, map[string]string{"content": fmt.Sprintf("item number %d of the plan", i), "status": "pending", "activeForm": "doing it"})
+	}
+	tool, _ := json.Marshal(map[string]any{"session_id": "bench", "cwd": h.dir, "hook_event_name": "PostToolUse",
+		"tool_name": "TodoWrite", "tool_input": map[string]any{"todos": items}, "tool_response": map[string]any{}})
+	run := func(stdin []byte, args ...string) time.Duration {
+		c := exec.Command(binary, args...)
+		c.Env, c.Dir, c.Stdin = h.env(), h.dir, bytes.NewReader(stdin)
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("%q: %v\n%s", args, err, out)
+		}
+		return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	run(tool, "hook", "claude", "tool")
+	for _, tc := range []struct{ name, session string }{{"continuing", "bench"}, {"no-list", "other"}} {
+		stop := []byte(`{"session_id":"` + tc.session + `","hook_event_name":"Stop","last_assistant_message":"I will stop here."}`)
+		prompt := []byte(`{"session_id":"` + tc.session + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+		b.Run(tc.name, func(b *testing.B) {
+			var cpu time.Duration
+			i := 0
+			for b.Loop() {
+				if i%3 == 0 {
+					b.StopTimer()
+					run(prompt, "hook", "claude", "prompt") // the counters start again
+					b.StartTimer()
+				}
+				i++
+				cpu += run(stop, "hook", "claude", "stop")
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
 	}
 }

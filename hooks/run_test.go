@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -250,6 +251,7 @@ func BenchmarkHookStop(b *testing.B) {
 	stop := hookInput(claude, KindStop, map[string]any{"last_assistant_message": "I will stop here."})
 	prompt := hookInput(claude, KindPrompt, map[string]any{"prompt": "go"})
 	b.ResetTimer()
+	defer benchcpu.PerOp(b)()
 	for i := 0; i < b.N; i++ {
 		if i%3 == 0 {
 			h.run("claude", KindPrompt, prompt)
@@ -270,6 +272,7 @@ func BenchmarkHookToolUnchanged(b *testing.B) {
 	}
 	h.tool(claude, items...)
 	b.ResetTimer()
+	defer benchcpu.PerOp(b)()
 	for i := 0; i < b.N; i++ {
 		h.tool(claude, items...)
 	}
