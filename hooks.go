@@ -126,8 +126,8 @@ func runHooks(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		} else {
 			fmt.Fprintf(stdout, "todosh's hooks for %s are already in %s\n", a.Title, path)
 		}
-		if a.Todo != "" {
-			fmt.Fprintf(stdout, "next: %s\n", a.Todo)
+		for _, t := range hooks.Status(path, a, scope).Todo() {
+			fmt.Fprintf(stdout, "next: %s\n", t)
 		}
 		return repl.ExitOK
 	default:

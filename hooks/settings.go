@@ -321,6 +321,15 @@ func (r Report) State() string {
 func (r Report) Line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-7s %-8s %-17s %s", r.Agent.Name, r.Scope, r.State(), r.Path)
+	for _, t := range r.Todo() {
+		b.WriteString("\n        → " + t)
+	}
+	return b.String()
+}
+
+// Todo is what the person still must do for the hooks of the report to
+// run, one line each.
+func (r Report) Todo() []string {
 	var todo []string
 	switch st := r.State(); {
 	case r.Err != nil:
@@ -339,10 +348,7 @@ func (r Report) Line() string {
 			todo = append(todo, r.Agent.Todo)
 		}
 	}
-	for _, t := range todo {
-		b.WriteString("\n        → " + t)
-	}
-	return b.String()
+	return todo
 }
 
 func kindList(ks []Kind) string {

@@ -180,3 +180,51 @@ func TestOurCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReport: what status says the person still must do.
+func TestReport(t *testing.T) {
+	qwen, _ := Lookup("qwen")
+	codex, _ := Lookup("codex")
+	gemini, _ := Lookup("gemini")
+	doc, _ := install([]byte(`{"disableAllHooks": true}`), qwen, "/gone/todosh")
+	r, err := inspect(doc, qwen, func(string) bool { return false })
+	if err != nil || r.State() != "installed" || len(r.Todo()) != 2 {
+		t.Fatalf("qwen: %v %q %v", r.State(), r.Todo(), err)
+	}
+	if !strings.Contains(r.Todo()[0], "/gone/todosh no longer exists") || !strings.Contains(r.Todo()[1], "disableAllHooks") {
+		t.Errorf("qwen todo %q", r.Todo())
+	}
+	doc, _ = install(nil, codex, testExe)
+	r, _ = inspect(doc, codex, func(string) bool { return true })
+	if len(r.Todo()) != 1 || !strings.Contains(r.Todo()[0], "trust") {
+		t.Errorf("codex todo %q", r.Todo())
+	}
+	doc, _ = install([]byte(`{"hooksConfig": {"enabled": false}}`), gemini, testExe)
+	doc, _ = uninstallKind(doc, gemini, KindTool)
+	r, _ = inspect(doc, gemini, func(string) bool { return true })
+	if r.State() != "partly installed" || len(r.Todo()) != 2 || !strings.Contains(r.Todo()[0], "missing tool") {
+		t.Errorf("gemini: %v %q", r.State(), r.Todo())
+	}
+	r.Scope = ScopeProject
+	if !strings.Contains(r.Line(), "install gemini --project") {
+		t.Errorf("line %q", r.Line())
+	}
+	if r, _ := inspect(nil, gemini, func(string) bool { return true }); r.State() != "not installed" || len(r.Todo()) != 0 {
+		t.Errorf("empty: %v %q", r.State(), r.Todo())
+	}
+}
+
+// uninstallKind removes the entry of one kind, as a person editing the
+// file by hand would.
+func uninstallKind(doc []byte, a Agent, k Kind) ([]byte, error) {
+	s, err := parseSettings(doc)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range s.ours(a) {
+		if f.kind == k {
+			return removeItem(s.hooks.member(f.event), f.group).apply(s.doc), nil
+		}
+	}
+	return doc, nil
+}
