@@ -28,6 +28,9 @@ type Input struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolResponse   json.RawMessage `json:"tool_response"`
+	// AgentID is set when the event is a sub-agent's (Claude Code, Qwen
+	// Code, Codex): its todos are not the session's list.
+	AgentID string `json:"agent_id"`
 }
 
 // Reply is the agent's last reply text at a stop.

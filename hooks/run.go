@@ -173,6 +173,9 @@ func (h *hook) stop() ([]byte, []string, error) {
 }
 
 func (h *hook) tool() ([]byte, []string, error) {
+	if h.in.AgentID != "" {
+		return nil, nil, nil // a sub-agent's list, as the stream parsers skip it
+	}
 	call := clis.HookCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Response: h.in.ToolResponse}
 	var notices []string
 	err := h.commit(func(s *todostore.Session) error {

@@ -173,6 +173,12 @@ func TestRunEveryAgent(t *testing.T) {
 			if m := h.stop(a, "Should I use Postgres or SQLite?"); m["decision"] != "" {
 				t.Fatalf("a question was blocked: %v", m)
 			}
+			// A sub-agent's todo tool is not the session's list.
+			name, in := toolInput[a.Name]([2]string{"sub", "pending"})
+			h.run(a.Name, KindTool, hookInput(a, KindTool, map[string]any{"tool_name": name, "tool_input": json.RawMessage(in), "agent_id": "sub-1"}))
+			if s, _ := h.store.Load(a.Name + "-sess-1"); len(s.Todos) != 2 || s.Todos[1].Content != "five" {
+				t.Fatalf("a sub-agent's list was mirrored: %v", s.Todos)
+			}
 			// A resume or a compaction gives the list back.
 			out, _ = h.run(a.Name, KindStart, hookInput(a, KindStart, map[string]any{"source": "compact"}))
 			if !strings.Contains(out, "additionalContext") || !strings.Contains(out, `\"five\"`) {
