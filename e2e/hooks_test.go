@@ -425,3 +425,41 @@ func BenchmarkHookExec(b *testing.B) {
 		})
 	}
 }
+
+// TestHookNeverInTheWay: the binary, given what no agent sends or a store
+// it cannot use, exits 0 with nothing on stdout and one line on stderr,
+// so the agent goes on as without the hook.
+func TestHookNeverInTheWay(t *testing.T) {
+	h := newHome(t)
+	blocked := filepath.Join(h.dir, "not-a-dir")
+	os.WriteFile(blocked, nil, 0o600)
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		env         string
+	}{
+		{"garbage", "\x00\x01 not json", []string{"hook", "claude", "stop"}, ""},
+		{"empty", "", []string{"hook", "gemini", "stop"}, ""},
+		{"unknown agent", `{"session_id":"s"}`, []string{"hook", "cursor", "stop"}, ""},
+		{"no event", `{"session_id":"s"}`, []string{"hook", "claude"}, ""},
+		{"store unusable", `{"session_id":"s","tool_name":"TodoWrite","tool_input":{"todos":[{"content":"a","status":"pending"}]}}`,
+			[]string{"hook", "claude", "tool"}, "TODOSH_HOME=" + blocked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(binary, tc.args...)
+			cmd.Env = h.env()
+			if tc.env != "" {
+				cmd.Env = append(cmd.Env, tc.env)
+			}
+			cmd.Dir, cmd.Stdin = h.dir, strings.NewReader(tc.stdin)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("exit: %v", err)
+			}
+			if out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 || !strings.HasPrefix(errb.String(), "todosh hook") {
+				t.Errorf("stdout %q stderr %q", out.String(), errb.String())
+			}
+		})
+	}
+}
