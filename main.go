@@ -24,11 +24,12 @@ func main() {
 // run is main without the process: it parses flags, resolves the store
 // and hands over to the shell, returning the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) > 0 && args[0] == "mcp" {
-		return runMCP(args[1:], stdout, stderr, getenv)
-	}
-	if len(args) > 0 && args[0] == "acp" {
-		return runACP(args[1:], stdin, stdout, stderr, getenv)
+	if len(args) > 0 {
+		for _, c := range subcommands {
+			if c.name == args[0] {
+				return c.run(args[1:], stdin, stdout, stderr, getenv)
+			}
+		}
 	}
 	cfg, err := parseFlags(args, stdout, getenv, repl.IsTerminal(stdin) && repl.IsTerminal(stdout))
 	if errors.Is(err, flag.ErrHelp) {
@@ -46,11 +47,35 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return repl.Run(cfg, stdin, stdout, stderr)
 }
 
-// usage is the first part of --help; the flags follow it.
-const usage = `usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...
-       todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
-       todosh acp [--agent NAME] [-- CMD [ARG]...]       (for editors; see todosh acp --help)
+// subcommand is an entry of the binary besides the shell: `todosh NAME`.
+type subcommand struct {
+	name  string
+	usage string // its line in the shell's --help
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
+}
 
+// subcommands is the one table of them: dispatch and the usage lines of
+// --help come from it, so a new entry is one row and its file.
+var subcommands = []subcommand{
+	{"mcp", "todosh mcp [--session ID] [--require-evidence]", runMCP},
+	{"acp", "todosh acp [--agent NAME] [-- CMD [ARG]...]   (for editors)", runACP},
+	{"hooks", "todosh hooks install|uninstall AGENT [--project] | status", runHooks},
+	{"hook", "todosh hook AGENT EVENT   (run by an agent's hooks)", runHook},
+}
+
+// usage is the first part of --help; the flags follow it.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...\n")
+	for _, c := range subcommands {
+		b.WriteString("       " + c.usage + "\n")
+	}
+	b.WriteString("       (todosh SUBCOMMAND --help says more)\n")
+	b.WriteString(usageText)
+	return b.String()
+}
+
+const usageText = `
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a
 prompt for the agent. With -c, or when stdin is not a terminal, each line
@@ -115,7 +140,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
+			fmt.Fprint(stdout, usage())
 			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
 		}

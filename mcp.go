@@ -32,7 +32,7 @@ flags:
 
 // runMCP is `todosh mcp`: a second entry of the same binary that serves
 // the store over MCP until the client closes stdin.
-func runMCP(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("todosh mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
