@@ -79,7 +79,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		}
 	}
 	cur, data = cur2, data2
-	stampRevs(cur, next)
+	stampRevs(cur, next, by)
 	// A change that only gives ids or marks the agent's read (ids.go) is
 	// not a change of the list: no history line.
 	quiet := onlyMarks(cur, next) && len(next.Archive) == 0

@@ -114,14 +114,19 @@ func sameUIDs(a, b []Todo) bool {
 	return true
 }
 
-// stampRevs numbers the change from cur to next: when the list changed it
-// gets the next revision, and so does every entry that is new or changed
-// (by stable id); the others keep theirs. A change the agent is shown
-// (MarkAgentRead) sets AgentRead to the resulting revision.
-func stampRevs(cur, next *Session) {
+// stampRevs numbers the change from cur to next made by by: when the list
+// changed it gets the next revision, and every entry that is new or
+// changed (by stable id) gets it too, or 0 when an agent made the change
+// (an agent knows its own changes); the others keep theirs. A change the
+// agent is shown (MarkAgentRead) sets AgentRead to the resulting revision.
+func stampRevs(cur, next *Session, by Author) {
 	next.Rev = cur.Rev
 	if !SameTodos(cur.Todos, next.Todos) {
 		next.Rev = cur.Rev + 1
+		stamp := next.Rev
+		if by == ByAgent {
+			stamp = 0
+		}
 		type entry struct {
 			t   *Todo
 			sub *Subtask
@@ -138,7 +143,7 @@ func stampRevs(cur, next *Session) {
 			t := &next.Todos[i]
 			if o := old[t.UID]; o.t == nil || o.t.Content != t.Content || o.t.Status != t.Status ||
 				o.t.ActiveForm != t.ActiveForm || o.t.Evidence != t.Evidence || o.t.Origin != t.Origin {
-				t.Rev = next.Rev
+				t.Rev = stamp
 			} else {
 				t.Rev = o.t.Rev
 			}
@@ -146,7 +151,7 @@ func stampRevs(cur, next *Session) {
 				st := &t.Subtasks[j]
 				if o := old[st.UID]; o.sub == nil || o.sub.Content != st.Content || o.sub.Status != st.Status ||
 					o.sub.Evidence != st.Evidence || o.sub.Origin != st.Origin {
-					st.Rev = next.Rev
+					st.Rev = stamp
 				} else {
 					st.Rev = o.sub.Rev
 				}

@@ -51,6 +51,12 @@ func TestStableUIDs(t *testing.T) {
 	if got := []string{sess.Todos[0].UID, sess.Todos[1].UID, sess.Todos[2].UID}; got[0] != "t2" || got[1] != "t5" || got[2] != "t6" {
 		t.Errorf("ids after removing t1 and adding two (one with a taken id) = %q, want t2 t5 t6: never reused, never twice", got)
 	}
+	// An agent's change is its own: the entry's Rev says no one else
+	// changed it.
+	sess, _, _ = s.Commit("u", ByAgent, func(x *Session) error { x.Todos[1].Content = "a2"; return nil })
+	if sess.Todos[1].Rev != 0 || sess.Todos[2].Rev != 5 || sess.Rev != 6 {
+		t.Errorf("after the agent's rename: revs %d %d list %d, want 0 5 6", sess.Todos[1].Rev, sess.Todos[2].Rev, sess.Rev)
+	}
 	// Reloaded, the ids are the same.
 	again, err := s.Load("u")
 	if err != nil || again.Todos[1].UID != "t5" || again.NextUID != 7 {

@@ -50,7 +50,8 @@ type Subtask struct {
 	// Origin is OriginPerson for subtasks added with /todo add N.M.
 	Origin string `json:"origin,omitempty"`
 	// UID is the subtask's stable id ("s12"), and Rev the list revision
-	// of its last change; Commit sets both (ids.go).
+	// of its last change not made by an agent (0: none); Commit sets both
+	// (ids.go).
 	UID string `json:"uid,omitempty"`
 	Rev int    `json:"rev,omitempty"`
 	// Extra keeps the fields this todosh does not know, written back as read.
@@ -72,7 +73,9 @@ type Todo struct {
 	// UID is the item's stable id ("t7"): it never changes while the item
 	// is on the list, whatever moves, and is never given to another item
 	// of the session. ID is its position. Rev is the list revision of the
-	// item's last change. Commit sets both (ids.go).
+	// item's last change not made by an agent (0: none), so the merge of an
+	// agent's list knows what changed since the agent's last read. Commit
+	// sets both (ids.go).
 	UID string `json:"uid,omitempty"`
 	Rev int    `json:"rev,omitempty"`
 	// Extra keeps the fields this todosh does not know (llxprt's
