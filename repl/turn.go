@@ -208,7 +208,15 @@ func (r *TurnRunner) errLine(msg string) { r.render.Error(msg) }
 // failed, or ctx ended; dec.Continue is true only when the next turn should
 // run with dec.Prompt.
 func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
-	sess, err := r.Session.Load()
+	// The list the turn's prompt shows is the agent's read, marked in the
+	// same locked change it is taken from (ARCHITECTURE.md §6), so the
+	// merge of the agent's next list knows what it saw.
+	sess, _, err := r.Session.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+		if continuation.TodoContext(s.Todos) != "" {
+			s.MarkAgentRead()
+		}
+		return nil
+	})
 	if err != nil {
 		r.errLine("prompt not sent: " + err.Error())
 		return continuation.Decision{}, err
