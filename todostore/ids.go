@@ -171,3 +171,15 @@ func onlyMarks(cur, next *Session) bool {
 	c.AgentRead, c.Todos = next.AgentRead, next.Todos
 	return SameTodos(cur.Todos, next.Todos) && sameState(&c, next)
 }
+
+// ClearUIDs takes the stable ids off a list copied from another session
+// (/todo load), so Commit gives its entries ids of this session: an id of
+// the other session could name an entry this one removed.
+func ClearUIDs(todos []Todo) {
+	for i := range todos {
+		todos[i].UID, todos[i].Rev = "", 0
+		for j := range todos[i].Subtasks {
+			todos[i].Subtasks[j].UID, todos[i].Subtasks[j].Rev = "", 0
+		}
+	}
+}

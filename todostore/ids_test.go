@@ -102,3 +102,23 @@ func TestIsPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestClearUIDs: a list copied from another session gets this session's
+// ids, none of the other's.
+func TestClearUIDs(t *testing.T) {
+	s := Open(t.TempDir())
+	s.Update("a", func(x *Session) error { x.Todos = []Todo{{Content: "a1", Status: Pending}, {Content: "a2", Status: Pending}}; return nil })
+	s.Update("a", func(x *Session) error { x.Todos = x.Todos[:1]; return nil }) // t2 removed
+	other, _ := s.Update("b", func(x *Session) error {
+		x.Todos = []Todo{{Content: "b0", Status: Pending}, {Content: "b1", Status: Pending}}
+		return nil
+	})
+	got, _ := s.Update("a", func(x *Session) error {
+		x.Todos = CloneTodos(other.Todos)
+		ClearUIDs(x.Todos)
+		return nil
+	})
+	if got.Todos[0].UID != "t3" || got.Todos[1].UID != "t4" {
+		t.Errorf("loaded ids %q %q, want t3 t4 (t2 was a removed item of this session)", got.Todos[0].UID, got.Todos[1].UID)
+	}
+}
