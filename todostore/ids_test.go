@@ -107,7 +107,10 @@ func TestIsPosition(t *testing.T) {
 // ids, none of the other's.
 func TestClearUIDs(t *testing.T) {
 	s := Open(t.TempDir())
-	s.Update("a", func(x *Session) error { x.Todos = []Todo{{Content: "a1", Status: Pending}, {Content: "a2", Status: Pending}}; return nil })
+	s.Update("a", func(x *Session) error {
+		x.Todos = []Todo{{Content: "a1", Status: Pending}, {Content: "a2", Status: Pending}}
+		return nil
+	})
 	s.Update("a", func(x *Session) error { x.Todos = x.Todos[:1]; return nil }) // t2 removed
 	other, _ := s.Update("b", func(x *Session) error {
 		x.Todos = []Todo{{Content: "b0", Status: Pending}, {Content: "b1", Status: Pending}}
