@@ -376,6 +376,9 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 		replaced = len(s.Todos)
 		s.ArchiveTodos("replaced by load", now)
 		s.Todos = todostore.CloneTodos(src.Todos)
+		if !row.Current {
+			todostore.ClearUIDs(s.Todos) // another session's ids mean nothing here
+		}
 		from := row.ID
 		if row.Source != "" {
 			from = row.Source + " " + row.ID

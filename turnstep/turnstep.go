@@ -80,7 +80,15 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // session file) and the cwd, and asks the policy. err is a *StoreError;
 // the turn's own failure or cancellation is in the Outcome.
 func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) (Outcome, error) {
-	sess, err := s.Session.Load()
+	// The list the turn's prompt shows is the agent's read, marked in the
+	// same locked change it is taken from (ARCHITECTURE.md §6), so the
+	// merge of the agent's next list knows what it saw.
+	sess, _, err := s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
+		if continuation.TodoContext(cur.Todos) != "" {
+			cur.MarkAgentRead()
+		}
+		return nil
+	})
 	if err != nil {
 		return Outcome{}, &StoreError{"prompt not sent", err}
 	}

@@ -264,8 +264,8 @@ func SystemPrompt(todoContext string, requireEvidence bool) string {
 
 Tools:
 - todo_write: replace the whole list. Plan multi-step work with it before you start, then keep statuses current as you work. Items you leave out are removed; to drop an item on purpose, mark it cancelled.
-- todo_read: show the list with positions.
-- todo_tick: tick (or untick) one subtask by its id, such as "2.1". An item with subtasks is completed when all its subtasks are ticked.
+- todo_read: show the list with positions and each entry's stable id ("t3", "s4").
+- todo_tick: tick (or untick) one subtask by its stable id, such as "s4", or by its position, such as "2.1", while the list is as you last saw it. An item with subtasks is completed when all its subtasks are ticked.
 - todo_pause: when you cannot go on without the person, give the reason; todosh then waits for their reply.
 
 Rules:
