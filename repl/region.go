@@ -25,7 +25,12 @@ const spinnerTick = 100 * time.Millisecond
 // region drawn again. Outside Start..Stop it passes writes through.
 //
 // Every region line is cut to the width less one column, so the terminal
-// never wraps one and the number of lines to erase is exact.
+// never wraps one, and the region takes at most half the window's rows, so
+// drawing it never scrolls a frame into the scrollback. After a draw the
+// cursor is at the start of the region's last line. A terminal that
+// reflows (tmux, most emulators) splits a line wider than a new, narrower
+// window into several rows: erase counts each drawn line's rows again at
+// the width of now (regionRows), so nothing of the old frame stays.
 type liveRegion struct {
 	out  io.Writer
 	size func() (cols, rows int)
@@ -34,7 +39,7 @@ type liveRegion struct {
 
 	mu       sync.Mutex
 	active   bool
-	drawn    int // lines of the region on the screen now
+	drawn    []int // display width of each region line on the screen now
 	started  time.Time
 	frame    int
 	activity string // the current tool call or the agent's status
@@ -140,15 +145,33 @@ func (l *liveRegion) Write(p []byte) (int, error) {
 // erase moves to the region's first line and clears to the end of the
 // screen.
 func (l *liveRegion) erase() {
-	if l.drawn == 0 {
+	if len(l.drawn) == 0 {
 		return
 	}
+	cols, _ := l.size()
 	seq := "\r"
-	if l.drawn > 1 {
-		seq += fmt.Sprintf("\x1b[%dA", l.drawn-1)
+	if up := regionRows(l.drawn[:len(l.drawn)-1], cols); up > 0 {
+		seq += fmt.Sprintf("\x1b[%dA", up)
 	}
 	io.WriteString(l.out, seq+"\x1b[J")
-	l.drawn = 0
+	l.drawn = l.drawn[:0]
+}
+
+// regionRows is how many rows lines of these display widths take in a
+// window cols wide that reflows: a line wider than the window is split
+// into as many rows as it needs. A terminal that does not reflow cuts the
+// line instead, and one row fewer would be exact there; most terminals
+// (tmux, VTE, iTerm2, kitty, Alacritty, Windows Terminal) reflow.
+func regionRows(widths []int, cols int) int {
+	n := 0
+	for _, w := range widths {
+		if cols > 0 && w > cols {
+			n += (w + cols - 1) / cols
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 func (l *liveRegion) redraw() {
@@ -157,15 +180,34 @@ func (l *liveRegion) redraw() {
 }
 
 // draw writes the region from the cursor's line (at column 0); the
-// cursor stays at the end of its last line.
+// cursor ends at the start of its last line, so a reflow of that line
+// leaves it on the line's first row.
 func (l *liveRegion) draw() {
 	lines := l.lines()
-	io.WriteString(l.out, strings.Join(lines, "\r\n"))
-	l.drawn = len(lines)
+	var b strings.Builder
+	for i, line := range lines {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(l.paint(i, line))
+		l.drawn = append(l.drawn, todostore.Width(line))
+	}
+	b.WriteString("\r")
+	io.WriteString(l.out, b.String())
 }
 
-// lines is the region's content for the current window size: the status
-// line, then the list folded to fit at most half of the window's height.
+// paint colours region line i: the status line muted, the list as lists.
+func (l *liveRegion) paint(i int, line string) string {
+	if i == 0 {
+		return l.pal.Muted(line)
+	}
+	return l.pal.List(line)
+}
+
+// lines is the region's content for the current window size, uncoloured:
+// the status line, then the list folded so that the whole region takes at
+// most half of the window's rows (the status line alone in a window of
+// three rows or fewer), every line cut to the width less one column.
 func (l *liveRegion) lines() []string {
 	cols, rows := l.size()
 	if cols <= 0 {
@@ -180,15 +222,22 @@ func (l *liveRegion) lines() []string {
 		// A narrow window: the countdown's seconds matter most.
 		status = l.status
 	}
-	out := []string{l.pal.Muted(todostore.Truncate(status, width))}
-	if l.hasList && len(l.todos) > 0 {
-		maxList := max(rows/2, 3)
-		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), maxList)
-		for _, line := range strings.Split(strings.TrimSuffix(list, "\n"), "\n") {
-			out = append(out, l.pal.List(todostore.Truncate(line, width)))
+	out := []string{todostore.Truncate(status, width)}
+	limit := max(rows/2, 1)
+	if room := limit - 1; room > 0 && l.hasList && len(l.todos) > 0 {
+		// FoldList needs three lines to fold (the header, the folded done
+		// items, "… N more open"); with less room the header says it all.
+		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), max(room, 3))
+		lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
+		if room < 3 {
+			lines = lines[:1]
+		}
+		for _, line := range lines {
+			out = append(out, todostore.Truncate(line, width))
 		}
 	}
-	return out
+	// Never taller than half the window, so a frame never scrolls.
+	return out[:min(len(out), limit)]
 }
 
 // statusLine is "⠋ 12s · continuation 1/3 · Bash ls -la": the runner's

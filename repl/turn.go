@@ -155,6 +155,9 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 			return "", err
 		}
 		if r.live != nil {
+			// The turn is over: its last tool call is no longer what the
+			// agent does, the countdown is.
+			r.live.SetActivity("")
 			r.live.SetStatus(fmt.Sprintf("continuation %d/%d", dec.Attempt, continuation.MaxNoProgress))
 		}
 		if r.Countdown != nil {
