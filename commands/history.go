@@ -85,7 +85,7 @@ func renderHistory(lines []todostore.HistoryLine, page int, now time.Time) strin
 	width := len(fmt.Sprint(lines[hi-1].N))
 	for i := hi - 1; i >= lo; i-- {
 		l := lines[i]
-		fmt.Fprintf(&b, " %*d  %-12s  %-13s  %s\n", width, l.N, when(now, l.At), l.Who(), oneLine(l.What))
+		fmt.Fprintf(&b, " %*d  %-12s  %-13s  %s\n", width, l.N, when(now, l.At), l.Who(), oneLine(l.Said()))
 	}
 	b.WriteString(pageLine(page, pages, "/todo history"))
 	return b.String()
@@ -118,7 +118,7 @@ func showChange(x *call) error {
 	if err != nil {
 		return err
 	}
-	head := fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.What))
+	head := fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.Said()))
 	if len(l.Todos) == 0 {
 		return x.print(head + "the list was empty\n")
 	}
@@ -138,7 +138,7 @@ func runRevert(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(oneLine(fmt.Sprintf("Reverted change %d (%s: %s)", took.N, took.Who(), took.What)), sess)
+	return x.printList(oneLine(fmt.Sprintf("Reverted change %d (%s: %s)", took.N, took.Who(), took.Said())), sess)
 }
 
 // runRestore implements /todo restore N.

@@ -265,10 +265,10 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 		if line == "" {
 			continue
 		}
-		restore := func() {}
-		if !isCommandLine(line) {
-			restore = t.NoEcho()
-		}
+		// Keys typed while the line runs (a turn, or a command waiting for
+		// a lock) are not echoed by the terminal: readline shows them at the
+		// next prompt, and an echo too would show them twice.
+		restore := t.NoEcho()
 		more, quit, _ := s.exec(ctx, line)
 		restore()
 		if quit {

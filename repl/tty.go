@@ -30,8 +30,8 @@ type Terminal interface {
 	// keys pressed, or nothing after keyPoll. restore ends it.
 	PollMode() (restore func(), err error)
 	ReadKey(buf []byte) (int, error)
-	// NoEcho stops the echo of keys typed during an agent turn; they stay
-	// queued for the countdown or the next prompt.
+	// NoEcho stops the echo of keys typed while a line runs (an agent turn,
+	// a command); they stay queued for the countdown or the next prompt.
 	NoEcho() (restore func())
 	// SaveMode records the terminal's mode now; restore puts it back when
 	// todosh ends on a signal.

@@ -162,8 +162,10 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		}
 		if r.Countdown != nil {
 			proceed, typed := r.Countdown(ctx, r.Delay)
-			if !proceed {
-				r.render.Line("continuation cancelled")
+			if !proceed && ctx.Err() == nil {
+				// The decision line said "continuing 1/3"; this says why
+				// it did not (a signal says so itself, in signals.go).
+				r.render.Line(fmt.Sprintf("you took over: continuation %d/%d not sent", dec.Attempt, continuation.MaxNoProgress))
 				r.LastEnd = EndCancelled
 				return typed, nil
 			}
