@@ -226,8 +226,20 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	turn.TodoContext = continuation.TodoContext(before)
 	turn.Ask = r.Ask
 
+	// The first list the agent writes, so finishing an item of a list
+	// written in the same turn counts as progress (continuation.Turn.First).
+	var first []todostore.Todo
+	emit := func(ev agent.Event) {
+		if ev.Kind == agent.EventTodos && first == nil {
+			first = todostore.CloneTodos(ev.Todos)
+			if first == nil {
+				first = []todostore.Todo{}
+			}
+		}
+		r.render.Event(ev)
+	}
 	tctx, stop := r.turnContext(ctx)
-	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)
+	res, turnErr := r.Agent.RunTurn(tctx, turn, emit)
 	aborted := tctx.Err() != nil
 	stop()
 	r.render.Flush()
@@ -273,6 +285,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		PauseReason: res.PauseReason,
 		Before:      before,
 		After:       after,
+		First:       first,
 		FinalText:   res.FinalText,
 	}, r.tools())
 
