@@ -85,6 +85,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	}
 	reg = sh.registry
 	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
+	sh.signals.atPrompt = rl.reading.Load
 	// The agent's processes end with the shell, also on a signal, whose
 	// exit skips the deferred calls.
 	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
@@ -271,7 +272,9 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 		restore := t.NoEcho()
 		more, quit, _ := s.exec(ctx, line)
 		restore()
-		if quit {
+		if quit || ctx.Err() != nil {
+			// On an exit signal no prompt is drawn: RunTerminal's stop
+			// waits for exitOn, which exits with the signal's status.
 			return ExitOK
 		}
 		if more != "" {

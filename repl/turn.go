@@ -70,6 +70,7 @@ const (
 	EndQuestion   = "question"    // the reply ended with a question
 	EndCap        = "cap"         // the continuation cap (or --no-continue) stopped it
 	EndCancelled  = "cancelled"   // Ctrl-C, or a key during the countdown
+	EndSignal     = "signal"      // an exit signal (SIGTERM, SIGHUP, SIGQUIT); signals.go ends the stream
 	EndError      = "error"       // the agent or the store failed, or no agent
 )
 
@@ -111,7 +112,11 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		r.render = rd
 	}
 	r.LastEnd = EndError
-	defer func() { r.render.End(r.LastEnd) }()
+	defer func() {
+		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
+			r.render.End(r.LastEnd)
+		}
+	}()
 	if r.Policy == nil {
 		r.Policy = continuation.New()
 	}
@@ -172,6 +177,9 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		}
 		if err := ctx.Err(); err != nil {
 			r.LastEnd = EndCancelled
+			if _, ok := endedBySignal(ctx); ok {
+				r.LastEnd = EndSignal
+			}
 			return "", err
 		}
 		turn = agent.Turn{Prompt: dec.Prompt, Continuation: true}
@@ -291,8 +299,13 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 
 	switch {
 	case aborted:
-		r.render.Line("turn cancelled")
 		r.LastEnd = EndCancelled
+		if _, ok := endedBySignal(ctx); ok {
+			// The exit's one line names the signal (signals.go).
+			r.LastEnd = EndSignal
+		} else {
+			r.render.Line("turn cancelled")
+		}
 		// The error tells a script to stop; the interactive shell only
 		// prompts again.
 		return continuation.Decision{}, fmt.Errorf("turn cancelled: %w", context.Canceled)
