@@ -69,8 +69,8 @@ type Turn struct {
 	// it wrote none: an agent that writes its list and finishes an item
 	// in one turn made progress from that list, though every item is new
 	// to Before.
-	First []todostore.Todo
-	FinalText     string // the agent's last reply text (question detection)
+	First     []todostore.Todo
+	FinalText string // the agent's last reply text (question detection)
 }
 
 // StopReason says why the policy stopped; it is empty when it continues.
