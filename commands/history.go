@@ -152,7 +152,7 @@ func showChange(x *call) error {
 	if err != nil {
 		return err
 	}
-	head := fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.Said()))
+	head := todostore.FitLines(fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.Said())), x.env.width())
 	if len(l.Todos) == 0 {
 		return x.print(head + "the list was empty\n")
 	}
