@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,19 +20,23 @@ func fillFake(t *testing.T, h home, n int) {
 	}
 }
 
-// frames counts the live region's redraws (each erases below) in raw.
-func frames(raw string) int { return strings.Count(raw, "\x1b[J") }
+// frames counts the live region's redraws in raw: each erases the last
+// one, row by row from the saved cursor (or, before, with erase-below).
+func frames(raw string) int { return strings.Count(raw, "\x1b7") + strings.Count(raw, "\x1b[J") }
+
+// frameEnd matches the end of a frame of the live region: the cursor
+// back at the start of its first line.
+var frameEnd = regexp.MustCompile(`\r(\x1b\[\d+A)?$`)
 
 // vtNow is the screen model of everything shown so far, taken between two
-// frames of the live region (a frame ends with a carriage return), so no
-// half-drawn frame is seen.
+// frames of the live region, so no half-drawn frame is seen.
 func (tm *term) vtNow() *vt {
 	tm.t.Helper()
 	var v *vt
 	waitFor(tm.t.(*testing.T), "a whole frame", func() bool {
 		tm.mu.Lock()
 		defer tm.mu.Unlock()
-		if len(tm.raw) == 0 || tm.raw[len(tm.raw)-1] != '\r' {
+		if !frameEnd.Match(tm.raw) {
 			return false
 		}
 		v = newVT(tm.cols, tm.rows)
@@ -66,13 +71,16 @@ func regionRows(v *vt) int {
 	return end - start + 1
 }
 
-// Resizing mid-turn, during the countdown (as tmux resize-window does),
-// never leaves a frame of the live region in the scrollback: a window made
-// shorter than the region clips it to half the new height, a narrower one
+// Resizing mid-turn, during the countdown (as tmux resize-window does, on
+// the screen model of vt_test.go), never makes frames of the live region
+// pile up in the scrollback: a window made shorter than the region clips it
+// to half the new height and no erase from the top row is copied into the
+// history (tmux's scroll-on-clear put every frame there), a narrower one
 // (which splits the region's lines in a terminal that reflows) is erased
-// whole, and both survive growing back. The region never takes more than
-// half the rows, and during the countdown the status line no longer names
-// the last tool call.
+// whole, and both survive growing back. At most the one copy the terminal
+// itself moves into its history at the resize stays. The region never
+// takes more than half the rows, and during the countdown the status line
+// no longer names the last tool call.
 func TestLiveRegionResizeMidTurn(t *testing.T) {
 	for _, c := range []struct {
 		name  string

@@ -13,8 +13,10 @@ import (
 // printable text with display widths (CJK and emoji take two cells),
 // auto-wrap at the right margin, CR, LF, BS, scrolling into a
 // scrollback, cursor up/down/left/right/column, erase in line and erase
-// below, and a resize that behaves as tmux's (resize). Colours and modes
-// are ignored.
+// below, save and restore of the cursor, and tmux's ways: a resize as
+// tmux's (resize), and a screen cleared from its top-left corner copied
+// into the scrollback first (tmux's scroll-on-clear, on by default).
+// Colours and modes are ignored.
 type vt struct {
 	cols, rows int
 	grid       [][]string // cells; "" is the right half of a wide character
@@ -22,6 +24,8 @@ type vt struct {
 	scrollback []string
 	x, y       int
 	pending    bool // the cursor is past the last column (wrap on the next character)
+	savedX     int  // the cursor saved by ESC 7
+	savedY     int
 }
 
 func newVT(cols, rows int) *vt {
@@ -43,7 +47,8 @@ func (v *vt) blank() []string {
 
 // resize changes the size as tmux does: a width change rewraps every
 // line the terminal wrapped and splits every line wider than the new
-// width (reflow), the cursor moving with its text; a smaller height first
+// width (reflow), the cursor moving with its text, rows added at the top
+// going into the scrollback (see reflow); a smaller height first
 // deletes rows below the cursor, then pushes rows from the top into the
 // scrollback; a greater height adds blank rows at the bottom.
 func (v *vt) resize(cols, rows int) {
@@ -116,6 +121,17 @@ func (v *vt) reflow(cols int) {
 			}
 		}
 	}
+	// tmux keeps the bottom of the grid, blank rows too: the rows a
+	// narrower window adds push rows from the top into the scrollback, and
+	// a cursor whose row went there stays on the first row.
+	for len(grid) > v.rows {
+		v.scrollback = append(v.scrollback, rowText(grid[0]))
+		grid, wrapped = grid[1:], wrapped[1:]
+		cy--
+	}
+	if cy < 0 {
+		cx, cy = 0, 0
+	}
 	v.grid, v.wrapped, v.cols, v.x, v.y = grid, wrapped, cols, cx, cy
 	v.pending = false
 }
@@ -148,6 +164,12 @@ func (v *vt) write(s string) {
 		if s[0] == 0x1b {
 			s = s[1:]
 			if len(s) > 0 {
+				switch s[0] {
+				case '7':
+					v.savedX, v.savedY = v.x, v.y
+				case '8':
+					v.x, v.y, v.pending = min(v.savedX, v.cols-1), min(v.savedY, v.rows-1), false
+				}
 				s = s[1:]
 			}
 			continue
@@ -223,13 +245,37 @@ func (v *vt) control(params, final string) {
 			v.wrapped[v.y] = false
 		}
 	case "J":
+		if n == 2 || n == 0 && v.x == 0 && v.y == 0 {
+			v.scrollOnClear()
+		}
+		from := v.y
+		if n == 2 {
+			from = 0
+		}
 		for i := v.x; i < v.cols; i++ {
 			v.grid[v.y][i] = " "
 		}
 		v.wrapped[v.y] = false
+		for r := from; r < v.y; r++ {
+			v.grid[r], v.wrapped[r] = v.blank(), false
+		}
 		for r := v.y + 1; r < v.rows; r++ {
 			v.grid[r], v.wrapped[r] = v.blank(), false
 		}
+	}
+}
+
+// scrollOnClear is tmux's scroll-on-clear: a clear of the whole screen
+// first moves its rows, up to the last one written, into the scrollback.
+func (v *vt) scrollOnClear() {
+	last := -1
+	for i, row := range v.grid {
+		if rowText(row) != "" {
+			last = i
+		}
+	}
+	for i := 0; i <= last; i++ {
+		v.scrollback = append(v.scrollback, rowText(v.grid[i]))
 	}
 }
 
@@ -248,9 +294,10 @@ func (v *vt) text() string {
 }
 
 // The screen model resizes as tmux does: a narrower window splits long
-// lines and moves the cursor with its text, a wider one joins what the
-// terminal wrapped, a shorter one drops blank rows below the cursor before
-// pushing rows into the scrollback.
+// lines, moves the cursor with its text and pushes the rows it adds from
+// the top into the scrollback (blank rows at the bottom stay), a wider one
+// joins what the terminal wrapped, a shorter one drops blank rows below
+// the cursor before pushing rows into the scrollback.
 func TestVTResize(t *testing.T) {
 	v := newVT(10, 4)
 	v.write("abcdefgh\r\n12345678901")
@@ -258,8 +305,8 @@ func TestVTResize(t *testing.T) {
 	if got := v.text(); got != "abcd\nefgh\n1234\n5678\n901\n" {
 		t.Errorf("after narrowing:\n%s", got)
 	}
-	if v.x != 3 || v.y != 3 || len(v.scrollback) != 1 {
-		t.Errorf("cursor at %d,%d after narrowing, want 3,3 (with its text), one row pushed", v.x, v.y)
+	if v.x != 3 || v.y != 2 || len(v.scrollback) != 2 {
+		t.Errorf("cursor at %d,%d after narrowing, want 3,2 (with its text), two rows pushed (the blank row stays)", v.x, v.y)
 	}
 	v.resize(10, 4)
 	if got := v.text(); got != "abcd\nefgh\n1234567890\n1\n" {

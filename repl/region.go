@@ -26,11 +26,15 @@ const spinnerTick = 100 * time.Millisecond
 //
 // Every region line is cut to the width less one column, so the terminal
 // never wraps one, and the region takes at most half the window's rows, so
-// drawing it never scrolls a frame into the scrollback. After a draw the
-// cursor is at the start of the region's last line. A terminal that
-// reflows (tmux, most emulators) splits a line wider than a new, narrower
-// window into several rows: erase counts each drawn line's rows again at
-// the width of now (regionRows), so nothing of the old frame stays.
+// drawing it never scrolls a frame into the scrollback. Between frames the
+// cursor rests at the start of the region's first line, so erasing clears
+// every row from there to the bottom of the window, whatever the terminal
+// did to them on a resize (a terminal that reflows, as tmux and most
+// emulators do, splits region lines wider than a narrower window). The
+// rows are cleared one by one, never with "erase below" from the top-left
+// corner: tmux (scroll-on-clear, on by default) copies a screen cleared
+// that way into the scrollback, which put every frame there once the
+// region had reached the first row (regionErase).
 type liveRegion struct {
 	out  io.Writer
 	size func() (cols, rows int)
@@ -39,7 +43,7 @@ type liveRegion struct {
 
 	mu       sync.Mutex
 	active   bool
-	drawn    []int // display width of each region line on the screen now
+	drawn    bool // the region is on the screen, the cursor at its start
 	started  time.Time
 	frame    int
 	activity string // the current tool call or the agent's status
@@ -142,36 +146,31 @@ func (l *liveRegion) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// erase moves to the region's first line and clears to the end of the
-// screen.
+// erase clears the region: the cursor is at its first line.
 func (l *liveRegion) erase() {
-	if len(l.drawn) == 0 {
+	if !l.drawn {
 		return
 	}
-	cols, _ := l.size()
-	seq := "\r"
-	if up := regionRows(l.drawn[:len(l.drawn)-1], cols); up > 0 {
-		seq += fmt.Sprintf("\x1b[%dA", up)
-	}
-	io.WriteString(l.out, seq+"\x1b[J")
-	l.drawn = l.drawn[:0]
+	_, rows := l.size()
+	io.WriteString(l.out, regionErase(rows))
+	l.drawn = false
 }
 
-// regionRows is how many rows lines of these display widths take in a
-// window cols wide that reflows: a line wider than the window is split
-// into as many rows as it needs. A terminal that does not reflow cuts the
-// line instead, and one row fewer would be exact there; most terminals
-// (tmux, VTE, iTerm2, kitty, Alacritty, Windows Terminal) reflow.
-func regionRows(widths []int, cols int) int {
-	n := 0
-	for _, w := range widths {
-		if cols > 0 && w > cols {
-			n += (w + cols - 1) / cols
-		} else {
-			n++
-		}
+// regionErase clears the row of the cursor and every row below it in a
+// window of rows rows (24 if unknown), and puts the cursor back at the
+// start of its row: save the cursor, erase the line, cursor down (which
+// stops at the last row and never scrolls), …, restore the cursor.
+func regionErase(rows int) string {
+	if rows <= 0 {
+		rows = 24
 	}
-	return n
+	var b strings.Builder
+	b.WriteString("\r\x1b7\x1b[2K")
+	for range rows - 1 {
+		b.WriteString("\x1b[B\x1b[2K")
+	}
+	b.WriteString("\x1b8")
+	return b.String()
 }
 
 func (l *liveRegion) redraw() {
@@ -179,9 +178,9 @@ func (l *liveRegion) redraw() {
 	l.draw()
 }
 
-// draw writes the region from the cursor's line (at column 0); the
-// cursor ends at the start of its last line, so a reflow of that line
-// leaves it on the line's first row.
+// draw writes the region from the cursor's line (at column 0) and moves
+// the cursor back to the start of its first line: no line wraps, so the
+// lines written are the rows to go up.
 func (l *liveRegion) draw() {
 	lines := l.lines()
 	var b strings.Builder
@@ -190,10 +189,13 @@ func (l *liveRegion) draw() {
 			b.WriteString("\r\n")
 		}
 		b.WriteString(l.paint(i, line))
-		l.drawn = append(l.drawn, todostore.Width(line))
 	}
 	b.WriteString("\r")
+	if len(lines) > 1 {
+		fmt.Fprintf(&b, "\x1b[%dA", len(lines)-1)
+	}
 	io.WriteString(l.out, b.String())
+	l.drawn = true
 }
 
 // paint colours region line i: the status line muted, the list as lists.

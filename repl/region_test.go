@@ -64,28 +64,9 @@ func TestRegionHalfOf16(t *testing.T) {
 	}
 }
 
-// regionRows counts the rows of lines after a reflow to cols.
-func TestRegionRows(t *testing.T) {
-	for _, c := range []struct {
-		widths []int
-		cols   int
-		want   int
-	}{
-		{nil, 80, 0},
-		{[]int{99, 10, 0}, 100, 3},
-		{[]int{99, 10, 0}, 50, 4},
-		{[]int{99, 50, 51}, 50, 5},
-		{[]int{30}, 0, 1}, // size unknown: one row a line
-	} {
-		if got := regionRows(c.widths, c.cols); got != c.want {
-			t.Errorf("regionRows(%v, %d) = %d, want %d", c.widths, c.cols, got, c.want)
-		}
-	}
-}
-
-// After the window narrows, the erase moves up over every row the reflowed
-// region takes, and a frame ends at the start of its last line.
-func TestRegionEraseAfterNarrowing(t *testing.T) {
+// A frame ends with the cursor back at the start of its first line, so an
+// erase after any resize is a clear to the end of the screen from there.
+func TestRegionFrameEndsAtItsStart(t *testing.T) {
 	cols := 100
 	var out bytes.Buffer
 	l := newLiveRegion(&out, func() (int, int) { return cols, 30 }, palette{})
@@ -93,14 +74,17 @@ func TestRegionEraseAfterNarrowing(t *testing.T) {
 	defer l.Stop()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !strings.HasSuffix(out.String(), "\r") {
-		t.Errorf("a frame does not end at the start of its line: %q", out.String())
+	// Status line, header, two items: up three rows.
+	if !strings.HasSuffix(out.String(), "window\r\x1b[3A") {
+		t.Errorf("a frame does not end at its first line: %q", out.String())
 	}
-	// Status line (narrow), header, two items of 59 and 59 columns.
 	cols = 50
 	out.Reset()
 	l.erase()
-	if got := out.String(); got != "\r\x1b[4A\x1b[J" {
-		t.Errorf("erase after narrowing to 50 = %q, want up 4 rows (status, header, an item split in two)", got)
+	if got := out.String(); got != "\r\x1b7\x1b[2K"+strings.Repeat("\x1b[B\x1b[2K", 29)+"\x1b8" {
+		t.Errorf("erase after narrowing = %q, want every row cleared from the region's first line, one by one", got)
+	}
+	if strings.Contains(out.String(), "\x1b[J") {
+		t.Errorf("erase uses erase-below, which tmux copies into the scrollback from the top row")
 	}
 }
