@@ -298,7 +298,8 @@ func firstItem(todos []todostore.Todo) string {
 		}
 	}
 	if len(todos) > 0 {
-		return todos[0].Content
+		// Said as done, so it does not read as the next thing to do.
+		return "all done: " + todos[0].Content
 	}
 	return ""
 }

@@ -566,7 +566,7 @@ func TestTurnCountdown(t *testing.T) {
 				}
 			}
 			cancelled := !tt.proceed[len(tt.proceed)-1]
-			if got := strings.HasSuffix(h.out.String(), "continuation cancelled\n"); got != cancelled {
+			if got := strings.HasSuffix(h.out.String(), "you took over: continuation "+fmt.Sprint(len(delays))+"/3 not sent\n"); got != cancelled {
 				t.Errorf("ends with the cancel line = %v, want %v\n%s", got, cancelled, h.out)
 			}
 		})

@@ -100,7 +100,19 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	turn.TodoContext = continuation.TodoContext(before)
 	turn.Ask = s.Ask
 
-	res, turnErr := s.Agent.RunTurn(ctx, turn, emit)
+	// The first list the agent writes, so finishing an item of a list
+	// written in the same turn counts as progress (continuation.Turn.First).
+	var first []todostore.Todo
+	record := func(ev agent.Event) {
+		if ev.Kind == agent.EventTodos && first == nil {
+			first = todostore.CloneTodos(ev.Todos)
+			if first == nil {
+				first = []todostore.Todo{}
+			}
+		}
+		emit(ev)
+	}
+	res, turnErr := s.Agent.RunTurn(ctx, turn, record)
 	out := Outcome{Aborted: ctx.Err() != nil, Err: turnErr}
 
 	sess, err = s.Session.Load()
@@ -137,6 +149,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		PauseReason: res.PauseReason,
 		Before:      before,
 		After:       out.After,
+		First:       first,
 		FinalText:   res.FinalText,
 	}, s.Tools)
 	if ok {
