@@ -616,7 +616,7 @@ func TestPayloadWithoutListChangesNothing(t *testing.T) {
 	}
 }
 
-func TestJScanStrings(t *testing.T) {
+func TestJSONScanStrings(t *testing.T) {
 	long := strings.Repeat("x", 70)
 	cases := map[string]bool{
 		`"abc"`: true, `"a\"b"`: true, `"a\\"`: true, `"a\\\"b"`: true,
@@ -624,7 +624,7 @@ func TestJScanStrings(t *testing.T) {
 		`"1234567\"`: false, `"abc`: false, `"` + long + `\"`: false, `"\`: false,
 	}
 	for s, ok := range cases {
-		end, err := jscanString([]byte(s), 0)
+		end, err := jsonSkipString([]byte(s), 0)
 		if ok && (err != nil || end != len(s)) {
 			t.Errorf("%s: end %d err %v", s, end, err)
 		}

@@ -33,6 +33,11 @@ type cli struct {
 	// continuation prompt names.
 	todoTools []string
 	caps      Caps
+	// tasks: the CLI's todo tools change one task at a time by ids made in
+	// earlier turns (Claude Code's Task tools). The runner keeps those ids
+	// in the session's agent record, seeds each turn's parser with them,
+	// and asks the parser (taskParser) whether the session uses them.
+	tasks bool
 	// sessionGone are lower-case pieces of what the CLI prints when the
 	// session it was asked to resume no longer exists.
 	sessionGone []string
@@ -67,6 +72,7 @@ var clisTable = []cli{
 		},
 		todoTools:   []string{"TodoWrite", "TaskCreate", "TaskUpdate"},
 		caps:        Caps{Resume: true},
+		tasks:       true,
 		sessionGone: []string{"no conversation found with session id"},
 		listHint:    "allow TodoWrite or the Task tools (check --allowedTools and --disallowedTools)",
 	},
@@ -126,6 +132,12 @@ var clisTable = []cli{
 		sessionGone: []string{"no session found matching"},
 		listHint:    "pi has none built in: load one, --agent-arg=-e --agent-arg=PATH/examples/extensions/todo.ts",
 	},
+}
+
+// taskParser is the parser of a CLI with task tools (cli.tasks): it tells
+// whether the session offered or used them instead of a whole-list tool.
+type taskParser interface {
+	usesTasks() bool
 }
 
 // Kinds are the CLIs New accepts, in the table's order.
