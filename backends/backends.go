@@ -89,6 +89,9 @@ type Backend struct {
 	// continuation prompts; "" means the agent tells (agent.Agent.TodoTool,
 	// for a CLI whose tool changes with what it calls).
 	TodoTool string
+	// ToolSpelling is how the agent names the tools of todosh's MCP server
+	// (mcp__todosh__todo_write), so prompts name them as it sees them.
+	ToolSpelling todotools.Spelling
 	Caps     Caps
 	// Flags are the agent flags beyond --agent this row accepts.
 	Flags []Flag
@@ -115,10 +118,15 @@ var Table = slices.Concat([]Backend{
 		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
 		Flags: []Flag{FlagEvidence}, Start: startScript},
 }, cliRows(), []Backend{
-	acpRow("acp", "", nil, true, "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"),
-	acpRow("acp:claude", "claude-agent-acp", nil, false, "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"),
-	acpRow("acp:codex", "codex-acp", nil, false, "Codex over ACP (npm @zed-industries/codex-acp), one process per run"),
-	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
+	acpRow(acpPreset{name: "acp", askForTools: true, summary: "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"}),
+	acpRow(acpPreset{name: "acp:claude", bin: "claude-agent-acp", spelling: todotools.SpellClaude, env: clis.ClaudeEnv,
+		summary: "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"}),
+	acpRow(acpPreset{name: "acp:codex", bin: "codex-acp", spelling: todotools.SpellClaude,
+		summary: "Codex over ACP (npm @zed-industries/codex-acp), one process per run"}),
+	// Gemini's own write_todos reaches the client only as a title ("Set 3
+	// todo(s)"), so the first prompt asks it to keep todosh's list.
+	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, spelling: todotools.SpellGemini, askForTools: true,
+		summary: "Gemini CLI over ACP (gemini --acp), one process per run"}),
 })
 
 // cliExtra is what this table adds to a wrapped CLI of clis's table: its
@@ -127,13 +135,15 @@ var Table = slices.Concat([]Backend{
 type cliExtra struct {
 	title string
 	mcp   func(*agent.MCPServer) []string
+	// spelling is how the CLI names the MCP server's tools.
+	spelling todotools.Spelling
 }
 
 // cliExtras are the CLIs this table knows more of; any other CLI of
 // clis.Kinds gets a row with its name and no MCP server.
 var cliExtras = map[string]cliExtra{
-	"claude": {"Claude Code", claudeMCP},
-	"codex":  {"Codex CLI", codexMCP},
+	"claude": {"Claude Code", claudeMCP, todotools.SpellClaude},
+	"codex":  {"Codex CLI", codexMCP, todotools.SpellClaude},
 	"gemini": {title: "Gemini CLI"},
 	"qwen":   {title: "Qwen Code"},
 }
@@ -156,7 +166,7 @@ func cliRows() []Backend {
 			caps.Tick, caps.Pause, caps.MCP = true, true, true
 			flags = append(flags, FlagEvidence)
 		}
-		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", Caps: caps, Flags: flags,
+		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", ToolSpelling: x.spelling, Caps: caps, Flags: flags,
 			Start: func(_ string, o Options) (Factory, error) {
 				if o.IdleLimit < 0 {
 					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
@@ -172,21 +182,13 @@ func cliRows() []Backend {
 					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID)}
 					if x.mcp != nil {
 						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
+						cfg.MCPTools = x.spelling.All()
 					}
 					return clis.New(name, cfg, s)
 				}, nil
 			}})
 	}
 	return rows
-}
-
-// ownTools are todosh's todo tools as an MCP client names them.
-func ownTools(sep string) []string {
-	var names []string
-	for _, t := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
-		names = append(names, "mcp"+sep+agent.MCPName+sep+t)
-	}
-	return names
 }
 
 // claudeMCP hands the server to Claude Code (--mcp-config takes the JSON
@@ -199,7 +201,7 @@ func claudeMCP(m *agent.MCPServer) []string {
 	if err != nil {
 		panic(err) // strings only
 	}
-	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(ownTools("__"), ",")}
+	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(todotools.SpellClaude.All(), ",")}
 }
 
 // codexMCP hands the server to Codex as -c overrides of its config; the
@@ -227,13 +229,25 @@ func codexMCP(m *agent.MCPServer) []string {
 	}
 }
 
-// acpRow is the row of an ACP agent started as bin args (the preset;
-// --agent-bin and --agent-arg replace them). Every ACP agent gets
-// todosh's MCP server, so todosh's todo tools, tick and pause reach it.
-// askForTools: its own list never reaches todosh (Gemini's write_todos),
-// so the first prompt asks it to use todosh's tools.
-func acpRow(name, bin string, args []string, askForTools bool, summary string) Backend {
-	return Backend{Name: name, Summary: summary, TodoTool: todotools.Write,
+// acpPreset is what an ACP row knows of its agent.
+type acpPreset struct {
+	name, bin string
+	args      []string // bin and args start it; --agent-bin and --agent-arg replace them
+	spelling  todotools.Spelling
+	// env is added to the agent's environment unless the person's own
+	// environment sets the same variable.
+	env []string
+	// askForTools: its own list never reaches todosh (Gemini's
+	// write_todos), so the first prompt asks it to use todosh's tools.
+	askForTools bool
+	summary     string
+}
+
+// acpRow is the row of an ACP agent. Every ACP agent gets todosh's MCP
+// server, so todosh's todo tools, tick and pause reach it.
+func acpRow(x acpPreset) Backend {
+	name := x.name
+	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
 		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
 		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
 		Start: func(_ string, o Options) (Factory, error) {
@@ -241,7 +255,7 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 			if err != nil {
 				return nil, err
 			}
-			cfg := acpagent.Config{Name: name, Bin: bin, Args: args, Approve: approve, AskForTools: askForTools}
+			cfg := acpagent.Config{Name: name, Bin: x.bin, Args: x.args, Approve: approve, AskForTools: x.askForTools, Spelling: x.spelling}
 			if o.Bin != "" {
 				cfg.Bin, cfg.Args = o.Bin, nil
 			}
@@ -258,7 +272,7 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 			return func(s agent.Session) (agent.Agent, error) {
 				cfg := cfg
 				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
-				cfg.Env = sessionEnv(s.ID)
+				cfg.Env = clis.WithDefaults(sessionEnv(s.ID), x.env)
 				return acpagent.New(cfg, s)
 			}, nil
 		}}
@@ -312,18 +326,25 @@ func sessionEnv(id string) []string {
 	return append(os.Environ(), agent.SessionEnv+"="+id)
 }
 
-// Tools are the row's todo tools as the continuation prompt names them;
-// todo is the agent's own tool when the row leaves it to the agent.
-func (b *Backend) Tools(todo string) continuation.Tools {
-	t := continuation.Tools{Todo: b.TodoTool, Positional: b.TodoTool == todotools.Write}
+// Tools are the row's todo tools as the continuation prompt names them,
+// spelled as the agent sees them; todo is the agent's own tool when the
+// row leaves it to the agent, load the tool that loads deferred tools
+// ("ToolSearch"), "" when they need no loading.
+func (b *Backend) Tools(todo, load string) continuation.Tools {
+	own := b.ToolSpelling.Of(todotools.Write)
+	t := continuation.Tools{Todo: b.TodoTool, Load: load}
+	if t.Todo == todotools.Write {
+		t.Todo = own
+	}
 	if t.Todo == "" {
 		t.Todo = todo
 	}
+	t.Positional = t.Todo == own
 	if b.Caps.Tick {
-		t.Tick = todotools.Tick
+		t.Tick = b.ToolSpelling.Of(todotools.Tick)
 	}
 	if b.Caps.Pause {
-		t.Pause = todotools.Pause
+		t.Pause = b.ToolSpelling.Of(todotools.Pause)
 	}
 	return t
 }

@@ -289,10 +289,14 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 
 // tools are the agent's todo tools as its backend row declares them.
 func (r *TurnRunner) tools() continuation.Tools {
-	if r.Backend == nil {
-		return continuation.Tools{Todo: r.Agent.TodoTool()}
+	load := ""
+	if l, ok := r.Agent.(agent.ToolLoader); ok {
+		load = l.LoadTool()
 	}
-	return r.Backend.Tools(r.Agent.TodoTool())
+	if r.Backend == nil {
+		return continuation.Tools{Todo: r.Agent.TodoTool(), Load: load}
+	}
+	return r.Backend.Tools(r.Agent.TodoTool(), load)
 }
 
 // turnContext returns the context of one turn, cancelled by Ctrl-C: readline

@@ -93,7 +93,7 @@ func TestPermissionAnswers(t *testing.T) {
 	}{
 		{"script, default", ApproveAsk, agent.Turn{}, "no"},
 		{"script, never", ApproveNever, agent.Turn{}, "no"},
-		{"script, always", ApproveAlways, agent.Turn{}, "once"},
+		{"script, always", ApproveAlways, agent.Turn{}, "always"},
 		{"terminal, person allows", ApproveAsk, agent.Turn{Ask: pick(1)}, "once"},
 		{"terminal, continuation asks too", ApproveAsk, agent.Turn{Continuation: true, Ask: pick(0)}, "always"},
 		{"terminal, never wins", ApproveNever, agent.Turn{Ask: pick(0)}, "no"},
@@ -102,7 +102,7 @@ func TestPermissionAnswers(t *testing.T) {
 	for _, tt := range tests {
 		a := &Agent{cfg: Config{Name: "acp", Approve: tt.approve}}
 		var ev events
-		resp, _ := a.permission(context.Background(), tt.turn, req, ev.emit)
+		resp, _ := a.permission(context.Background(), &process{label: "acp"}, tt.turn, req, ev.emit)
 		got := "cancelled"
 		if resp.Outcome.Selected != nil {
 			got = string(resp.Outcome.Selected.OptionId)
@@ -115,17 +115,17 @@ func TestPermissionAnswers(t *testing.T) {
 	own := "mcp__todosh__todo_write"
 	a := &Agent{cfg: Config{Name: "acp", Approve: ApproveNever, MCP: &agent.MCPServer{Name: "todosh"}}}
 	var ev0 events
-	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &own}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "always" {
+	if resp, _ := a.permission(context.Background(), &process{label: "acp"}, agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &own}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "always" {
 		t.Errorf("todosh's own tool: %+v", resp.Outcome)
 	}
 	other := "mcp__other__todo_write"
-	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &other}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "no" {
+	if resp, _ := a.permission(context.Background(), &process{label: "acp"}, agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &other}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "no" {
 		t.Errorf("another server's tool: %+v", resp.Outcome)
 	}
 	// Without reject options a refusal is the cancelled outcome.
 	a = &Agent{cfg: Config{Name: "acp", Approve: ApproveNever}}
 	var ev events
-	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{Options: opts[:2]}, ev.emit); resp.Outcome.Cancelled == nil {
+	if resp, _ := a.permission(context.Background(), &process{label: "acp"}, agent.Turn{}, acp.RequestPermissionRequest{Options: opts[:2]}, ev.emit); resp.Outcome.Cancelled == nil {
 		t.Errorf("no reject option: %+v", resp.Outcome)
 	}
 }

@@ -76,6 +76,12 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, a.died(p, "initialize failed", err)
 	}
+	p.label = a.cfg.Name
+	if in := init.AgentInfo; in != nil {
+		if n := todostore.ShortLine(firstNonEmpty(derefStr(in.Title), in.Name), 40); n != "" {
+			p.label = n
+		}
+	}
 	if init.ProtocolVersion != acp.ProtocolVersionNumber {
 		a.stop(p)
 		return nil, fmt.Errorf("%s: speaks ACP protocol version %d; todosh speaks %d", a.cfg.Name, init.ProtocolVersion, acp.ProtocolVersionNumber)
@@ -404,6 +410,22 @@ func (t *tail) meaningful() string {
 			continue
 		}
 		return todostore.ShortLine(l, 200)
+	}
+	return ""
+}
+
+func derefStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
 	}
 	return ""
 }

@@ -188,6 +188,11 @@ type ClaudeParser struct {
 	// instead of TodoWrite; set it when an earlier turn did.
 	UsesTasks bool
 
+	// MCPTools are todosh's MCP tools as the CLI spells them, the
+	// whole-list tool first (mcp__todosh__todo_write); empty when the CLI
+	// was not given todosh's MCP server.
+	MCPTools []string
+
 	// cli names the CLI in notices and todoWrite its whole-list todo tool:
 	// "claude" and "TodoWrite" when empty. Qwen Code writes the same
 	// stream with its own names (NewQwenParser).
@@ -210,7 +215,6 @@ type claudeTaskCall struct {
 }
 
 var (
-	markTaskCreate   = []byte(`"TaskCreate"`)
 	taskCreatedRegex = regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`)
 )
 
@@ -262,22 +266,63 @@ func (p *ClaudeParser) setSession(raw []byte, emit func(Update)) {
 	}
 }
 
+// init reads the init line's session id and tools: which todo tools the
+// session has (TodoWrite, the Task tools, todosh's MCP tools, each maybe
+// deferred behind ToolSearch, which the line lists like any other tool),
+// reported as UpdateTools, or UpdateNoTodoTool with the cause when it has
+// none.
 func (p *ClaudeParser) init(line []byte, emit func(Update)) error {
-	var subtype, session, tools []byte
-	err := jsonPickLine(line, jsonField{"subtype", &subtype}, jsonField{"session_id", &session}, jsonField{"tools", &tools})
+	var subtype, session, tools, servers []byte
+	err := jsonPickLine(line, jsonField{"subtype", &subtype}, jsonField{"session_id", &session}, jsonField{"tools", &tools},
+		jsonField{"mcp_servers", &servers})
 	if err != nil || string(subtype) != `"init"` {
 		return err
 	}
-	todoWrite := []byte(`"` + p.todoName() + `"`)
-	hasWrite, hasTasks := bytes.Contains(tools, todoWrite), p.cli == "" && bytes.Contains(tools, markTaskCreate)
-	if hasTasks && !hasWrite {
-		p.UsesTasks = true
-	}
 	p.setSession(session, emit)
-	if !jsonIsNull(tools) && !hasWrite && !hasTasks {
-		emit(Update{Kind: UpdateNoTodoTool, Text: "its tools do not include " + p.todoName()})
+	if jsonIsNull(tools) {
+		return nil
 	}
+	has := map[string]bool{}
+	_ = jsonElements(tools, func(v []byte) { has[jsonStr(v)] = true })
+	seen := Update{Kind: UpdateTools}
+	if has["ToolSearch"] {
+		seen.Load = "ToolSearch"
+	}
+	switch {
+	case p.cli == "" && has["TaskCreate"] && has["TaskUpdate"] && !has[p.todoName()]:
+		p.UsesTasks = true
+		seen.Text = "TaskUpdate"
+	case has[p.todoName()]:
+		seen.Text = p.todoName()
+	case len(p.MCPTools) > 0 && has[p.MCPTools[0]]:
+		seen.Text = p.MCPTools[0]
+	default:
+		emit(Update{Kind: UpdateNoTodoTool, Text: p.noToolCause(servers)})
+		return nil
+	}
+	emit(seen)
 	return nil
+}
+
+// noToolCause says why a session has no todo tool: todosh's MCP server
+// did not connect, or the tools were not offered.
+func (p *ClaudeParser) noToolCause(servers []byte) string {
+	if len(p.MCPTools) > 0 {
+		status := "missing"
+		_ = jsonElements(servers, func(v []byte) {
+			var srv struct{ Name, Status string }
+			if json.Unmarshal(v, &srv) == nil && strings.Contains(p.MCPTools[0], "__"+srv.Name+"__") {
+				status = srv.Status
+			}
+		})
+		if status != "connected" {
+			return "its tools include no todo tool, and todosh's MCP server is " + todostore.ShortLine(status, 40)
+		}
+	}
+	if p.cli == "" {
+		return "its tools include neither TodoWrite nor the Task tools (TaskCreate, TaskUpdate)"
+	}
+	return "its tools do not include " + p.todoName()
 }
 
 // usesTasks implements taskParser.

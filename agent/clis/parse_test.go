@@ -217,7 +217,7 @@ func TestTranscriptGolden(t *testing.T) {
 	}
 }
 
-var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task"}
+var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task", UpdateNoTodoTool: "no todo tool", UpdateStatus: "status"}
 
 func formatUpdate(u Update) string {
 	switch u.Kind {
@@ -226,6 +226,8 @@ func formatUpdate(u Update) string {
 		return "todos:\n" + todostore.FormatList(u.Todos)
 	case UpdateTask:
 		return "task: " + formatTask(*u.Task) + "\n"
+	case UpdateTools:
+		return fmt.Sprintf("tools: %q load %q\n", u.Text, u.Load)
 	}
 	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
 }

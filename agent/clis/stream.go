@@ -47,6 +47,11 @@ const (
 	// UpdateNoTodoTool: the stream shows the CLI has no todo tool this
 	// session (Text says how it shows), so its list cannot be kept.
 	UpdateNoTodoTool
+	// UpdateTools: the stream shows which todo tool the session has: Text
+	// is the one the continuation prompt names, as the CLI spells it;
+	// Load is the tool that loads deferred tools ("ToolSearch"), "" when
+	// there is none.
+	UpdateTools
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -55,6 +60,7 @@ type Update struct {
 	Text  string
 	Todos []todostore.Todo
 	Task  *TaskOp
+	Load  string
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps

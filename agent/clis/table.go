@@ -2,6 +2,7 @@ package clis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/todosh/todosh/agent"
@@ -27,8 +28,8 @@ type cli struct {
 	// contextFlag names the file of todo context, "" when the CLI has no
 	// such flag.
 	contextFlag string
-	// parser makes the stream parser of one turn; prev is the list before it.
-	parser func(prev []todostore.Todo, usesTasks bool) Parser
+	// parser makes the stream parser of one turn.
+	parser func(in parserIn) Parser
 	// todoTools are the CLI's own todo tools; the first is the one the
 	// continuation prompt names.
 	todoTools []string
@@ -38,6 +39,11 @@ type cli struct {
 	// in the session's agent record, seeds each turn's parser with them,
 	// and asks the parser (taskParser) whether the session uses them.
 	tasks bool
+	// env is added to the CLI's environment unless the person's own sets
+	// the same variable (Claude Code hides its todo tools without
+	// ClaudeEnv); a person's value that differs is named when the list
+	// cannot be kept.
+	env []string
 	// sessionGone are lower-case pieces of what the CLI prints when the
 	// session it was asked to resume no longer exists.
 	sessionGone []string
@@ -45,6 +51,55 @@ type cli struct {
 	// CLI cannot keep a list: one short line (a notice is cut at 120
 	// characters).
 	listHint string
+}
+
+// parserIn is what a turn's parser starts from.
+type parserIn struct {
+	prev      []todostore.Todo // the list before the turn
+	usesTasks bool             // an earlier turn used the task tools
+	mcpTools  []string         // Config.MCPTools
+}
+
+// ClaudeEnv is what Claude Code needs in its environment to offer any todo
+// tool: since 2.1.233 its newer models get TodoWrite and the Task tools
+// only with CLAUDE_CODE_ENABLE_TODO_TOOLS=1, and then deferred behind
+// ToolSearch. todosh sets it for claude and claude-agent-acp unless the
+// person set it.
+var ClaudeEnv = []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}
+
+// WithDefaults returns env with each KEY=VALUE of defaults added whose
+// KEY env does not set.
+func WithDefaults(env, defaults []string) []string {
+	out := env
+	for _, kv := range defaults {
+		key, _, _ := strings.Cut(kv, "=")
+		if _, set := lookupEnv(env, key); !set {
+			out = append(slices.Clip(out), kv)
+		}
+	}
+	return out
+}
+
+// lookupEnv is the value of key in env (the last one wins, as in exec).
+func lookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// overridden names the first of the row's env defaults the person set to
+// another value: "CLAUDE_CODE_ENABLE_TODO_TOOLS=0", "" when none.
+func (c *cli) overridden(env []string) string {
+	for _, kv := range c.env {
+		key, want, _ := strings.Cut(kv, "=")
+		if v, set := lookupEnv(env, key); set && v != want {
+			return key + "=" + v
+		}
+	}
+	return ""
 }
 
 // argsIn is what a turn's command line depends on.
@@ -67,14 +122,15 @@ var clisTable = []cli{
 			return append(args, in.extra...)
 		},
 		contextFlag: "--append-system-prompt-file",
-		parser: func(_ []todostore.Todo, usesTasks bool) Parser {
-			return &ClaudeParser{UsesTasks: usesTasks}
+		parser: func(in parserIn) Parser {
+			return &ClaudeParser{UsesTasks: in.usesTasks, MCPTools: in.mcpTools}
 		},
 		todoTools:   []string{"TodoWrite", "TaskCreate", "TaskUpdate"},
 		caps:        Caps{Resume: true},
 		tasks:       true,
+		env:         ClaudeEnv,
 		sessionGone: []string{"no conversation found with session id"},
-		listHint:    "allow TodoWrite or the Task tools (check --allowedTools and --disallowedTools)",
+		listHint:    "allow TodoWrite or the Task tools (check --allowedTools, --disallowedTools and `todosh doctor`)",
 	},
 	{
 		name: "codex",
@@ -88,7 +144,7 @@ var clisTable = []cli{
 			args = appendIf(args, in.resume, "resume", in.resume)
 			return append(args, "-")
 		},
-		parser:      func(prev []todostore.Todo, _ bool) Parser { return &CodexParser{Prev: todostore.CloneTodos(prev)} },
+		parser:      func(in parserIn) Parser { return &CodexParser{Prev: todostore.CloneTodos(in.prev)} },
 		todoTools:   []string{"update_plan"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no rollout found for thread id", "no rollout found for conversation id", "thread not found"},
@@ -98,7 +154,7 @@ var clisTable = []cli{
 		// Gemini CLI runs headless and reads the prompt from stdin when
 		// stdin is not a terminal.
 		args:        geminiArgs,
-		parser:      func([]todostore.Todo, bool) Parser { return &GeminiParser{} },
+		parser:      func(parserIn) Parser { return &GeminiParser{} },
 		todoTools:   []string{"write_todos"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"invalid session identifier", "no conversation found with session id", "session not found"},
@@ -109,7 +165,7 @@ var clisTable = []cli{
 		// Qwen Code (a Gemini CLI fork) reads the prompt from stdin the
 		// same way; --verbose is refused, and its stream is Claude's shape.
 		args:        geminiArgs,
-		parser:      func([]todostore.Todo, bool) Parser { return NewQwenParser() },
+		parser:      func(parserIn) Parser { return NewQwenParser() },
 		todoTools:   []string{"todo_write"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no saved session found", "session not found", "no conversation found with session id"},
@@ -126,7 +182,7 @@ var clisTable = []cli{
 			return append(args, in.extra...)
 		},
 		contextFlag: "--append-system-prompt",
-		parser:      func(prev []todostore.Todo, _ bool) Parser { return &PiParser{Prev: todostore.CloneTodos(prev)} },
+		parser:      func(in parserIn) Parser { return &PiParser{Prev: todostore.CloneTodos(in.prev)} },
 		todoTools:   []string{"todo"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no session found matching"},

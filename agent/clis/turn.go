@@ -33,6 +33,10 @@ type Config struct {
 	// zero means no limit (the --idle-limit flag defaults to
 	// DefaultIdleLimit).
 	IdleLimit time.Duration
+	// MCPTools are todosh's MCP tools as the CLI spells them, the
+	// whole-list tool first (mcp__todosh__todo_write); empty when the CLI
+	// is not given todosh's MCP server.
+	MCPTools []string
 	// MaxRetries stops a turn whose CLI reported this many retries or
 	// reconnects in a row with nothing else between them; zero means
 	// DefaultMaxRetries.
@@ -69,6 +73,12 @@ func New(kind string, cfg Config, sess agent.Session) (agent.Agent, error) {
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
+	if len(row.env) > 0 {
+		if cfg.Env == nil {
+			cfg.Env = os.Environ()
+		}
+		cfg.Env = WithDefaults(cfg.Env, row.env)
+	}
 	return &cliAgent{kind: kind, row: row, cfg: cfg, sess: sess}, nil
 }
 
@@ -81,20 +91,31 @@ type cliAgent struct {
 	cfg       Config
 	sess      agent.Session
 	usesTasks bool
-	sawTodo   bool // a todo update arrived this session
+	// tool and load are the todo tool the stream showed the session has,
+	// as the CLI spells it, and the tool that loads it when deferred.
+	tool, load string
+	sawTodo    bool // a todo update arrived this session
 	warned    bool // the person was told the list cannot be kept
 }
 
 // Name is the CLI's kind.
 func (a *cliAgent) Name() string { return a.kind }
 
-// TodoTool names the CLI's own todo tool for the continuation prompt.
+// TodoTool names the todo tool the continuation prompt names: the one the
+// stream showed the session has, else the CLI's first.
 func (a *cliAgent) TodoTool() string {
-	if a.usesTasks {
+	switch {
+	case a.usesTasks:
 		return "TaskUpdate"
+	case a.tool != "":
+		return a.tool
 	}
 	return a.row.todoTools[0]
 }
+
+// LoadTool is the tool that loads deferred tools ("ToolSearch") when the
+// stream showed the CLI has one; see agent.ToolLoader.
+func (a *cliAgent) LoadTool() string { return a.load }
 
 // turnState is what one turn has gathered from the stream.
 type turnState struct {
@@ -231,9 +252,16 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	}
 	if st.noTool != "" && !a.sawTodo && !a.warned && a.row.listHint != "" && ctx.Err() == nil {
 		a.warned = true
-		// Two short lines: what is wrong, then what to change.
-		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, st.noTool)})
-		emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + ": " + a.row.listHint})
+		// Two short lines: what is wrong, then what to change. A variable
+		// the person set against the row's default is the likeliest cause.
+		cause, hint := st.noTool, a.row.listHint
+		if kv := a.row.overridden(a.cfg.Env); kv != "" {
+			key, _, _ := strings.Cut(kv, "=")
+			cause += "; " + kv + " in your environment hides them"
+			hint = "unset " + key + " (todosh then sets it to what " + a.kind + " needs)"
+		}
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, cause)})
+		emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + ": " + hint})
 	}
 	res = agent.Result{FinalText: st.finalText}
 	if res.FinalText == "" {
@@ -352,7 +380,7 @@ func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState)
 		}
 		a.usesTasks = len(st.tasks.Tasks) > 0
 	}
-	return a.row.parser(s.Todos, a.usesTasks)
+	return a.row.parser(parserIn{prev: s.Todos, usesTasks: a.usesTasks, mcpTools: a.cfg.MCPTools})
 }
 
 // handle acts on one update of the stream.
@@ -391,6 +419,8 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
 	case UpdateNoTodoTool:
 		st.noTool = u.Text
+	case UpdateTools:
+		a.tool, a.load = u.Text, u.Load
 	case UpdateTodos:
 		a.sawTodo = true
 		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
