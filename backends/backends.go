@@ -92,7 +92,7 @@ type Backend struct {
 	// ToolSpelling is how the agent names the tools of todosh's MCP server
 	// (mcp__todosh__todo_write), so prompts name them as it sees them.
 	ToolSpelling todotools.Spelling
-	Caps     Caps
+	Caps         Caps
 	// Flags are the agent flags beyond --agent this row accepts.
 	Flags []Flag
 	// Start checks the options and returns what builds the agent; param

@@ -95,7 +95,7 @@ type cliAgent struct {
 	// as the CLI spells it, and the tool that loads it when deferred.
 	tool, load string
 	sawTodo    bool // a todo update arrived this session
-	warned    bool // the person was told the list cannot be kept
+	warned     bool // the person was told the list cannot be kept
 }
 
 // Name is the CLI's kind.
