@@ -204,8 +204,8 @@ func claudeMCP(m *agent.MCPServer) []string {
 	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(todotools.SpellClaude.All(), ",")}
 }
 
-// codexMCP hands the server to Codex as -c overrides of its config; the
-// values are TOML, whose basic strings, arrays and inline tables JSON's
+// codexMCP hands the server to Codex as -c overrides of its config, its
+// tools approved without asking; the values are TOML, whose basic strings, arrays and inline tables JSON's
 // encoding of strings also writes.
 func codexMCP(m *agent.MCPServer) []string {
 	q := func(s string) string {
@@ -226,6 +226,9 @@ func codexMCP(m *agent.MCPServer) []string {
 		"-c", key + ".command=" + q(m.Command),
 		"-c", key + ".args=[" + strings.Join(args, ",") + "]",
 		"-c", key + ".env={" + strings.Join(env, ",") + "}",
+		// codex exec cannot ask the person; its tools touch nothing but
+		// the list (Codex 0.137 and later know the key).
+		"-c", key + `.default_tools_approval_mode="approve"`,
 	}
 }
 

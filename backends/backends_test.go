@@ -110,7 +110,7 @@ func TestCLIMCPArgs(t *testing.T) {
 		t.Errorf("claude:\n got %s\nwant %s", got, want)
 	}
 	got = strings.Join(codexMCP(m), " | ")
-	want = `-c | mcp_servers.todosh.command="/usr/bin/todo sh" | -c | mcp_servers.todosh.args=["mcp","--session","s1"] | -c | mcp_servers.todosh.env={TODOSH_HOME="/h/\"x\""}`
+	want = `-c | mcp_servers.todosh.command="/usr/bin/todo sh" | -c | mcp_servers.todosh.args=["mcp","--session","s1"] | -c | mcp_servers.todosh.env={TODOSH_HOME="/h/\"x\""} | -c | mcp_servers.todosh.default_tools_approval_mode="approve"`
 	if got != want {
 		t.Errorf("codex:\n got %s\nwant %s", got, want)
 	}

@@ -1102,3 +1102,31 @@ func TestCancelSaysLastStatus(t *testing.T) {
 	}
 	assertGroupGone(t, pidFile)
 }
+
+// TestEnvDefaults: a row's variables are added unless the person set
+// them, and a person's other value is what the no-list notice names.
+func TestEnvDefaults(t *testing.T) {
+	row, _ := lookup("claude")
+	tests := []struct {
+		env        []string
+		want       string // the variable's value in the result
+		overridden string
+	}{
+		{[]string{"HOME=/h"}, "1", ""},
+		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=0"}, "0", "CLAUDE_CODE_ENABLE_TODO_TOOLS=0"},
+		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, "1", ""},
+		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TODO_TOOLS="}, "", "CLAUDE_CODE_ENABLE_TODO_TOOLS="},
+	}
+	for _, tt := range tests {
+		env := WithDefaults(tt.env, row.env)
+		if v, _ := lookupEnv(env, "CLAUDE_CODE_ENABLE_TODO_TOOLS"); v != tt.want {
+			t.Errorf("%v: value %q, want %q", tt.env, v, tt.want)
+		}
+		if got := row.overridden(env); got != tt.overridden {
+			t.Errorf("%v: overridden %q, want %q", tt.env, got, tt.overridden)
+		}
+	}
+	if codex, _ := lookup("codex"); len(WithDefaults([]string{"A=1"}, codex.env)) != 1 {
+		t.Error("codex got variables it has no row for")
+	}
+}
