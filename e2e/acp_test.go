@@ -34,7 +34,13 @@ func (r acpRun) args(extra ...string) []string {
 // script runs todosh as a script with the fake agent.
 func (r acpRun) script(t *testing.T, extra ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, r.args(extra...)...)
+	return r.run(t, r.args(extra...)...)
+}
+
+// run runs todosh as a script with args.
+func (r acpRun) run(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
 	cmd.Env = append(r.h.env(), r.env...)
 	cmd.Dir = r.h.dir
 	var out, errOut bytes.Buffer
@@ -120,16 +126,18 @@ func TestACPMCPServer(t *testing.T) {
 }
 
 // TestACPApprove: in a script a permission request is refused and the
-// refusal is one line; --approve always allows it once.
+// refusal is one line naming the agent; --approve always allows it with
+// the agent's "always" option.
 func TestACPApprove(t *testing.T) {
 	r := newACP(t)
 	res := r.script(t, "-c", "[[perm]] list files")
-	if !strings.Contains(res.stdout, "refused (no terminal to ask; --approve always allows): acp wants permission: Run ls -la (execute)") ||
+	if !strings.Contains(res.stdout, "refused (no terminal to ask; --approve always allows): Claude Agent wants permission: Run ls -la (execute)") ||
 		!strings.Contains(res.stdout, "permission: reject") || !strings.Contains(res.stdout, "Run ls -la failed") {
 		t.Errorf("default refusal:\n%s\n%s", res.stdout, res.stderr)
 	}
 	res = r.script(t, "--approve", "always", "-c", "[[perm]] list files")
-	if !strings.Contains(res.stdout, "allowed (--approve always)") || !strings.Contains(res.stdout, "permission: allow\n") {
+	// The agent's "always" option: it does not ask again.
+	if !strings.Contains(res.stdout, "allowed (--approve always, Always Allow): Claude Agent wants permission") || !strings.Contains(res.stdout, "permission: allow_always\n") {
 		t.Errorf("--approve always:\n%s\n%s", res.stdout, res.stderr)
 	}
 	res = r.script(t, "--approve", "never", "-c", "[[perm]] list files")
@@ -145,7 +153,7 @@ func TestACPAskInTerminal(t *testing.T) {
 	tm := r.h.startProgram(t, binary, r.env, r.args()...)
 	tm.expect("› ")
 	tm.typ("[[perm]] list files\r")
-	tm.expect("acp wants permission: Run ls -la (execute) — [1] Always Allow [2] Allow [3] Reject")
+	tm.expect("Claude Agent wants permission: Run ls -la (execute) — [1] Always Allow [2] Allow [3] Reject")
 	tm.typ("2")
 	tm.expect("permission: allow\n")
 	tm.expect("› ")

@@ -199,7 +199,8 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 				pr.reply <- cancelledOutcome()
 				continue
 			}
-			if pr.req.ToolCall.Title != nil {
+			if pr.req.ToolCall.Title != nil && !a.ownTool(pr.req.ToolCall) {
+				// Its line shows the title; the tool call need not again.
 				st.asked[toolTitle(*pr.req.ToolCall.Title, "")] = true
 			}
 			out, err := a.permission(ctx, p, turn, pr.req, emit)
@@ -371,12 +372,12 @@ func (a *Agent) noteLostList(p *process, st *turnState, emit func(agent.Event)) 
 		return
 	}
 	p.noListNote = true
-	fix := "give it todosh's MCP server"
+	// One line of at most 120 characters: the cause, then the fix.
+	fix := "todosh's MCP server was not given"
 	if a.cfg.MCP != nil {
 		fix = "ask it to use " + a.cfg.Spelling.Of(todotools.Write)
 	}
-	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: it set its own todo list (%q), which it does not send over ACP, so todosh's list is empty; %s",
-		a.cfg.Name, todostore.ShortLine(st.setTodos, 40), fix)})
+	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its own todo list never reaches todosh over ACP; %s", a.cfg.Name, fix)})
 }
 
 // toolUpdate shows a tool call update as one line when it says something
@@ -435,7 +436,7 @@ func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
 // asked like any turn: todosh never approves by itself what the person
 // would have been asked. err is set when the person gave no answer.
 func (a *Agent) permission(ctx context.Context, p *process, turn agent.Turn, req acp.RequestPermissionRequest, emit func(agent.Event)) (acp.RequestPermissionResponse, error) {
-	if a.cfg.MCP != nil && OwnTool(a.cfg.MCP.Name, req.ToolCall) {
+	if a.ownTool(req.ToolCall) {
 		// todosh's own todo tools touch nothing but the list the person
 		// sees; asking about them would only stop an agent from keeping it.
 		if o, ok := AllowOption(req.Options, false); ok {
@@ -469,6 +470,12 @@ func (a *Agent) permission(ctx context.Context, p *process, turn agent.Turn, req
 		return selected(o), nil
 	}
 	return cancelledOutcome(), nil
+}
+
+// ownTool reports whether a permission request is for todosh's own MCP
+// server's tools.
+func (a *Agent) ownTool(tc acp.ToolCallUpdate) bool {
+	return a.cfg.MCP != nil && OwnTool(a.cfg.MCP.Name, tc)
 }
 
 // OwnTool reports whether a permission request is for a tool of todosh's
