@@ -257,7 +257,7 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 		cause, hint := st.noTool, a.row.listHint
 		if kv := a.row.overridden(a.cfg.Env); kv != "" {
 			key, _, _ := strings.Cut(kv, "=")
-			cause += "; " + kv + " in your environment hides them"
+			cause = kv + " in your environment hides its todo tools"
 			hint = "unset " + key + " (todosh then sets it to what " + a.kind + " needs)"
 		}
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, cause)})
