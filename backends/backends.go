@@ -125,7 +125,7 @@ var Table = slices.Concat([]Backend{
 		summary: "Codex over ACP (npm @zed-industries/codex-acp), one process per run"}),
 	// Gemini's own write_todos reaches the client only as a title ("Set 3
 	// todo(s)"), so the first prompt asks it to keep todosh's list.
-	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, spelling: todotools.SpellGemini, askForTools: true,
+	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, spelling: todotools.SpellGemini, askForTools: true, env: clis.GeminiEnv,
 		summary: "Gemini CLI over ACP (gemini --acp), one process per run"}),
 })
 

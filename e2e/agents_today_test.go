@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // These tests drive the built todosh against the fake ACP agent speaking
@@ -129,4 +131,58 @@ func TestACPClaudeVariable(t *testing.T) {
 			t.Errorf("%s with the person's %q: the agent got %q, want %q", c.agent, c.person, got, c.want)
 		}
 	}
+}
+
+// TestACPLauncher: an agent behind a launcher is reported by the process
+// that died: codex-acp's node launcher is skipped for its binary, so a
+// dead agent's own exit status shows; a launcher todosh does not know is
+// watched, and killing it ends the agent it left running at once.
+func TestACPLauncher(t *testing.T) {
+	skipIfShort(t, "waits for a killed launcher")
+	// codex-acp's layout: the launcher script exits 0 whatever its binary did.
+	h := newHome(t)
+	mods := filepath.Join(h.dir, "node_modules", "@zed-industries")
+	script := filepath.Join(mods, "codex-acp", "bin", "codex-acp.js")
+	native := filepath.Join(mods, "codex-acp-linux-x64", "bin", "codex-acp")
+	for _, d := range []string{filepath.Dir(script), filepath.Dir(native)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n\""+native+"\" \"$@\"\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fakeacp, native); err != nil {
+		t.Fatal(err)
+	}
+	res := presetRun(t, h, "acp:codex", []string{"FAKEACP_PLAYS=codex"}, "--agent-bin", script, "-c", "[[die]] now")
+	if res.code != 1 || !containsInOrder(res.stderr, "acp:codex: the agent stopped mid-turn: codex-acp (pid ", ") ended (exit status 3); stderr: fatal: the model exploded") {
+		t.Errorf("want the binary's own exit status:\n%s\n%s", res.stdout, res.stderr)
+	}
+
+	// An unknown launcher that waits for its agent: kill it mid-turn.
+	h = newHome(t)
+	launcher := filepath.Join(h.dir, "launch.sh")
+	pidFile, childFile := filepath.Join(h.dir, "launcher.pid"), filepath.Join(h.dir, "agent.pid")
+	if err := os.WriteFile(launcher, []byte("#!/bin/sh\necho $$ > "+pidFile+"\n\""+fakeacp+"\" \"$@\"\nexit $?\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := acpRun{h: h, env: []string{"FAKEACP_PID=" + childFile}}
+	done := make(chan result, 1)
+	go func() { done <- r.run(t, "--agent", "acp", "--agent-bin", launcher, "-c", "[[slow]] work") }()
+	lpid, apid := readPid(t, pidFile), readPid(t, childFile)
+	time.Sleep(200 * time.Millisecond) // the turn is under way
+	if err := syscall.Kill(lpid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var res2 result
+	select {
+	case res2 = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("todosh did not notice its agent's launcher was killed")
+	}
+	if res2.code != 1 || !containsInOrder(res2.stderr, "its launcher launch.sh (pid ", "ended (signal: killed); todosh stopped fakeacp (pid ") {
+		t.Errorf("want the launcher's end and what it left:\n%s\n%s", res2.stdout, res2.stderr)
+	}
+	waitGone(t, "the agent behind the killed launcher", apid)
 }

@@ -145,6 +145,7 @@ type process struct {
 	cleanup sync.Once
 	in      *lineMeter
 	skipped skipped
+	group   groupWatch
 	// label names the agent in permission lines: its name from
 	// initialize's agentInfo ("codex-acp"), else the --agent value.
 	label string

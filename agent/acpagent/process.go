@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s not found: install it, or give its path with --agent-bin", a.cfg.Name, a.cfg.Bin)
 	}
+	path = nativeBinary(path)
 	cmd := exec.Command(path, a.cfg.Args...)
 	cmd.Dir = a.cfg.Dir
 	cmd.Env = a.cfg.Env
@@ -45,6 +47,9 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	// adapter runs the agent as a child); Pdeathsig ends it should todosh
 	// itself be killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// Wait returns soon after the process ends even when what it left
+	// behind holds its stderr, so the group watch sees a launcher end.
+	cmd.WaitDelay = 500 * time.Millisecond
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
@@ -62,6 +67,8 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 		cmd.Wait()
 		close(p.exited)
 	}()
+	p.group.done = make(chan struct{})
+	go p.group.watch(p, a.cfg.KillGrace)
 	p.conn = acp.NewClientSideConnection(p.client, stdin, p.in)
 	p.conn.SetLogger(slog.New(&p.skipped))
 	a.proc = p
@@ -182,10 +189,23 @@ func (a *Agent) connectionEnd(p *process, err error) string {
 	case <-p.exited:
 	case <-time.After(500 * time.Millisecond):
 	}
-	if st := p.cmd.ProcessState; st != nil {
-		return "the agent exited (" + st.String() + ")"
+	st := p.cmd.ProcessState
+	if st == nil {
+		return "the agent closed its output"
 	}
-	return "the agent closed its output"
+	// The process that died speaks for the agent: the leader when it
+	// was alone, else the member that ended first behind it.
+	leader := fmt.Sprintf("%s (pid %d)", filepath.Base(p.cmd.Path), p.cmd.Process.Pid)
+	firstGone, orphans := p.group.report(a.cfg.KillGrace + time.Second)
+	switch {
+	case orphans != "":
+		return fmt.Sprintf("its launcher %s ended (%s); todosh stopped %s, which it left running", leader, st, orphans)
+	case firstGone != "" && st.Success():
+		return fmt.Sprintf("%s ended first; its launcher %s then exited 0, which hides how", firstGone, leader)
+	case firstGone != "":
+		return fmt.Sprintf("%s ended first; its launcher %s then ended (%s)", firstGone, leader, st)
+	}
+	return fmt.Sprintf("%s ended (%s)", leader, st)
 }
 
 // maxMessage is the SDK's limit on one message (its scanner's buffer).
@@ -399,7 +419,7 @@ func (t *tail) Write(b []byte) (int, error) {
 }
 
 // meaningful is the last line of stderr that says something: not blank,
-// not a stack frame, not a bare bracket.
+// not a stack frame, not a bare bracket, not a warning.
 func (t *tail) meaningful() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -407,6 +427,11 @@ func (t *tail) meaningful() string {
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		if len(l) < 3 || strings.HasPrefix(l, "at ") || strings.Trim(l, "{}[]()^~ ") == "" {
+			continue
+		}
+		// A warning is no cause ("WARNING: proceeding, even though we
+		// could not update PATH: ...", which codex-acp prints at start).
+		if low := strings.ToLower(l); strings.HasPrefix(low, "warning") || strings.HasPrefix(low, "warn:") || strings.HasPrefix(low, "(node:") {
 			continue
 		}
 		return todostore.ShortLine(l, 200)

@@ -8,11 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/todosh/todosh/internal/procgroup"
 )
 
 // outputLinger is how long todosh keeps reading after the CLI exited, in
@@ -196,46 +197,4 @@ func killGroup(pgid int, grace time.Duration) {
 }
 
 // groupAlive reports whether a process of group pgid is still running.
-// Members that died but wait for their parent (or, orphaned, for init) to
-// reap them do not count: some inits reap seconds late. Without /proc it
-// asks the kernel, where such zombies still count.
-func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
-		return false
-	}
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, p := range procs {
-		if p.Name()[0] < '0' || p.Name()[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + p.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if state, pg, ok := procStat(data); ok && pg == pgid && state != 'Z' && state != 'X' {
-			return true
-		}
-	}
-	return false
-}
-
-// procStat reads the state and process group from a /proc/PID/stat line:
-// "pid (comm) state ppid pgrp ...", where comm may hold spaces and parens.
-func procStat(data []byte) (state byte, pgrp int, ok bool) {
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	pg, err := strconv.Atoi(f[2])
-	if err != nil {
-		return 0, 0, false
-	}
-	return f[0][0], pg, true
-}
+func groupAlive(pgid int) bool { return procgroup.Alive(pgid) }

@@ -67,6 +67,11 @@ type parserIn struct {
 // person set it.
 var ClaudeEnv = []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}
 
+// GeminiEnv keeps Gemini CLI in one process: without it, gemini relaunches
+// itself as a child node process (for a larger heap), so the process todosh
+// starts is only a launcher that hides how the agent ended.
+var GeminiEnv = []string{"GEMINI_CLI_NO_RELAUNCH=true"}
+
 // WithDefaults returns env with each KEY=VALUE of defaults added whose
 // KEY env does not set.
 func WithDefaults(env, defaults []string) []string {
@@ -155,6 +160,7 @@ var clisTable = []cli{
 		// stdin is not a terminal.
 		args:        geminiArgs,
 		parser:      func(parserIn) Parser { return &GeminiParser{} },
+		env:         GeminiEnv,
 		todoTools:   []string{"write_todos"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"invalid session identifier", "no conversation found with session id", "session not found"},
