@@ -40,10 +40,12 @@ type cli struct {
 	// and asks the parser (taskParser) whether the session uses them.
 	tasks bool
 	// env is added to the CLI's environment unless the person's own sets
-	// the same variable (Claude Code hides its todo tools without
-	// ClaudeEnv); a person's value that differs is named when the list
-	// cannot be kept.
+	// the same variable (GeminiEnv).
 	env []string
+	// toolEnv is added the same way, and is what the CLI needs to offer its
+	// todo tools (ClaudeEnv): a person's value that differs is named when
+	// the list cannot be kept.
+	toolEnv []string
 	// sessionGone are lower-case pieces of what the CLI prints when the
 	// session it was asked to resume no longer exists.
 	sessionGone []string
@@ -95,10 +97,10 @@ func lookupEnv(env []string, key string) (string, bool) {
 	return "", false
 }
 
-// overridden names the first of the row's env defaults the person set to
+// overridden names the first of the row's toolEnv the person set to
 // another value: "CLAUDE_CODE_ENABLE_TODO_TOOLS=0", "" when none.
 func (c *cli) overridden(env []string) string {
-	for _, kv := range c.env {
+	for _, kv := range c.toolEnv {
 		key, want, _ := strings.Cut(kv, "=")
 		if v, set := lookupEnv(env, key); set && v != want {
 			return key + "=" + v
@@ -133,7 +135,7 @@ var clisTable = []cli{
 		todoTools:   []string{"TodoWrite", "TaskCreate", "TaskUpdate"},
 		caps:        Caps{Resume: true},
 		tasks:       true,
-		env:         ClaudeEnv,
+		toolEnv:     ClaudeEnv,
 		sessionGone: []string{"no conversation found with session id"},
 		listHint:    "allow TodoWrite or the Task tools (check --allowedTools, --disallowedTools and `todosh doctor`)",
 	},

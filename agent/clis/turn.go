@@ -73,11 +73,11 @@ func New(kind string, cfg Config, sess agent.Session) (agent.Agent, error) {
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
-	if len(row.env) > 0 {
+	if defaults := slices.Concat(row.env, row.toolEnv); len(defaults) > 0 {
 		if cfg.Env == nil {
 			cfg.Env = os.Environ()
 		}
-		cfg.Env = WithDefaults(cfg.Env, row.env)
+		cfg.Env = WithDefaults(cfg.Env, defaults)
 	}
 	return &cliAgent{kind: kind, row: row, cfg: cfg, sess: sess}, nil
 }

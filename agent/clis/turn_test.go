@@ -1111,7 +1111,7 @@ func TestEnvDefaults(t *testing.T) {
 		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TODO_TOOLS="}, "", "CLAUDE_CODE_ENABLE_TODO_TOOLS="},
 	}
 	for _, tt := range tests {
-		env := WithDefaults(tt.env, row.env)
+		env := WithDefaults(tt.env, row.toolEnv)
 		if v, _ := lookupEnv(env, "CLAUDE_CODE_ENABLE_TODO_TOOLS"); v != tt.want {
 			t.Errorf("%v: value %q, want %q", tt.env, v, tt.want)
 		}
@@ -1119,7 +1119,10 @@ func TestEnvDefaults(t *testing.T) {
 			t.Errorf("%v: overridden %q, want %q", tt.env, got, tt.overridden)
 		}
 	}
-	if codex, _ := lookup("codex"); len(WithDefaults([]string{"A=1"}, codex.env)) != 1 {
+	if codex, _ := lookup("codex"); len(WithDefaults([]string{"A=1"}, slices.Concat(codex.env, codex.toolEnv))) != 1 {
 		t.Error("codex got variables it has no row for")
+	}
+	if gemini, _ := lookup("gemini"); gemini.overridden([]string{"GEMINI_CLI_NO_RELAUNCH=0"}) != "" {
+		t.Error("a variable that does not hide todo tools is named as the cause")
 	}
 }
