@@ -286,9 +286,9 @@ func TestACPNoOrphans(t *testing.T) {
 // TestACPResume: --resume reopens the agent's session with session/resume
 // or session/load when advertised; a load's replay does not touch the list.
 func TestACPResume(t *testing.T) {
-	for _, c := range []struct{ caps, method string }{{"resume", "session/resume"}, {"load", "session/load"}, {"", "session/new"}} {
-		t.Run(c.method, func(t *testing.T) {
-			r := newACP(t, "FAKEACP_CAPS="+c.caps, "FAKEACP_LAZY=1")
+	for _, c := range []struct{ caps, method, late string }{{"resume", "session/resume", ""}, {"load", "session/load", ""}, {"load", "session/load", "1"}, {"", "session/new", ""}} {
+		t.Run(c.method+c.late, func(t *testing.T) {
+			r := newACP(t, "FAKEACP_CAPS="+c.caps, "FAKEACP_LAZY=1", "FAKEACP_REPLAY_LATE="+c.late)
 			res := r.script(t, "--no-continue", "-c", "[[plan]] start")
 			if res.code != 3 { // stopped with open items
 				t.Fatalf("run 1: %+v", res)
@@ -299,6 +299,16 @@ func TestACPResume(t *testing.T) {
 			res = r.script(t, "--resume", "--no-continue", "-c", "what next?")
 			if res.code != 4 { // the fake agent's reply ends with a question
 				t.Fatalf("run 2: %+v", res)
+			}
+			// The replayed history is not printed as new text: one line
+			// says it was there.
+			for _, old := range []string{"earlier prompt", "An old reply", "update_plan", "Replayed item"} {
+				if strings.Contains(res.stdout, old) {
+					t.Errorf("run 2 printed the replayed %q:\n%s", old, res.stdout)
+				}
+			}
+			if c.method == "session/load" && !strings.Contains(res.stdout, "acp: resumed: 2 earlier messages") {
+				t.Errorf("run 2 does not say it resumed:\n%s", res.stdout)
 			}
 			got := r.received(t)
 			if !strings.Contains(got, `"method":"`+c.method+`"`) {

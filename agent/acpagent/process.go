@@ -100,6 +100,10 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 			}
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
 				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
+		} else if n := p.client.settle(replayQuiet, replayMax); n > 0 {
+			// The history an agent replays (some after answering
+			// session/load) is old: one line says it was there.
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: resumed: %s", a.cfg.Name, todostore.Plural(n, "earlier message"))})
 		}
 	} else if ref != nil && ref.Session != "" {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.cfg.Name)})
@@ -314,6 +318,11 @@ func newTurn() *turnChans {
 type client struct {
 	mu   sync.Mutex
 	turn *turnChans
+	// dropped counts the messages of updates that came while no turn
+	// listened; lastKind is the speaker of the last, lastDrop its time.
+	dropped  int
+	lastKind string
+	lastDrop time.Time
 }
 
 func (c *client) setTurn(t *turnChans) {
@@ -328,7 +337,16 @@ func (c *client) current() *turnChans {
 	return c.turn
 }
 
-// SessionUpdate implements acp.Client.
+// replayQuiet and replayMax bound the wait for a reopened session's
+// replay: it is over once the agent has sent nothing for replayQuiet, or
+// after replayMax whatever it sends.
+const (
+	replayQuiet = 300 * time.Millisecond
+	replayMax   = 5 * time.Second
+)
+
+// SessionUpdate implements acp.Client. An update that comes while no turn
+// listens (a session/load's replay of the history) is dropped and counted.
 func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
 	if t := c.current(); t != nil {
 		select {
@@ -336,8 +354,47 @@ func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) e
 		case <-t.done:
 		case <-ctx.Done():
 		}
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastDrop = time.Now()
+	kind := ""
+	switch {
+	case n.Update.UserMessageChunk != nil:
+		kind = "user"
+	case n.Update.AgentMessageChunk != nil:
+		kind = "agent"
+	}
+	if kind != "" && kind != c.lastKind {
+		c.dropped++ // a new message starts where the speaker changes
+	}
+	if kind != "" || n.Update.ToolCall != nil {
+		c.lastKind = kind
 	}
 	return nil
+}
+
+// settle waits until no update has been dropped for quiet since it was
+// called (at most max) and returns how many messages were dropped since the last settle.
+func (c *client) settle(quiet, max time.Duration) int {
+	start := time.Now()
+	deadline := start.Add(max)
+	for {
+		c.mu.Lock()
+		idle := time.Since(c.lastDrop)
+		c.mu.Unlock()
+		idle = min(idle, time.Since(start)) // a replay may not have begun
+		if idle >= quiet || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(min(quiet-idle, time.Until(deadline)))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.dropped
+	c.dropped, c.lastKind = 0, ""
+	return n
 }
 
 // RequestPermission implements acp.Client: the turn answers it.

@@ -175,14 +175,30 @@ func (a *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSe
 }
 
 // LoadSession replays the history as Codex does (update_plan tool calls)
-// before answering.
+// before answering; with FAKEACP_REPLAY_LATE=1, as Gemini was seen to,
+// after answering.
 func (a *fake) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	a.newSession(p.SessionId, p.McpServers)
+	if os.Getenv("FAKEACP_REPLAY_LATE") == "1" {
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			a.replay(context.Background(), p.SessionId)
+		}()
+		return acp.LoadSessionResponse{}, nil
+	}
+	a.replay(ctx, p.SessionId)
+	return acp.LoadSessionResponse{}, nil
+}
+
+// replay sends a session's history: the earlier prompt, the replies and
+// the plan's tool call.
+func (a *fake) replay(ctx context.Context, id acp.SessionId) {
+	p := struct{ SessionId acp.SessionId }{id}
 	a.send(ctx, p.SessionId, acp.UpdateUserMessageText("[[plan]] earlier prompt"))
+	a.send(ctx, p.SessionId, acp.UpdateAgentMessageText("An old reply from the earlier run."))
 	a.send(ctx, p.SessionId, acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: "call_old", Title: "update_plan", Status: acp.ToolCallStatusCompleted,
 		RawInput: map[string]any{"plan": []map[string]any{{"step": "Replayed item", "status": "completed"}}}}})
 	a.send(ctx, p.SessionId, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: []acp.PlanEntry{{Content: "Replayed item", Status: acp.PlanEntryStatusCompleted, Priority: "medium"}}}})
-	return acp.LoadSessionResponse{}, nil
 }
 
 func (a *fake) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
