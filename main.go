@@ -27,6 +27,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCP(args[1:], stdout, stderr, getenv)
 	}
+	if len(args) > 0 && args[0] == "doctor" {
+		return runDoctor(args[1:], stdout, stderr, getenv)
+	}
 	cfg, err := parseFlags(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return repl.ExitOK
@@ -46,6 +49,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // usage is the first part of --help; the flags follow it.
 const usage = `usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...
        todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
+       todosh doctor [--agent NAME] [--output jsonl]    (see todosh doctor --help)
 
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a

@@ -98,6 +98,14 @@ type Backend struct {
 	// Start checks the options and returns what builds the agent; param
 	// is the part after the colon. A nil Factory means no agent.
 	Start func(param string, o Options) (Factory, error)
+	// Bin is the executable the row starts when --agent-bin is not given,
+	// "" for todosh's own backends; Package is the npm package it comes
+	// from; VersionFlag prints its version and exits ("" when running it
+	// could wait on stdin, as an ACP adapter does). For `todosh doctor`.
+	Bin, Package, VersionFlag string
+	// Check is what `todosh doctor` says of the agent at version v, by
+	// the known version rules (doctor.go); nil when nothing.
+	Check func(v string, getenv func(string) string) Check
 }
 
 // Table is every backend, in the order --help lists them: todosh's own
@@ -119,13 +127,15 @@ var Table = slices.Concat([]Backend{
 		Flags: []Flag{FlagEvidence}, Start: startScript},
 }, cliRows(), []Backend{
 	acpRow(acpPreset{name: "acp", askForTools: true, summary: "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"}),
-	acpRow(acpPreset{name: "acp:claude", bin: "claude-agent-acp", spelling: todotools.SpellClaude, env: clis.ClaudeEnv,
+	acpRow(acpPreset{name: "acp:claude", bin: "claude-agent-acp", pkg: "@zed-industries/claude-agent-acp", check: checkClaudeACP,
+		spelling: todotools.SpellClaude, env: clis.ClaudeEnv,
 		summary: "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"}),
-	acpRow(acpPreset{name: "acp:codex", bin: "codex-acp", spelling: todotools.SpellClaude,
+	acpRow(acpPreset{name: "acp:codex", bin: "codex-acp", pkg: "@zed-industries/codex-acp", check: checkCodexACP, spelling: todotools.SpellClaude,
 		summary: "Codex over ACP (npm @zed-industries/codex-acp), one process per run"}),
 	// Gemini's own write_todos reaches the client only as a title ("Set 3
 	// todo(s)"), so the first prompt asks it to keep todosh's list.
-	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, spelling: todotools.SpellGemini, askForTools: true, env: clis.GeminiEnv,
+	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, pkg: "@google/gemini-cli", versionFlag: "--version", check: checkGeminiACP,
+		spelling: todotools.SpellGemini, askForTools: true, env: clis.GeminiEnv,
 		summary: "Gemini CLI over ACP (gemini --acp), one process per run"}),
 })
 
@@ -137,15 +147,19 @@ type cliExtra struct {
 	mcp   func(*agent.MCPServer) []string
 	// spelling is how the CLI names the MCP server's tools.
 	spelling todotools.Spelling
+	// pkg is its npm package; check its doctor rules.
+	pkg   string
+	check func(v string, getenv func(string) string) Check
 }
 
 // cliExtras are the CLIs this table knows more of; any other CLI of
 // clis.Kinds gets a row with its name and no MCP server.
 var cliExtras = map[string]cliExtra{
-	"claude": {"Claude Code", claudeMCP, todotools.SpellClaude},
-	"codex":  {"Codex CLI", codexMCP, todotools.SpellClaude},
-	"gemini": {title: "Gemini CLI"},
-	"qwen":   {title: "Qwen Code"},
+	"claude": {"Claude Code", claudeMCP, todotools.SpellClaude, "@anthropic-ai/claude-code", checkClaude},
+	"codex":  {"Codex CLI", codexMCP, todotools.SpellClaude, "@openai/codex", checkCodex},
+	"gemini": {title: "Gemini CLI", pkg: "@google/gemini-cli", check: checkGemini},
+	"qwen":   {title: "Qwen Code", pkg: "@qwen-code/qwen-code"},
+	"pi":     {title: "pi", pkg: "@mariozechner/pi-coding-agent"},
 }
 
 // cliRows are the rows of the wrapped CLIs: clis's own table knows their
@@ -167,6 +181,7 @@ func cliRows() []Backend {
 			flags = append(flags, FlagEvidence)
 		}
 		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", ToolSpelling: x.spelling, Caps: caps, Flags: flags,
+			Bin: name, Package: x.pkg, VersionFlag: "--version", Check: x.check,
 			Start: func(_ string, o Options) (Factory, error) {
 				if o.IdleLimit < 0 {
 					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
@@ -244,6 +259,10 @@ type acpPreset struct {
 	// write_todos), so the first prompt asks it to use todosh's tools.
 	askForTools bool
 	summary     string
+	// pkg, versionFlag and check are the row's Package, VersionFlag and
+	// Check.
+	pkg, versionFlag string
+	check            func(v string, getenv func(string) string) Check
 }
 
 // acpRow is the row of an ACP agent. Every ACP agent gets todosh's MCP
@@ -251,6 +270,7 @@ type acpPreset struct {
 func acpRow(x acpPreset) Backend {
 	name := x.name
 	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
+		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, Check: x.check,
 		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
 		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
 		Start: func(_ string, o Options) (Factory, error) {
