@@ -45,3 +45,16 @@ func TestClaudeRules(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseVersion: any string parses or not without panicking, and a
+// version is at least itself.
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"2.1.332", "v0.169.0", "0.137.0-alpha.1", "", "1..2", "9999999999999999999999.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, ok := parseVersion(s); ok && !versionAtLeast(s, s) {
+			t.Fatalf("%q is not at least itself", s)
+		}
+	})
+}

@@ -186,3 +186,18 @@ func TestACPLauncher(t *testing.T) {
 	}
 	waitGone(t, "the agent behind the killed launcher", apid)
 }
+
+// TestDashesThenOwnFlags: todosh's own flags after -- are an error naming
+// the mistake, with nothing run and nothing written.
+func TestDashesThenOwnFlags(t *testing.T) {
+	h := newHome(t)
+	for _, args := range [][]string{{"--agent", "acp", "--", "-c", "hi"}, {"--agent", "acp", "--", fakeacp, "-c", "do the work"}} {
+		r := h.script(t, h.dir, "", args...)
+		if r.code != 2 || countLines(r.stderr) != 1 || !strings.Contains(r.stderr, "-c") || !strings.Contains(r.stderr, "before --") || r.stdout != "" {
+			t.Errorf("%q: exit %d\nstdout %q\nstderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if _, err := os.Stat(h.root); err == nil {
+		t.Error("a refused command line wrote TODOSH_HOME")
+	}
+}
