@@ -28,7 +28,7 @@ flags:
 `
 
 // runDoctor is `todosh doctor`.
-func runDoctor(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("todosh doctor", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -39,12 +39,11 @@ func runDoctor(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	fs.StringVar(&output, "output", repl.OutputText, "`FORMAT`: text, or jsonl (the same as one JSON object)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, doctorUsage)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
 			return repl.ExitOK
 		}
-		fmt.Fprintf(stderr, "todosh doctor: %v (see todosh doctor --help)\n", err)
+		fmt.Fprintf(stderr, "todosh doctor: %v (see todosh doctor --help)\n", gnuFlagError(err))
 		return repl.ExitUsage
 	}
 	switch {

@@ -24,18 +24,19 @@ func main() {
 // run is main without the process: it parses flags, resolves the store
 // and hands over to the shell, returning the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) > 0 && args[0] == "mcp" {
-		return runMCP(args[1:], stdout, stderr, getenv)
+	if len(args) > 0 {
+		for _, c := range subcommands {
+			if c.name == args[0] {
+				return c.run(args[1:], stdin, stdout, stderr, getenv)
+			}
+		}
 	}
-	if len(args) > 0 && args[0] == "doctor" {
-		return runDoctor(args[1:], stdout, stderr, getenv)
-	}
-	cfg, err := parseFlags(args, stdout, getenv)
+	cfg, err := parseFlags(args, stdout, getenv, repl.IsTerminal(stdin) && repl.IsTerminal(stdout))
 	if errors.Is(err, flag.ErrHelp) {
 		return repl.ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", err)
+		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", gnuFlagError(err))
 		return repl.ExitUsage
 	}
 	cfg.Home, cfg.Getenv = getenv("HOME"), getenv
@@ -46,11 +47,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return repl.Run(cfg, stdin, stdout, stderr)
 }
 
-// usage is the first part of --help; the flags follow it.
-const usage = `usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...
-       todosh mcp [--session ID] [--require-evidence]   (see todosh mcp --help)
-       todosh doctor [--agent NAME] [--output jsonl]    (see todosh doctor --help)
+// subcommand is an entry of the binary besides the shell: `todosh NAME`.
+type subcommand struct {
+	name  string
+	usage string // its line in the shell's --help
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
+}
 
+// subcommands is the one table of them: dispatch and the usage lines of
+// --help come from it, so a new entry is one row and its file.
+var subcommands = []subcommand{
+	{"mcp", "todosh mcp [--session ID] [--require-evidence]", runMCP},
+	{"acp", "todosh acp [--agent NAME] [-- CMD [ARG]...]   (for editors)", runACP},
+	{"hooks", "todosh hooks install|uninstall AGENT [--project] | status", runHooks},
+	{"hook", "todosh hook AGENT EVENT   (run by an agent's hooks)", runHook},
+	{"doctor", "todosh doctor [--agent NAME] [--output jsonl]   (for a bug report)", runDoctor},
+}
+
+// usage is the first part of --help; the flags follow it.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...\n")
+	for _, c := range subcommands {
+		b.WriteString("       " + c.usage + "\n")
+	}
+	b.WriteString("       (todosh SUBCOMMAND --help says more)\n")
+	b.WriteString(usageText)
+	return b.String()
+}
+
+const usageText = `
 todosh is a shell for an AI coding agent with a todo list that lives on
 disk. Lines starting with / are commands (type /help); any other line is a
 prompt for the agent. With -c, or when stdin is not a terminal, each line
@@ -65,8 +91,9 @@ flags:
 // flag is one line that fills one field of repl.Config; checks that need
 // no file (session id syntax, conflicting flags) are done here so a bad
 // command line touches nothing. Errors are flag errors (exit status 2);
-// flag.ErrHelp means --help was printed on stdout.
-func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (repl.Config, error) {
+// flag.ErrHelp means --help was printed on stdout. terminal says stdin and
+// stdout are a terminal, where the default agent is the demo.
+func parseFlags(args []string, stdout io.Writer, getenv func(string) string, terminal bool) (repl.Config, error) {
 	cfg := repl.NewConfig()
 	fs := flag.NewFlagSet("todosh", flag.ContinueOnError)
 	// Errors are returned and printed as one line by run, not with the
@@ -88,7 +115,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		spec string
 		ag   = backends.Options{Getenv: getenv}
 	)
-	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else demo in a terminal and none in a script)")
 	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+backends.DefaultBaseURL+")")
 	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
 	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", backends.DefaultConnectTimeout, "give up connecting to the model API after this long")
@@ -100,7 +127,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		ag.Args = append(ag.Args, s)
 		return nil
 	})
-	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `never` or always (default: ask in a terminal, never in scripts)")
+	fs.StringVar(&ag.Approve, "approve", "", "answer permission requests: `WHEN` is ask, never or always (default: ask in a terminal, never in a script)")
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
 	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
@@ -108,15 +135,14 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	// Output flags.
 	fs.StringVar(&cfg.Color, "color", repl.ColorAuto, "colour: `WHEN` is auto (a terminal without NO_COLOR or TERM=dumb), always or never")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only errors and what /todo show and /todo list are asked for")
-	fs.StringVar(&cfg.Output, "output", repl.OutputText, "`FORMAT` of a script's output: text, or jsonl (one JSON event per line, see README)")
+	fs.StringVar(&cfg.Output, "output", repl.OutputText, "`FORMAT` of a script's output: text, or jsonl (one JSON event per line, see docs/events.md)")
 	var version bool
 	fs.BoolVar(&version, "version", false, "print the version and exit")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprint(stdout, usage)
-			fs.PrintDefaults()
+			fmt.Fprint(stdout, usage())
+			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
 		}
 		return cfg, err
@@ -162,6 +188,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	if afterDashes {
 		given = append(given, backends.FlagBin)
 	}
+	ag.Interactive = terminal && len(cfg.Commands) == 0 && cfg.Output == repl.OutputText
 	var err error
 	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
 		return cfg, err

@@ -32,7 +32,7 @@ flags:
 
 // runMCP is `todosh mcp`: a second entry of the same binary that serves
 // the store over MCP until the client closes stdin.
-func runMCP(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("todosh mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -41,12 +41,11 @@ func runMCP(args []string, stdout, stderr io.Writer, getenv func(string) string)
 	fs.BoolVar(&cfg.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, mcpUsage)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
 			return repl.ExitOK
 		}
-		fmt.Fprintf(stderr, "todosh mcp: %v (see todosh mcp --help)\n", err)
+		fmt.Fprintf(stderr, "todosh mcp: %v (see todosh mcp --help)\n", gnuFlagError(err))
 		return repl.ExitUsage
 	}
 	if fs.NArg() > 0 {

@@ -259,31 +259,41 @@ func UpdateIfChanged(sess Session, fn func(s *todostore.Session) (bool, error)) 
 func ApplyAgentList(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Applied, error) {
 	var res Applied
 	s, changed, err := UpdateIfChanged(sess, func(s *todostore.Session) (bool, error) {
-		m := MergeAgentList(s.Todos, list)
-		if rules != nil {
-			if err := rules(s.Todos, &m); err != nil {
-				return false, err
-			}
-		}
-		todostore.Normalize(m.Todos)
-		if err := todostore.Validate(m.Todos); err != nil {
-			return false, err
-		}
-		res.Merge = m
-		before := todostore.CloneTodos(s.Todos)
-		todostore.Normalize(before)
-		if SameList(before, m.Todos) {
-			return false, nil
-		}
-		s.AppendArchive(DroppedReason, m.Archived(), now)
-		s.Todos = m.Todos
-		return true, nil
+		var err error
+		res.Merge, err = MergeInto(s, list, now, rules)
+		return true, err
 	})
 	if err != nil {
 		return Applied{}, err
 	}
 	res.Changed, res.Todos = changed, s.Todos
 	return res, nil
+}
+
+// MergeInto is ApplyAgentList's change for a caller that is already inside
+// a Commit and writes more of the session in the same change (todosh's
+// agent hooks): it merges list into s.Todos, archives what the merge
+// dropped and returns the merge; s is left as it was when rules or
+// validation refuse the list.
+func MergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Merge, error) {
+	m := MergeAgentList(s.Todos, list)
+	if rules != nil {
+		if err := rules(s.Todos, &m); err != nil {
+			return Merge{}, err
+		}
+	}
+	todostore.Normalize(m.Todos)
+	if err := todostore.Validate(m.Todos); err != nil {
+		return Merge{}, err
+	}
+	before := todostore.CloneTodos(s.Todos)
+	todostore.Normalize(before)
+	if SameList(before, m.Todos) {
+		return m, nil
+	}
+	s.AppendArchive(DroppedReason, m.Archived(), now)
+	s.Todos = m.Todos
+	return m, nil
 }
 
 // SameList reports whether two lists are equal field by field, treating

@@ -45,6 +45,9 @@ type Options struct {
 	RequireEvidence bool   // --require-evidence
 	Approve         string // --approve
 	Getenv          func(string) string
+	// Interactive is a shell in a terminal with no -c, where the default
+	// agent is the demo, so `todosh` with nothing set shows the whole loop.
+	Interactive bool
 }
 
 // Defaults of the agent flags, so main's flag table takes them from the
@@ -194,7 +197,7 @@ func cliRows() []Backend {
 					}
 				}
 				return func(s agent.Session) (agent.Agent, error) {
-					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID)}
+					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID), Dir: s.Cwd}
 					if x.mcp != nil {
 						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
 						cfg.MCPTools = x.spelling.All()
@@ -295,7 +298,8 @@ func acpRow(x acpPreset) Backend {
 			return func(s agent.Session) (agent.Agent, error) {
 				cfg := cfg
 				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
-				cfg.Env = clis.WithDefaults(sessionEnv(s.ID), x.env)
+				// The session's directory: the editor's for `todosh acp`.
+				cfg.Env, cfg.Dir = clis.WithDefaults(sessionEnv(s.ID), x.env), s.Cwd
 				return acpagent.New(cfg, s)
 			}, nil
 		}}
@@ -372,6 +376,21 @@ func (b *Backend) Tools(todo, load string) continuation.Tools {
 	return t
 }
 
+// AgentTools are the todo tools of agent a, started from row b (nil for
+// an agent of no row), as the continuation prompt names them: the one
+// place the row's names and what the agent reports (its todo tool, the
+// tool that loads deferred ones, agent.ToolLoader) meet.
+func AgentTools(b *Backend, a agent.Agent) continuation.Tools {
+	load := ""
+	if l, ok := a.(agent.ToolLoader); ok {
+		load = l.LoadTool()
+	}
+	if b == nil {
+		return continuation.Tools{Todo: a.TodoTool(), Load: load}
+	}
+	return b.Tools(a.TodoTool(), load)
+}
+
 // Spelling is the row's name as --help shows it ("script:FILE").
 func (b *Backend) Spelling() string {
 	if b.Param != "" {
@@ -405,13 +424,19 @@ func Lookup(spec string) (*Backend, string, error) {
 }
 
 // Choose picks the row for --agent (default: openai when OPENAI_BASE_URL
-// or OPENAI_API_KEY is set, else none), checks that every flag given goes
-// with it, and starts it. given lists the agent flags on the command line.
+// or OPENAI_API_KEY is set, else the demo in a terminal and none in a
+// script, where a scripted model would pass for real work), checks that
+// every flag given goes with it, and starts it. given lists the agent flags
+// on the command line.
 func Choose(spec string, given []Flag, o Options) (*Backend, Factory, error) {
 	if spec == "" {
-		spec = "none"
-		if o.Getenv != nil && (o.Getenv("OPENAI_BASE_URL") != "" || o.Getenv("OPENAI_API_KEY") != "") {
+		switch {
+		case o.Getenv != nil && (o.Getenv("OPENAI_BASE_URL") != "" || o.Getenv("OPENAI_API_KEY") != ""):
 			spec = "openai"
+		case o.Interactive:
+			spec = "demo"
+		default:
+			spec = "none"
 		}
 	}
 	b, param, err := Lookup(spec)

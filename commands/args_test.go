@@ -149,3 +149,33 @@ func checkAgainstShlex(t *testing.T, line string) {
 		t.Errorf("%q: scanner words %q, shlex words %q", line, got, want)
 	}
 }
+
+// TestAddQuotesAlike (issue 16): the quotes of /todo add follow one rule
+// whatever the first word is. After a position the text is unquoted when
+// wholly quoted; a first word that is text ("1e3", "2nd", "hello") starts
+// the text, which is kept as typed, inner quotes and all, so
+// /todo add 1e3 "t" stores what /todo add hello "t" stores; to unquote,
+// quote the whole text.
+func TestAddQuotesAlike(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`/todo add "t"`, `t`},
+		{`/todo add 1 "t"`, `t`},
+		{`/todo add last "t"`, `t`},
+		{`/todo add 1e3 "t"`, `1e3 "t"`},
+		{`/todo add 2nd "t"`, `2nd "t"`},
+		{`/todo add hello "t"`, `hello "t"`},
+		{`/todo add 1e3 't'`, `1e3 't'`},
+		{`/todo add "1e3 t"`, `1e3 t`},
+		{`/todo add '1e3 "t"'`, `1e3 "t"`},
+		{`/todo add last "1e3 t"`, `1e3 t`},
+	} {
+		env, _ := newTestEnv(t)
+		if err := NewRegistry().Run(env, tt.line); err != nil {
+			t.Errorf("%s: %v", tt.line, err)
+			continue
+		}
+		if sess := mustLoad(t, env); len(sess.Todos) != 1 || sess.Todos[0].Content != tt.want {
+			t.Errorf("%s stored %+v, want %q", tt.line, sess.Todos, tt.want)
+		}
+	}
+}

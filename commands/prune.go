@@ -28,7 +28,17 @@ type pruneSet struct {
 	rows    []listRow // todosh's own sessions, never the current one
 	numbers []int     // each row's number in /todo list, or 0 when chosen by age or all
 	skipped []string  // why some typed numbers are left out
+	// still, when set, is asked again under each session's lock just
+	// before it is removed whether the session is still one to prune
+	// (its age may have changed while the question waited); false keeps
+	// it, for the reason keptWhy.
+	still   func(fs.FileInfo) bool
+	keptWhy string
 }
+
+// errNoLongerChosen is what the check under the lock returns for a session
+// that no longer fits the selection: it is kept, and said.
+var errNoLongerChosen = errors.New("no longer chosen")
 
 // runPrune implements /todo prune: it removes saved sessions of todosh's
 // own store, chosen by the numbers /todo list shows or by age, after a
@@ -60,13 +70,24 @@ func (r *Registry) runPrune(x *call) error {
 			return x.print("Nothing removed\n")
 		}
 	}
-	var removed []string
+	var removed, kept []string
 	var failed []error
+	var check func(fs.FileInfo) error
+	if set.still != nil {
+		check = func(info fs.FileInfo) error {
+			if !set.still(info) {
+				return errNoLongerChosen
+			}
+			return nil
+		}
+	}
 	for _, row := range set.rows {
-		err := x.env.Store.Remove(row.ID)
+		err := x.env.Store.RemoveIf(row.ID, check)
 		switch {
 		case err == nil:
 			removed = append(removed, row.ID)
+		case errors.Is(err, errNoLongerChosen):
+			kept = append(kept, row.ID)
 		case errors.Is(err, fs.ErrNotExist):
 			// Removed meanwhile by someone else: nothing left to do.
 		default:
@@ -82,7 +103,13 @@ func (r *Registry) runPrune(x *call) error {
 		if err := x.print(fmt.Sprintf("Removed %s: %s%s\n", todostore.Plural(len(removed), "saved session"), nameSome(removed), note)); err != nil {
 			return err
 		}
-	} else if len(failed) == 0 {
+	}
+	if len(kept) > 0 {
+		if err := x.print(fmt.Sprintf("Kept %s: %s (%s)\n", todostore.Plural(len(kept), "session"), nameSome(kept), set.keptWhy)); err != nil {
+			return err
+		}
+	}
+	if len(removed) == 0 && len(kept) == 0 && len(failed) == 0 {
 		return x.print("Nothing removed: those sessions were already gone\n")
 	}
 	if len(failed) > 0 {
@@ -106,7 +133,12 @@ func (r *Registry) pruneSelect(env *Env, words []string) (pruneSet, error) {
 			return pruneSet{}, err
 		}
 		cutoff := env.now().Add(-d)
-		return ownRows(env, "older than "+words[1], "no other saved session is older than "+words[1], func(row listRow) bool { return row.ModTime.Before(cutoff) })
+		set, err := ownRows(env, "older than "+words[1], "no other saved session is older than "+words[1], func(row listRow) bool { return row.ModTime.Before(cutoff) })
+		// The age is by the file's last change, which another process
+		// may make while the question waits: checked again at removal.
+		set.still = func(info fs.FileInfo) bool { return info.ModTime().Before(cutoff) }
+		set.keptWhy = "changed since chosen, so no longer older than " + words[1]
+		return set, err
 	case len(words) == 1:
 		rows, err := r.rows(env)
 		if err != nil {

@@ -1,12 +1,16 @@
 package commands
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todostore"
 )
 
 // TestPruneNeverTouchesOtherAgents: with Claude and Qwen lists between
@@ -114,5 +118,47 @@ func TestParseAge(t *testing.T) {
 		if _, err := parseAge(in); err == nil {
 			t.Errorf("parseAge(%q) succeeded, want an error", in)
 		}
+	}
+}
+
+// TestPruneOlderKeepsWhatChangedBeforeTheAnswer is issue 16's second
+// point: a session chosen by /todo prune older AGE that another process
+// writes to while the question waits is no longer old; the age is checked
+// again under the session's lock at removal, the session is kept, and the
+// message says which and why.
+func TestPruneOlderKeepsWhatChangedBeforeTheAnswer(t *testing.T) {
+	env, out := newTestEnv(t)
+	writeSession(t, env.Store, "old-a", "/src", parseSpec(t, "-a"), 40*24*time.Hour)
+	writeSession(t, env.Store, "old-b", "/src", parseSpec(t, "-b"), 50*24*time.Hour)
+	other := todostore.Open(env.Store.Root) // another todosh process, on its own clock
+	env.Ask = func(prompt string) (string, error) {
+		if _, err := other.Update("old-a", func(s *todostore.Session) error {
+			s.Todos = append(s.Todos, todostore.Todo{Content: "written meanwhile", Status: todostore.Pending})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return "y", nil
+	}
+	if err := NewRegistry().Run(env, "/todo prune older 30d"); err != nil {
+		t.Fatal(err)
+	}
+	said := out.String()
+	for _, want := range []string{"Prune 2 saved sessions", "Removed 1 saved session: old-b", "Kept 1 session: old-a (changed since chosen, so no longer older than 30d)"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("prune said:\n%s\nwant %q in it", said, want)
+		}
+	}
+	sess, err := env.Store.Load("old-a")
+	if err != nil || len(sess.Todos) != 2 {
+		t.Fatalf("old-a after prune: %v, %+v; want it kept with the new item", err, sess)
+	}
+	if _, err := env.Store.Load("old-b"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("old-b after prune: %v, want removed", err)
+	}
+	// With --yes there is no question, but the check is the same one.
+	out.Reset()
+	if err := NewRegistry().Run(env, "/todo prune older 30d --yes"); err == nil || !strings.Contains(err.Error(), "no other saved session is older than 30d") {
+		t.Errorf("second prune = %v, want nothing older (said %q)", err, out.String())
 	}
 }

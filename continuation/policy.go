@@ -43,6 +43,8 @@
 package continuation
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/todosh/todosh/todostore"
@@ -113,7 +115,7 @@ type Policy struct {
 	reason     string // the pause reason, shown again while paused
 	disabled   bool
 
-	lastList string // the list the previous continuation was sent with
+	lastList string // ListDigest of the list the previous continuation was sent with
 	hasLast  bool
 	level    int // wording level of the previous continuation
 }
@@ -181,7 +183,7 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 
 	p.noProgress++
 	p.perPrompt++
-	list := todostore.FormatList(t.After)
+	list := ListDigest(t.After)
 	if p.hasLast && list == p.lastList {
 		p.level = min(p.level+1, WordingFinal)
 	} else {
@@ -196,6 +198,45 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 		Progress: progress,
 		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, MaxNoProgress, todostore.Plural(open, "open item")),
 	}
+}
+
+// State is the policy's counters as plain data, for a caller that keeps
+// them between processes (todosh's agent hooks keep them in the session
+// file, ARCHITECTURE.md §3). Restore(p.State()) behaves as p.
+type State struct {
+	NoProgress  int    `json:"noProgress,omitempty"`
+	PerPrompt   int    `json:"perPrompt,omitempty"`
+	Paused      bool   `json:"paused,omitempty"`
+	PauseReason string `json:"pauseReason,omitempty"`
+	Disabled    bool   `json:"disabled,omitempty"`
+	// LastList is ListDigest of the list the previous continuation was
+	// sent with, "" when there was none since the person's prompt.
+	LastList string `json:"lastList,omitempty"`
+	Level    int    `json:"level,omitempty"`
+}
+
+// State returns the policy's counters.
+func (p *Policy) State() State {
+	st := State{NoProgress: p.noProgress, PerPrompt: p.perPrompt, Paused: p.paused, PauseReason: p.reason,
+		Disabled: p.disabled, Level: p.level}
+	if p.hasLast {
+		st.LastList = p.lastList
+	}
+	return st
+}
+
+// Restore returns a policy with the counters st.
+func Restore(st State) *Policy {
+	return &Policy{noProgress: st.NoProgress, perPrompt: st.PerPrompt, paused: st.Paused, reason: st.PauseReason,
+		disabled: st.Disabled, lastList: st.LastList, hasLast: st.LastList != "", level: st.Level}
+}
+
+// ListDigest is a short digest of a list as FormatList renders it: two
+// lists a person would read alike have the same digest. It lets the policy
+// (and its callers) remember a list without keeping its text.
+func ListDigest(todos []todostore.Todo) string {
+	sum := sha256.Sum256([]byte(todostore.FormatList(todos)))
+	return hex.EncodeToString(sum[:12])
 }
 
 // doneLine is the line for a turn that left no open item: "all done" when

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/creack/pty"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -67,23 +68,13 @@ type home struct {
 
 func newHome(t testing.TB) home {
 	dir := t.TempDir()
-	return home{dir: dir, root: filepath.Join(dir, "todosh-home")}
+	return home{dir: dir, root: testenv.Root(dir)}
 }
 
-// env is the environment of a todosh run: the test's own, without
-// anything that would connect an agent or point at the person's files.
-func (h home) env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "HOME", "TODOSH_HOME", "TODOSH_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "TERM":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "HOME="+h.dir, "TODOSH_HOME="+h.root, "TERM=xterm")
-}
+// env is the environment of a todosh run, built from scratch
+// (internal/testenv): nothing of the test's own environment (NO_COLOR,
+// TERM, an API key, a TODOSH_SESSION) reaches the child.
+func (h home) env() []string { return testenv.Env(h.dir) }
 
 func (h home) store() *todostore.Store { return todostore.Open(h.root) }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/todosh/todosh/agent/todotools"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -309,10 +310,13 @@ func TestCLIMCPHandover(t *testing.T) {
 			srv := cfg.MCPServers["todosh"]
 			cmd := exec.Command(srv.Command, srv.Args...)
 			cmd.Dir = h.dir
-			cmd.Env = []string{"HOME=" + h.dir}
+			// TODOSH_HOME comes only from the config, as Claude would
+			// start the server: an empty one is unset to todosh.
+			extra := []string{"TODOSH_HOME="}
 			for k, v := range srv.Env {
-				cmd.Env = append(cmd.Env, k+"="+v)
+				extra = append(extra, k+"="+v)
 			}
+			cmd.Env = testenv.Env(h.dir, extra...)
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "as-claude", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -34,11 +34,17 @@ func sliceLines(lines []string) lineSource {
 func scanLines(r io.Reader) lineSource {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxScriptLine)
+	n := 0
 	return func() (string, bool, error) {
+		n++
 		if sc.Scan() {
 			return sc.Text(), true, nil
 		}
-		if err := sc.Err(); err != nil {
+		err := sc.Err()
+		if errors.Is(err, bufio.ErrTooLong) {
+			return "", false, fmt.Errorf("line %d of stdin is longer than %d MiB, the longest line todosh reads: the script stopped before it; split it into shorter lines, or put the text in a file and name the file in the prompt", n, maxScriptLine>>20)
+		}
+		if err != nil {
 			return "", false, fmt.Errorf("read stdin: %w", err)
 		}
 		return "", false, nil

@@ -119,6 +119,13 @@ func TestLineSources(t *testing.T) {
 	if err == nil || !reflect.DeepEqual(got, []string{"ok"}) {
 		t.Errorf("scanLines over the limit: %d lines, err %v; want 1 line and an error", len(got), err)
 	}
+	// The error says which line, the limit and what to do, not bufio's
+	// "token too long" (issue 16).
+	for _, want := range []string{"line 2 of stdin", "longer than 4 MiB", "split it", "put the text in a file"} {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "token too long") {
+			t.Errorf("scanLines over the limit: error %v, want it to contain %q", err, want)
+		}
+	}
 }
 
 func TestCountdownLine(t *testing.T) {

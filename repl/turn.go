@@ -13,6 +13,7 @@ import (
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/turnstep"
 )
 
 // noAgentHint is the line shown when a prompt is typed with no agent
@@ -177,19 +178,7 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 // items are all done is archived, a pause is lifted and the policy's
 // counters are reset. The file is written only when something changes.
 func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
-	r.Policy.PersonPrompt()
-	// The store writes only a real change: a prompt to a session without
-	// a file creates none here, so a prompt that fails leaves nothing.
-	archived := 0
-	sess, _, err := r.Session.Commit(todostore.ByYou, func(s *todostore.Session) error {
-		archived = 0
-		if todostore.AllDone(s.Todos) {
-			archived = len(s.Todos)
-			s.ArchiveTodos("all done", r.Session.Store.Now())
-		}
-		s.Paused, s.PauseReason = false, ""
-		return nil
-	})
+	sess, archived, err := turnstep.Begin(r.Session, r.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -208,95 +197,38 @@ func (r *TurnRunner) errLine(msg string) { r.render.Error(msg) }
 // failed, or ctx ended; dec.Continue is true only when the next turn should
 // run with dec.Prompt.
 func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
-	sess, err := r.Session.Load()
-	if err != nil {
-		r.errLine("prompt not sent: " + err.Error())
-		return continuation.Decision{}, err
-	}
-	before := todostore.CloneTodos(sess.Todos)
-	wasPaused := sess.Paused
-	// Sent with continuations too, although their prompt repeats the
-	// block: backends state in their system context whether items are
-	// open, and must not say "none" while the prompt lists them.
-	turn.TodoContext = continuation.TodoContext(before)
-	turn.Ask = r.Ask
-
+	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools(), Cwd: r.Cwd, Ask: r.Ask}
 	tctx, stop := r.turnContext(ctx)
-	res, turnErr := r.Agent.RunTurn(tctx, turn, r.render.Event)
-	aborted := tctx.Err() != nil
+	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()
 	r.render.Flush()
-
-	sess, err = r.Session.Load()
+	if out.Listed {
+		// A backend that changed the list without saying so still gets it shown.
+		r.render.Todos(out.After)
+	}
 	if err != nil {
-		r.errLine("todo list unreadable after the turn: " + err.Error())
+		r.errLine(err.Error())
 		return continuation.Decision{}, err
 	}
-	after := todostore.CloneTodos(sess.Todos)
-	// A backend that changed the list without saying so still gets it shown.
-	r.render.Todos(after)
-
-	// A pause made through todosh's MCP server (an ACP agent, or any agent
-	// given the server) is only in the session file.
-	if !res.Paused && sess.Paused && !wasPaused {
-		res.Paused, res.PauseReason = true, sess.PauseReason
-	}
-	paused := res.Paused && turnErr == nil && !aborted
-	// A successful turn records where the agent's session was started, so
-	// --resume finds a conversation that never touched the list; a failed
-	// one leaves a session without a file as it was. One write with the
-	// pause.
-	needCwd := turnErr == nil && !aborted && r.Cwd != "" && sess.Cwd == ""
-	if paused || needCwd {
-		if _, err := r.Session.Update(func(s *todostore.Session) error {
-			if paused {
-				s.Paused, s.PauseReason = true, res.PauseReason
-			}
-			if s.Cwd == "" && needCwd {
-				s.Cwd = r.Cwd
-			}
-			return nil
-		}); err != nil {
-			r.errLine("pause not saved: " + err.Error())
-			return continuation.Decision{}, err
-		}
-	}
-	dec := r.Policy.Decide(continuation.Turn{
-		Aborted:     aborted,
-		Err:         turnErr,
-		Paused:      paused,
-		PauseReason: res.PauseReason,
-		Before:      before,
-		After:       after,
-		FinalText:   res.FinalText,
-	}, r.tools())
-
 	switch {
-	case aborted:
+	case out.Aborted:
 		r.render.Line("turn cancelled")
 		r.LastEnd = EndCancelled
 		// The error tells a script to stop; the interactive shell only
 		// prompts again.
 		return continuation.Decision{}, fmt.Errorf("turn cancelled: %w", context.Canceled)
-	case turnErr != nil:
-		r.errLine("agent error: " + turnErr.Error())
+	case out.Err != nil:
+		r.errLine("agent error: " + out.Err.Error())
 		// Backends' errors already name the agent ("claude: …").
-		return continuation.Decision{}, fmt.Errorf("agent error: %w", turnErr)
+		return continuation.Decision{}, fmt.Errorf("agent error: %w", out.Err)
 	}
-	r.render.Decision(dec)
-	return dec, nil
+	r.render.Decision(out.Decision)
+	return out.Decision, nil
 }
 
 // tools are the agent's todo tools as its backend row declares them.
 func (r *TurnRunner) tools() continuation.Tools {
-	load := ""
-	if l, ok := r.Agent.(agent.ToolLoader); ok {
-		load = l.LoadTool()
-	}
-	if r.Backend == nil {
-		return continuation.Tools{Todo: r.Agent.TodoTool(), Load: load}
-	}
-	return r.Backend.Tools(r.Agent.TodoTool(), load)
+	return backends.AgentTools(r.Backend, r.Agent)
 }
 
 // turnContext returns the context of one turn, cancelled by Ctrl-C: readline

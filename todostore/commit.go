@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -48,7 +47,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	var lines []HistoryLine
 	if needHist {
-		lines, _ = s.History(id) // unreadable lines are skipped
+		if lines, err = s.usableHistory(id); err != nil {
+			return nil, false, err
+		}
 	}
 	next, changed, err := applyChange(cur, lines, fn)
 	if err != nil || !changed {
@@ -72,7 +73,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	if needHist || !bytes.Equal(data, data2) {
 		if needHist {
-			lines, _ = s.History(id)
+			if lines, err = s.usableHistory(id); err != nil {
+				return nil, false, err
+			}
 		}
 		if next, changed, err = applyChange(cur2, lines, fn); err != nil || !changed {
 			return cur2, false, err
@@ -88,9 +91,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if err != nil {
 		return nil, false, err
 	}
-	hist, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
+	hist, err := openHistory(s.SessionHistoryPath(id), os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, false, fmt.Errorf("history: %w", err)
+		return nil, false, err
 	}
 	defer hist.Close()
 	tail, err := readTail(hist)
@@ -113,6 +116,18 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		return next, true, err
 	}
 	return next, true, nil
+}
+
+// usableHistory is History for a change made from it (revert, restore):
+// unreadable lines are skipped, but a history file that is refused
+// (openHistory) is an error, not an empty history.
+func (s *Store) usableHistory(id string) ([]HistoryLine, error) {
+	lines, err := s.History(id)
+	var he *HistoryError
+	if err != nil && !errors.As(err, &he) {
+		return nil, err
+	}
+	return lines, nil
 }
 
 // historyLines are the lines one change appends: first, once, the entries

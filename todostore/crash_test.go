@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 var (
@@ -31,7 +33,7 @@ const helperEnv = "TODOSTORE_HELPER"
 // the given mode, with args after "--".
 func helper(mode string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	cmd.Env = testenv.Env(os.TempDir(), helperEnv+"="+mode) // the helpers name their store; HOME is never read
 	cmd.Stderr = os.Stderr
 	return cmd
 }
@@ -54,6 +56,10 @@ func TestHelperProcess(t *testing.T) {
 		err = runAddReverter(args)
 	case "syncpeer":
 		err = runSyncPeer(args)
+	case "slotadder":
+		err = runSlotAdder(args)
+	case "remover":
+		err = runRemover(args)
 	default:
 		err = fmt.Errorf("unknown helper mode %q", mode)
 	}

@@ -16,6 +16,11 @@ func (s *Session) clone() *Session {
 		a.Tasks = slices.Clone(s.Agent.Tasks)
 		c.Agent = &a
 	}
+	if s.Hooks != nil {
+		h := *s.Hooks
+		h.Before = CloneTodos(s.Hooks.Before)
+		c.Hooks = &h
+	}
 	c.note, c.notes, c.dropped, c.revertOf = "", nil, nil, 0
 	return &c
 }
@@ -27,10 +32,19 @@ func sameState(a, b *Session) bool {
 		a.Cwd != b.Cwd || a.CreatedAt != b.CreatedAt || a.Session != b.Session || a.Version != b.Version {
 		return false
 	}
-	if (a.Agent == nil) != (b.Agent == nil) {
+	if (a.Agent == nil) != (b.Agent == nil) || !sameHooks(a.Hooks, b.Hooks) {
 		return false
 	}
 	return a.Agent == nil || reflect.DeepEqual(normTasks(*a.Agent), normTasks(*b.Agent))
+}
+
+// sameHooks compares two hook states, nil and empty lists alike.
+func sameHooks(a, b *HookState) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.NoProgress == b.NoProgress && a.PerPrompt == b.PerPrompt && a.LastList == b.LastList && a.Level == b.Level &&
+		a.Sent == b.Sent && a.Given == b.Given && SameTodos(a.Before, b.Before)
 }
 
 func normTasks(a AgentRef) AgentRef {

@@ -215,7 +215,7 @@ func LoadForeign(e ForeignEntry) ([]Todo, error) {
 // readForeign is readFile without the recovery hint of our own files:
 // another agent's file is not ours to move aside.
 func readForeign(path string) ([]byte, error) {
-	data, err := readFile(path)
+	data, err := readPath(path, false)
 	var ce *CorruptError
 	if errors.As(err, &ce) {
 		err = ce.Err

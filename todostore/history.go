@@ -184,12 +184,12 @@ func (s *Store) History(id string) ([]HistoryLine, error) {
 }
 
 func readHistory(path string) ([]HistoryLine, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock|syscall.O_NOFOLLOW, 0)
+	f, err := openHistory(path, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, 2*MaxHistoryBytes))

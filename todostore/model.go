@@ -88,6 +88,27 @@ type AgentTask struct {
 	Subject string `json:"subject"`
 }
 
+// HookState is what todosh's hooks inside an agent's own interface keep
+// between their processes, written in the same locked change as the list
+// (ARCHITECTURE.md §3): the continuation policy's counters, the list the
+// next stop measures progress from, and digests (never text) of what the
+// agent was last sent and shown.
+type HookState struct {
+	NoProgress int    `json:"noProgress,omitempty"`
+	PerPrompt  int    `json:"perPrompt,omitempty"`
+	LastList   string `json:"lastList,omitempty"`
+	Level      int    `json:"level,omitempty"`
+	// Before is the list at the agent's previous stop or at the person's
+	// prompt, items and subtasks by content and status only.
+	Before []Todo `json:"before,omitempty"`
+	// Sent is the digest of the last continuation prompt, so the prompt
+	// hook can tell it from the person's.
+	Sent string `json:"sent,omitempty"`
+	// Given is the digest of the list the agent last wrote or was given;
+	// a list that differs was changed by someone else.
+	Given string `json:"given,omitempty"`
+}
+
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,
 // kept so that nothing is ever lost silently.
 type ArchiveEntry struct {
@@ -109,6 +130,9 @@ type Session struct {
 	Paused      bool      `json:"paused"`
 	PauseReason string    `json:"pauseReason"`
 	Todos       []Todo    `json:"todos"`
+	// Hooks is the state todosh's hooks keep for an agent that runs them
+	// in its own interface (hooks/); nil for every other session.
+	Hooks *HookState `json:"hooks,omitempty"`
 	// Archive is read from files written before the history existed; the
 	// first write moves its entries to the start of the history.
 	Archive []ArchiveEntry `json:"archive,omitempty"`

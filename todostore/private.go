@@ -82,6 +82,47 @@ func ownerOf(info fs.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
+// checkOwnFile refuses a file of the store that someone else could have
+// written: one owned by another user, or writable by group or others. Its
+// content is not trusted (a planted history would be what /todo restore
+// applies), so it is refused rather than narrowed: a chmod would not undo
+// what was written while it was open to others. Directories are narrowed
+// instead (EnsurePrivateDir), since their files are checked one by one.
+func checkOwnFile(info fs.FileInfo) error {
+	if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
+		return fmt.Errorf("it is owned by uid %d, not by you (uid %d), so its content may not be yours: check it, then move it aside", uid, os.Geteuid())
+	}
+	if perm := info.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("it is writable by other users (mode %04o), so its content may not be yours: check it, then chmod 600 it", perm)
+	}
+	return nil
+}
+
+// openHistory opens session history path with flag (plus O_NOFOLLOW and
+// O_NONBLOCK) and refuses it, with one line naming it, when it is a
+// symlink, not a regular file, or fails checkOwnFile. A missing file is
+// an error that wraps fs.ErrNotExist.
+func openHistory(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|openNoBlock, FileMode)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, symlinkError("history", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", path, bareError(err))
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("it is %s, not a history file: move it aside", fileKind(info.Mode()))
+	} else if err == nil {
+		err = checkOwnFile(info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("history %s: %w", path, bareError(err))
+	}
+	return f, nil
+}
+
 // modeFor is the mode a rewrite of path gets: the mode the file has now,
 // without any bit for group or others (never wider than FileMode, so a
 // file the user narrowed to 0400 stays 0400 and an old 0644 file becomes

@@ -1,6 +1,7 @@
 package todostore
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -23,7 +24,8 @@ func perm(t *testing.T, p string) os.FileMode {
 
 // TestPrivateModes: a new store is 0700 and its files 0600 whatever the
 // umask; a mode the user narrowed is kept; a wider old file or directory
-// is narrowed at the next write, and never widened.
+// is narrowed at the next write, and never widened. (A file others may
+// write is refused instead: TestPlantedSessionFiles.)
 func TestPrivateModes(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
@@ -36,7 +38,7 @@ func TestPrivateModes(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", p, got, want)
 		}
 	}
-	for _, tc := range []struct{ before, after os.FileMode }{{0o400, 0o400}, {0o644, 0o600}, {0o666, 0o600}, {0o640, 0o600}, {0o200, 0o200}} {
+	for _, tc := range []struct{ before, after os.FileMode }{{0o400, 0o400}, {0o644, 0o600}, {0o640, 0o600}, {0o200, 0o200}} {
 		if err := os.Chmod(s.Path("a"), tc.before); err != nil {
 			t.Fatal(err)
 		}
@@ -308,4 +310,103 @@ func TestForeignSizedBeforeRead(t *testing.T) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
 		t.Errorf("allocated %d bytes to refuse the list", n)
 	}
+}
+
+// symlinkMessage is the one message for a symlink where todosh keeps a
+// file of its own: the session, its history and its lock alike.
+const symlinkMessage = "it is a symlink, which todosh never makes: remove it"
+
+// TestPlantedSessionFiles is issue 16's fifth point for the store: a
+// symlink at a session's file or history is refused for reading as for
+// writing, with the lock's message (never followed: its target is not read
+// into history, nor written); a session file or history that other users
+// may write, or that another user owns, is refused with a message saying
+// what to check, and nothing is written.
+func TestPlantedSessionFiles(t *testing.T) {
+	planted, err := Encode(&Session{Version: FormatVersion, Todos: []Todo{{Content: "planted", Status: Pending}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plantedHist := []byte(`{"n":1,"at":"2026-11-21T22:33:44Z","by":"you","what":"added planted","todos":[{"id":"1","content":"planted","status":"pending"}]}` + "\n")
+	// own writes one good change to session a and returns the store.
+	own := func(t *testing.T) *Store {
+		s := testStore(t)
+		if _, err := s.Update("a", addTodo("mine")); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// refused checks that every way in to session a refuses with want,
+	// naming path, and that nothing of it changed.
+	refused := func(t *testing.T, s *Store, path, want string) {
+		t.Helper()
+		before := snapshot(t, s.Path("a")) + snapshot(t, s.SessionHistoryPath("a"))
+		if path == s.Path("a") {
+			_, err := s.Load("a")
+			checkOneLineError(t, "Load", err, path, want)
+		} else {
+			_, err := s.History("a")
+			checkOneLineError(t, "History", err, path, want)
+			_, _, err = s.Restore("a", 1, ByYou)
+			checkOneLineError(t, "Restore", err, path, want)
+		}
+		_, err := s.Update("a", addTodo("more"))
+		checkOneLineError(t, "Update", err, path, want)
+		if after := snapshot(t, s.Path("a")) + snapshot(t, s.SessionHistoryPath("a")); after != before {
+			t.Errorf("files changed:\n%s\nbecame\n%s", before, after)
+		}
+	}
+	t.Run("session file is a symlink", func(t *testing.T) {
+		s := own(t)
+		target := filepath.Join(t.TempDir(), "elsewhere.json")
+		os.WriteFile(target, planted, 0o600)
+		os.Remove(s.Path("a"))
+		os.Symlink(target, s.Path("a"))
+		refused(t, s, s.Path("a"), symlinkMessage)
+		if data, _ := os.ReadFile(s.SessionHistoryPath("a")); bytes.Contains(data, []byte("planted")) {
+			t.Errorf("the symlink's target was copied into the history")
+		}
+	})
+	t.Run("history is a symlink", func(t *testing.T) {
+		s := own(t)
+		target := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+		os.WriteFile(target, plantedHist, 0o600)
+		os.Remove(s.SessionHistoryPath("a"))
+		os.Symlink(target, s.SessionHistoryPath("a"))
+		refused(t, s, s.SessionHistoryPath("a"), symlinkMessage)
+		if data, _ := os.ReadFile(target); !bytes.Equal(data, plantedHist) {
+			t.Errorf("the symlink's target was written")
+		}
+	})
+	t.Run("history writable by others", func(t *testing.T) {
+		s := own(t)
+		os.WriteFile(s.SessionHistoryPath("a"), plantedHist, 0o600)
+		os.Chmod(s.SessionHistoryPath("a"), 0o666)
+		refused(t, s, s.SessionHistoryPath("a"), "writable by other users (mode 0666)")
+	})
+	t.Run("session file writable by others", func(t *testing.T) {
+		s := own(t)
+		os.Chmod(s.Path("a"), 0o646)
+		refused(t, s, s.Path("a"), "writable by other users (mode 0646)")
+	})
+	t.Run("history of another user", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to make a file another user's")
+		}
+		s := own(t)
+		os.Chown(s.SessionHistoryPath("a"), 65534, 65534)
+		refused(t, s, s.SessionHistoryPath("a"), "owned by uid 65534")
+	})
+	t.Run("todos directory writable by others", func(t *testing.T) {
+		// The directory is narrowed at the next write, as ever; what
+		// others could put in it meanwhile is theirs, and refused above.
+		s := own(t)
+		os.Chmod(s.Dir, 0o777)
+		if _, err := s.Update("a", addTodo("more")); err != nil {
+			t.Fatal(err)
+		}
+		if got := perm(t, s.Dir); got != 0o700 {
+			t.Errorf("todos directory is %v after a write, want 0700", got)
+		}
+	})
 }

@@ -99,7 +99,8 @@ func (s *Store) ConvPath(id string) string { return filepath.Join(s.Dir, "conv-"
 // sessionFiles is every file the store keeps for session id, the session
 // file first: Remove deletes them in this order, so a session is gone from
 // List before anything else of it is. A new per-session file is one more
-// line here. The lock file is last, and is removed after the lock is let go.
+// line here. The lock file is last: Remove unlinks it while it still holds
+// the lock, which lockFile's waiters notice (ARCHITECTURE.md §3).
 func (s *Store) sessionFiles(id string) []string {
 	path := s.Path(id)
 	return []string{
@@ -112,11 +113,19 @@ func (s *Store) sessionFiles(id string) []string {
 }
 
 // Remove deletes every file the store keeps for session id (its list,
-// history, conversation and lock). It holds the session's lock while it does, so it
-// never interleaves with a write; a todosh still open on the session
-// writes a new file on its next change. A session without a file is an
+// history, conversation and lock). It holds the session's lock while it
+// does, so it never interleaves with a write; a write that waited for the
+// lock runs after it and starts the session afresh, as does a todosh still
+// open on the session at its next change. A session without a file is an
 // error that wraps fs.ErrNotExist, and nothing is removed.
-func (s *Store) Remove(id string) error {
+func (s *Store) Remove(id string) error { return s.RemoveIf(id, nil) }
+
+// RemoveIf is Remove with a last word: under the session's lock, before
+// anything is removed, check (when not nil) is given the session file's
+// state as it is then; an error from it keeps every file and is returned
+// as is. /todo prune older AGE checks the age again there, so a session
+// written after it was chosen is kept.
+func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
 	}
@@ -132,15 +141,24 @@ func (s *Store) Remove(id string) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range files[:len(files)-1] {
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			unlock()
-			return fmt.Errorf("remove session %s: %w", id, err)
+	defer unlock()
+	// Looked at again under the lock: removed meanwhile by another
+	// process, or changed since the caller chose it.
+	info, err := os.Lstat(s.Path(id))
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	if check != nil {
+		if err := check(info); err != nil {
+			return err
 		}
 	}
-	unlock()
-	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove session %s: %w", id, err)
+	// The lock file goes last and while it is held: a writer waiting on it
+	// sees that it is no longer at its path and locks the new one (lockFile).
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove session %s: %w", id, err)
+		}
 	}
 	return nil
 }
@@ -251,12 +269,25 @@ func (s *Store) loadPath(path string) (*Session, error) {
 	return sess, nil
 }
 
-// readFile reads a session file of at most MaxFileSize bytes. A file that
-// is not regular or too large is a *CorruptError. It opens with O_NONBLOCK
-// so that a FIFO named like a session file is refused instead of blocking
-// the shell forever; on a regular file the flag has no effect.
-func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readFile reads a session file of todosh's own store, of at most
+// MaxFileSize bytes. A file that is a symlink (never followed), is not
+// regular, is too large, or that another user owns or may write
+// (checkOwnFile) is a *CorruptError. It opens with O_NONBLOCK so that a
+// FIFO named like a session file is refused instead of blocking the shell
+// forever; on a regular file the flag has no effect.
+func readFile(path string) ([]byte, error) { return readPath(path, true) }
+
+// readPath is readFile; own is false for another agent's file, which may
+// be a symlink and is not ours to judge by owner or mode.
+func readPath(path string, own bool) ([]byte, error) {
+	flags := os.O_RDONLY | syscall.O_NONBLOCK
+	if own {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flags, 0)
+	if own && errors.Is(err, syscall.ELOOP) {
+		return nil, &CorruptError{Path: path, Err: errSymlink}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +295,11 @@ func readFile(path string) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
+	}
+	if own && info.Mode().IsRegular() {
+		if err := checkOwnFile(info); err != nil {
+			return nil, &CorruptError{Path: path, Err: err}
+		}
 	}
 	if !info.Mode().IsRegular() {
 		return nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}

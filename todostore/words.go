@@ -30,6 +30,8 @@ func describeState(prev, s *Session) string {
 		return "pause lifted"
 	case s.Agent != nil && (prev.Agent == nil || prev.Agent.Kind != s.Agent.Kind || prev.Agent.Session != s.Agent.Session):
 		return s.Agent.Kind + " session recorded"
+	case !sameHooks(prev.Hooks, s.Hooks):
+		return "agent hook state recorded"
 	case s.Agent != nil:
 		return s.Agent.Kind + " task ids recorded"
 	case prev.Cwd != s.Cwd:

@@ -101,6 +101,8 @@ type Agent struct {
 	proc *process // nil until the first turn, and after the agent ended
 	// live is proc for a Close that cannot wait for a hung turn.
 	live atomic.Pointer[process]
+	// relay is the editor of `todosh acp` (SetRelay); nil in the shell.
+	relay Relay
 }
 
 // New returns the agent; its process starts with the first turn.
@@ -237,7 +239,11 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
 			a.noteLostList(p, st, emit)
-			return a.finish(st, r.resp.StopReason)
+			res, err := a.finish(st, r.resp.StopReason)
+			if err != nil {
+				err = &StopError{Reason: r.resp.StopReason, Err: err}
+			}
+			return res, err
 		}
 	}
 }
@@ -276,6 +282,9 @@ func (a *Agent) finish(st *turnState, reason acp.StopReason) (agent.Result, erro
 // list never reaches todosh the request to keep it with todosh's tools,
 // and the prompt.
 func (a *Agent) promptText(p *process, turn agent.Turn) string {
+	if IsSlashCommand(turn.Prompt) {
+		return turn.Prompt
+	}
 	var b strings.Builder
 	if c := strings.TrimSpace(turn.TodoContext); c != "" {
 		b.WriteString(c + "\n\n")
@@ -443,6 +452,14 @@ func (a *Agent) permission(ctx context.Context, p *process, turn agent.Turn, req
 		if o, ok := AllowOption(req.Options, false); ok {
 			return selected(o), nil
 		}
+	}
+	if a.relay != nil && a.cfg.Approve == ApproveAsk {
+		// Behind `todosh acp` the editor asks its person.
+		resp, err := a.relay.Permission(ctx, req)
+		if err != nil {
+			return cancelledOutcome(), errors.New("no answer")
+		}
+		return resp, nil
 	}
 	what := permissionText(p.label, req.ToolCall)
 	switch {
@@ -637,14 +654,18 @@ var emptyList = []acp.McpServer{}
 // writes without a "type" field (one adapter rejects it).
 func (a *Agent) mcpServers() []acp.McpServer {
 	m := a.cfg.MCP
+	var editor []acp.McpServer
+	if a.relay != nil {
+		editor = a.relay.MCPServers()
+	}
 	if m == nil {
-		return emptyList
+		return append(emptyList[:0:0], editor...)
 	}
 	env := []acp.EnvVariable{}
 	for k, v := range m.Env {
 		env = append(env, acp.EnvVariable{Name: k, Value: v})
 	}
-	return []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: m.Args, Env: env}}}
+	return append([]acp.McpServer{{Stdio: &acp.McpServerStdio{Name: m.Name, Command: m.Command, Args: m.Args, Env: env}}}, editor...)
 }
 
 func (a *Agent) dir() string {

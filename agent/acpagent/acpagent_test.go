@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -42,7 +43,7 @@ func TestMain(m *testing.M) {
 func newTestAgent(t testing.TB, env ...string) (*Agent, agent.Session) {
 	t.Helper()
 	sess := agent.Session{Store: todostore.Open(t.TempDir()), ID: "t1"}
-	a, err := New(Config{Name: "acp", Bin: fakeBin, Dir: t.TempDir(), Env: append(os.Environ(), env...)}, sess)
+	a, err := New(Config{Name: "acp", Bin: fakeBin, Dir: t.TempDir(), Env: testenv.Env(t.TempDir(), env...)}, sess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ type bareClient struct {
 
 func newBareClient(b *testing.B, env []string) *bareClient {
 	cmd := exec.Command(fakeBin)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = testenv.Env(b.TempDir(), env...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

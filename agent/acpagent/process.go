@@ -58,7 +58,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{}, exited: make(chan struct{}), in: &lineMeter{r: stdout}}
+	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{relay: a.relay}, exited: make(chan struct{}), in: &lineMeter{r: stdout}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", a.cfg.Name, a.cfg.Bin, err)
@@ -77,8 +77,9 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	sctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
 	defer stop()
 	init, err := p.conn.Initialize(sctx, acp.InitializeRequest{
-		ProtocolVersion: acp.ProtocolVersionNumber,
-		ClientInfo:      &acp.Implementation{Name: "todosh", Version: "1"},
+		ProtocolVersion:    acp.ProtocolVersionNumber,
+		ClientInfo:         &acp.Implementation{Name: "todosh", Version: "1"},
+		ClientCapabilities: a.capabilities(),
 	})
 	if err != nil {
 		return nil, a.died(p, "initialize failed", err)
@@ -316,8 +317,9 @@ func newTurn() *turnChans {
 // requests to the running turn, and drops what comes between turns (a
 // session/load's replay, available commands).
 type client struct {
-	mu   sync.Mutex
-	turn *turnChans
+	mu    sync.Mutex
+	turn  *turnChans
+	relay Relay // nil in the shell
 	// dropped counts the messages of updates that came while no turn
 	// listened; lastKind is the speaker of the last, lastDrop its time.
 	dropped  int
@@ -348,6 +350,7 @@ const (
 // SessionUpdate implements acp.Client. An update that comes while no turn
 // listens (a session/load's replay of the history) is dropped and counted.
 func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	c.relayUpdate(ctx, n.Update)
 	if t := c.current(); t != nil {
 		select {
 		case t.updates <- n.Update:
@@ -422,37 +425,58 @@ func (c *client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 var errNoCapability = acp.NewMethodNotFound
 
 // ReadTextFile implements acp.Client; todosh offers no file system.
-func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+func (c *client) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	if c.relay != nil {
+		return c.relay.ReadTextFile(ctx, req)
+	}
 	return acp.ReadTextFileResponse{}, errNoCapability("fs/read_text_file")
 }
 
 // WriteTextFile implements acp.Client; todosh offers no file system.
-func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+func (c *client) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	if c.relay != nil {
+		return c.relay.WriteTextFile(ctx, req)
+	}
 	return acp.WriteTextFileResponse{}, errNoCapability("fs/write_text_file")
 }
 
 // CreateTerminal implements acp.Client; todosh offers no terminal.
-func (c *client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+func (c *client) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	if c.relay != nil {
+		return c.relay.CreateTerminal(ctx, req)
+	}
 	return acp.CreateTerminalResponse{}, errNoCapability("terminal/create")
 }
 
 // KillTerminal implements acp.Client.
-func (c *client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+func (c *client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	if c.relay != nil {
+		return c.relay.KillTerminal(ctx, req)
+	}
 	return acp.KillTerminalResponse{}, errNoCapability("terminal/kill")
 }
 
 // TerminalOutput implements acp.Client.
-func (c *client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+func (c *client) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	if c.relay != nil {
+		return c.relay.TerminalOutput(ctx, req)
+	}
 	return acp.TerminalOutputResponse{}, errNoCapability("terminal/output")
 }
 
 // ReleaseTerminal implements acp.Client.
-func (c *client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+func (c *client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	if c.relay != nil {
+		return c.relay.ReleaseTerminal(ctx, req)
+	}
 	return acp.ReleaseTerminalResponse{}, errNoCapability("terminal/release")
 }
 
 // WaitForTerminalExit implements acp.Client.
-func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+func (c *client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	if c.relay != nil {
+		return c.relay.WaitForTerminalExit(ctx, req)
+	}
 	return acp.WaitForTerminalExitResponse{}, errNoCapability("terminal/wait_for_exit")
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -234,7 +235,7 @@ func BenchmarkFakeTurnOverhead(b *testing.B) {
 }
 
 func benchTurn(b *testing.B, kind, run1, pace string) {
-	env := append(os.Environ(), "FAKECLI_RUN1="+run1, "FAKECLI_LINE_DELAY="+pace)
+	env := testenv.Env(b.TempDir(), "FAKECLI_RUN1="+run1, "FAKECLI_LINE_DELAY="+pace)
 	bin := filepath.Join(fakeDir, kind)
 	dir := b.TempDir()
 	if d := os.Getenv("BENCH_STORE_DIR"); d != "" {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -86,7 +87,7 @@ func (f *fakeRun) agent(cfg Config) agent.Agent {
 		cfg.Bin = filepath.Join(fakeDir, f.kind)
 	}
 	cfg.Dir = f.dir
-	env := append(os.Environ(), "FAKECLI_RECORD="+f.record)
+	env := testenv.Env(f.dir, "FAKECLI_RECORD="+f.record)
 	for k, v := range f.env {
 		env = append(env, k+"="+v)
 	}

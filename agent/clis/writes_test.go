@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -49,7 +50,7 @@ func todoEvents(t testing.TB, kind, path string) int {
 // replaying run1 and returns the session writes, fsyncs and history lines
 // it made.
 func promptWrites(t testing.TB, kind, run1 string, id string, store *todostore.Store) (writes, syncs int64, lines []todostore.HistoryLine) {
-	env := append(os.Environ(), "FAKECLI_RUN1="+run1)
+	env := testenv.Env(t.TempDir(), "FAKECLI_RUN1="+run1)
 	a, err := New(kind, Config{Bin: filepath.Join(fakeDir, kind), Dir: t.TempDir(), Env: env}, agent.Session{Store: store, ID: id})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,11 @@
 //	[[mcp-pause]]   calls todo_pause through it
 //	[[garbage]]     writes a malformed line and an unknown update kind first
 //	[[huge]]        writes a line over the SDK's 10 MiB limit
+//	[[think]]       a thought chunk, then a tool call with content and its update
+//	[[fs]] PATH     reads PATH through the client's fs/read_text_file, if offered
+//
+// After session/new it sends its commands (available_commands_update), as
+// claude-agent-acp does.
 //
 // FAKEACP_PLAYS picks whose shapes it speaks where the agents differ:
 // "claude" (the default: claude-agent-acp's agentInfo and its MCP
@@ -33,7 +38,8 @@
 // receives the CLAUDE_CODE_ENABLE_TODO_TOOLS it was given; FAKEACP_CAPS is
 // "load" or "resume" (what it advertises); FAKEACP_FAIL is "initialize" or
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
-// FAKEACP_LAZY=1 makes continuations make no progress; FAKEACP_PACE paces
+// FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
+// makes them wait for session/cancel instead; FAKEACP_PACE paces
 // text chunks (a duration) for benchmarks.
 package main
 
@@ -107,6 +113,7 @@ type session struct {
 
 type fake struct {
 	conn     *acp.AgentSideConnection
+	caps     acp.ClientCapabilities // what the client offered
 	out      *lockedWriter
 	mu       sync.Mutex
 	sessions map[acp.SessionId]*session
@@ -115,7 +122,10 @@ type fake struct {
 
 var internal = &acp.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": "Query closed before response received"}}
 
-func (a *fake) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+func (a *fake) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	a.mu.Unlock()
 	if os.Getenv("FAKEACP_FAIL") == "initialize" {
 		fmt.Fprintln(os.Stderr, "Error: --dangerously-skip-permissions cannot be used with root/sudo privileges")
 		return acp.InitializeResponse{}, internal
@@ -171,6 +181,8 @@ func (a *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSe
 	id := acp.SessionId(fmt.Sprintf("fake-%d-%d", os.Getpid(), a.n))
 	a.mu.Unlock()
 	a.newSession(id, p.McpServers)
+	go a.send(context.Background(), id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{
+		AvailableCommands: []acp.AvailableCommand{{Name: "compact", Description: "Compact the conversation"}}}})
 	return acp.NewSessionResponse{SessionId: id}, nil
 }
 
@@ -286,6 +298,16 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		a.send(ctx, id, acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{Used: 121, Size: 200000}})
 		a.say(ctx, id, "I'll stop here for now.\n")
 	case strings.Contains(prompt, "You stopped") || strings.Contains(prompt, "has still not changed"):
+		if os.Getenv("FAKEACP_LAZY") == "slow" {
+			a.say(ctx, id, "Continuing slowly.\n")
+			select {
+			case <-s.cancelled:
+			case <-ctx.Done():
+			}
+			s.cancelled = make(chan struct{})
+			s.once = sync.Once{}
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
 		if os.Getenv("FAKEACP_LAZY") == "1" || s.plan == nil {
 			a.say(ctx, id, "Still thinking about it.\n")
 			return end, nil
@@ -362,6 +384,27 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		// An update of a kind no SDK knows yet is skipped quietly.
 		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + string(id) + `","update":{"sessionUpdate":"future_kind","x":1}}}` + "\n"))
 		a.say(ctx, id, "after garbage\n")
+	case has("think"):
+		a.send(ctx, id, acp.UpdateAgentThoughtText("Thinking about the files."))
+		a.send(ctx, id, acp.StartToolCall("call_t", "Read main.go", acp.WithStartKind(acp.ToolKindRead),
+			acp.WithStartContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("package main"))})))
+		a.send(ctx, id, acp.UpdateToolCall("call_t", acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
+		a.say(ctx, id, "thought and read\n")
+	case has("fs"):
+		a.mu.Lock()
+		offered := a.caps.Fs.ReadTextFile
+		a.mu.Unlock()
+		if !offered {
+			a.say(ctx, id, "fs: not offered\n")
+			break
+		}
+		path := strings.TrimSpace(prompt[strings.Index(prompt, "[[fs]]")+6:])
+		resp, err := a.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: id, Path: path})
+		if err != nil {
+			a.say(ctx, id, "fs: error "+err.Error()+"\n")
+			break
+		}
+		a.say(ctx, id, "fs: "+resp.Content+"\n")
 	case has("huge"):
 		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"x":"` + strings.Repeat("x", 11<<20) + "\"}}\n"))
 		a.say(ctx, id, "after huge\n")

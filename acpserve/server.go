@@ -1,0 +1,304 @@
+// Package acpserve is `todosh acp`: todosh speaks the Agent Client
+// Protocol as an agent to an editor on stdio (coder/acp-go-sdk's agent
+// side) and runs any todosh backend behind it, built as the shell builds
+// it (backends). The editor gets todosh's kept list as plan updates on
+// every change from any source, /todo answered by todosh, and the shell's
+// continuation inside one session/prompt. Its place in the whole is
+// ARCHITECTURE.md §8.
+package acpserve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/todostore"
+)
+
+// Config is one `todosh acp`.
+type Config struct {
+	// Root is $TODOSH_HOME.
+	Root string
+	// Backend is the inner agent's row; NewAgent builds it for a session
+	// (nil: no agent, only /todo is answered).
+	Backend  *backends.Backend
+	NewAgent backends.Factory
+	// Continue is false with --no-continue.
+	Continue bool
+	// LockTimeout is how long a change waits for another todosh's lock.
+	LockTimeout time.Duration
+	// Home and Getenv are for /todo list (other agents' saved lists).
+	Home   string
+	Getenv func(string) string
+	// Version is todosh's, told to the editor in initialize.
+	Version string
+	// Now is the clock of new session ids; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the agent the editor talks to: one per connection.
+type Server struct {
+	cfg  Config
+	conn *acp.AgentSideConnection
+	out  *lockedWriter
+
+	mu       sync.Mutex
+	caps     acp.ClientCapabilities // what the editor advertised
+	sessions map[string]*session
+	closed   bool
+}
+
+// Serve answers the editor on in and out until in ends or ctx is done,
+// then ends every inner agent (their process groups) and returns.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	w := &lockedWriter{w: out}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w}
+	s.conn = acp.NewAgentSideConnection(s, w, filterFrames(in, w))
+	s.conn.SetLogger(slog.New(slog.DiscardHandler))
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+	}
+	s.closeAll()
+	return nil
+}
+
+// lockedWriter keeps the SDK's messages and the frame filter's replies
+// whole lines: each Write is one message. It can run a function once a
+// message holding given bytes has been written.
+type lockedWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	after map[string]func()
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	n, err := l.w.Write(b)
+	var run []func()
+	for key, f := range l.after {
+		if bytes.Contains(b, []byte(key)) {
+			run = append(run, f)
+			delete(l.after, key)
+		}
+	}
+	l.mu.Unlock()
+	for _, f := range run {
+		go f()
+	}
+	return n, err
+}
+
+// afterWrite runs f, in its own goroutine, once a message holding key has
+// been written.
+func (l *lockedWriter) afterWrite(key string, f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.after == nil {
+		l.after = map[string]func(){}
+	}
+	l.after[key] = f
+}
+
+// closeAll ends every session; no prompt can open one after it.
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	all := s.sessions
+	s.sessions = map[string]*session{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ss := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ss.close()
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Server) clientCaps() acp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+// Initialize implements acp.Agent: todosh offers session/load and text
+// prompts with embedded context (PromptText); images and audio are not
+// passed to the inner agent, so they are not advertised.
+func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities
+	s.mu.Unlock()
+	return acp.InitializeResponse{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+		},
+		AgentInfo:   &acp.Implementation{Name: "todosh", Title: acp.Ptr(s.title()), Version: s.cfg.Version},
+		AuthMethods: []acp.AuthMethod{},
+	}, nil
+}
+
+// title names todosh and its inner agent for the editor's header.
+func (s *Server) title() string {
+	if s.cfg.Backend == nil || s.cfg.NewAgent == nil {
+		return "todosh"
+	}
+	return "todosh (" + s.cfg.Backend.Name + ")"
+}
+
+// Authenticate implements acp.Agent; todosh advertises no methods, and
+// the inner agent's own login is its own business.
+func (s *Server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+// NewSession implements acp.Agent: a new todosh session in the editor's
+// directory, whose id is the ACP session id.
+func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	if err := checkCwd(p.Cwd); err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	id := todostore.NewSessionID(s.cfg.Now())
+	ss, err := s.open(id, p.Cwd, p.McpServers)
+	if err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	if err := ss.prepare(ctx); err != nil {
+		s.drop(ss)
+		return acp.NewSessionResponse{}, internalError("session/new: " + err.Error())
+	}
+	// The command list goes once the editor knows the session: an update
+	// for a session it has not been told of yet is dropped (Zed does).
+	s.out.afterWrite(`"result":{"sessionId":"`+id+`"}`, ss.sendCommands)
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+}
+
+// LoadSession implements acp.Agent: reopens a todosh session (its inner
+// agent's session is reopened with the first prompt) and replays the
+// current plan before answering.
+func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	id := string(p.SessionId)
+	if err := todostore.ValidSessionID(id); err != nil {
+		return acp.LoadSessionResponse{}, invalidParams("session/load: " + err.Error())
+	}
+	if err := checkCwd(p.Cwd); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	if _, err := todostore.Open(s.cfg.Root).Load(id); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return acp.LoadSessionResponse{}, invalidParams(fmt.Sprintf("session/load: no todosh session %s in %s", id, s.cfg.Root))
+		}
+		return acp.LoadSessionResponse{}, internalError("session/load: " + err.Error())
+	}
+	ss := s.session(id)
+	if ss == nil {
+		var err error
+		if ss, err = s.open(id, p.Cwd, p.McpServers); err != nil {
+			return acp.LoadSessionResponse{}, err
+		}
+		if err := ss.prepare(ctx); err != nil {
+			s.drop(ss)
+			return acp.LoadSessionResponse{}, internalError("session/load: " + err.Error())
+		}
+	}
+	ss.syncPlan(true)
+	ss.sendCommands()
+	return acp.LoadSessionResponse{}, nil
+}
+
+// checkCwd refuses a cwd that is not an absolute path, as ACP requires.
+func checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return invalidParams(fmt.Sprintf("cwd %q is not an absolute path", cwd))
+	}
+	return nil
+}
+
+// session returns an open session, or nil.
+func (s *Server) session(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
+}
+
+// Prompt implements acp.Agent; see session.prompt.
+func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	ss := s.session(string(p.SessionId))
+	if ss == nil {
+		return acp.PromptResponse{}, invalidParams(fmt.Sprintf("session/prompt: unknown session %q: call session/new or session/load first", p.SessionId))
+	}
+	return ss.prompt(ctx, PromptText(p.Prompt))
+}
+
+// Cancel implements acp.Agent. The SDK cancels the running
+// session/prompt's context, which stops the turn and any continuation.
+func (s *Server) Cancel(context.Context, acp.CancelNotification) error { return nil }
+
+// CloseSession implements acp.Agent: ends the session's inner agent.
+func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	s.mu.Lock()
+	ss := s.sessions[string(p.SessionId)]
+	delete(s.sessions, string(p.SessionId))
+	s.mu.Unlock()
+	if ss != nil {
+		ss.close()
+	}
+	return acp.CloseSessionResponse{}, nil
+}
+
+// drop forgets a session that could not start, and ends it.
+func (s *Server) drop(ss *session) {
+	s.mu.Lock()
+	if s.sessions[ss.id] == ss {
+		delete(s.sessions, ss.id)
+	}
+	s.mu.Unlock()
+	ss.close()
+}
+
+// ListSessions implements acp.Agent; not advertised.
+func (s *Server) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
+}
+
+// ResumeSession implements acp.Agent; not advertised (session/load is).
+func (s *Server) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
+}
+
+// SetSessionConfigOption implements acp.Agent; todosh has no options.
+func (s *Server) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+// SetSessionMode implements acp.Agent; todosh has no modes.
+func (s *Server) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+}
+
+func invalidParams(msg string) error {
+	return acp.NewInvalidParams(map[string]any{"error": msg})
+}
+
+// internalError is a failure the editor shows: its message is the one
+// line that says why.
+func internalError(msg string) error {
+	return &acp.RequestError{Code: -32603, Message: todostore.ShortLine(msg, 300)}
+}

@@ -1,0 +1,373 @@
+package acpserve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/commands"
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/turnstep"
+)
+
+// session is one editor session: one todosh session, its inner agent,
+// its watcher and the plan the editor last got.
+type session struct {
+	srv      *Server
+	id       string
+	cwd      string
+	mcp      []acp.McpServer // the editor's stdio MCP servers, for the inner agent
+	store    *todostore.Store
+	asess    agent.Session
+	agent    agent.Agent // nil: no agent
+	relayed  bool        // the inner agent is an ACP agent whose updates go to the editor as they are
+	policy   *continuation.Policy
+	registry *commands.Registry
+	watcher  *todostore.Watcher // nil when watching failed
+	wrote    chan struct{}      // this process wrote the session file
+	done     chan struct{}
+	once     sync.Once
+
+	// turn serialises prompts and /todo commands.
+	turn sync.Mutex
+
+	planMu   sync.Mutex
+	planSent string // planKey of the plan the editor has
+	hasPlan  bool
+
+	cmdMu sync.Mutex
+	inner []acp.AvailableCommand // the inner agent's own commands
+}
+
+// open starts a session: its own Store value (so its watcher's hook on
+// the store's writes is set before anyone shares it), the watcher and the
+// inner agent, built as the shell builds it.
+func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error) {
+	st := todostore.Open(s.cfg.Root)
+	st.Now = s.cfg.Now
+	if s.cfg.LockTimeout > 0 {
+		st.LockTimeout = s.cfg.LockTimeout
+	}
+	ss := &session{
+		srv: s, id: id, cwd: cwd, store: st, mcp: stdioServers(servers),
+		asess:    agent.Session{Store: st, ID: id, Cwd: cwd},
+		policy:   continuation.New(),
+		registry: commands.NewRegistry(),
+		wrote:    make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	ss.policy.SetEnabled(s.cfg.Continue)
+	// Every write this process makes (the agent's plan, todosh's own
+	// tools in a model backend, /todo) reaches the editor through the
+	// pump; another process's through the watcher.
+	st.AfterWrite = func(wid string, _ []byte) {
+		if wid != id {
+			return
+		}
+		select {
+		case ss.wrote <- struct{}{}:
+		default:
+		}
+	}
+	if w, err := st.Watch(id); err == nil {
+		ss.watcher = w
+	}
+	if s.cfg.NewAgent != nil {
+		ag, err := s.cfg.NewAgent(ss.asess)
+		if err != nil {
+			ss.close()
+			return nil, internalError(fmt.Sprintf("start the agent %s: %v", s.cfg.Backend.Name, err))
+		}
+		ss.agent = ag
+		if r, ok := ag.(interface{ SetRelay(acpagent.Relay) }); ok {
+			r.SetRelay(relay{ss})
+			ss.relayed = true
+		}
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ss.close()
+		return nil, internalError("todosh acp is shutting down")
+	}
+	if old := s.sessions[id]; old != nil { // a racing session/load of the same id
+		s.mu.Unlock()
+		ss.close()
+		return old, nil
+	}
+	s.sessions[id] = ss
+	s.mu.Unlock()
+	go ss.pump()
+	return ss, nil
+}
+
+// close ends the inner agent's processes and the watcher.
+func (ss *session) close() {
+	ss.once.Do(func() {
+		close(ss.done)
+		if c, ok := ss.agent.(interface{ Close() error }); ok {
+			c.Close()
+		}
+		if ss.watcher != nil {
+			ss.watcher.Close()
+		}
+	})
+}
+
+// pump sends the plan after every change: this process's writes and
+// other processes' (the watcher), until the session closes.
+func (ss *session) pump() {
+	var changes <-chan todostore.Change
+	if ss.watcher != nil {
+		changes = ss.watcher.Changes()
+	}
+	for {
+		select {
+		case _, ok := <-changes:
+			if !ok {
+				changes = nil
+				continue
+			}
+			ss.syncPlan(false)
+		case <-ss.wrote:
+			ss.syncPlan(false)
+		case <-ss.done:
+			return
+		}
+	}
+}
+
+// syncPlan sends the list as a plan when it differs from the plan the
+// editor last got, or always with force (session/load). It reads the
+// file, so however the list changed the editor gets it once, as todosh
+// keeps it; an unreadable file sends nothing (the editor keeps the last
+// good plan).
+func (ss *session) syncPlan(force bool) {
+	ss.planMu.Lock()
+	defer ss.planMu.Unlock()
+	sess, err := ss.store.LoadOrNew(ss.id)
+	if err != nil {
+		return
+	}
+	entries := PlanEntries(sess.Todos)
+	key := planKey(entries)
+	if !force && ss.hasPlan && key == ss.planSent {
+		return
+	}
+	if !force && !ss.hasPlan && len(entries) == 0 {
+		return // nothing to show yet, and nothing shown
+	}
+	ss.planSent, ss.hasPlan = key, true
+	ss.send(acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: entries}})
+}
+
+// send is one session/update to the editor.
+func (ss *session) send(u acp.SessionUpdate) {
+	_ = ss.srv.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: acp.SessionId(ss.id), Update: u})
+}
+
+// say is one message chunk from todosh itself.
+func (ss *session) say(text string) {
+	ss.send(acp.UpdateAgentMessageText(text))
+}
+
+// sendCommands sends the command list: todosh's todo and the inner
+// agent's own.
+func (ss *session) sendCommands() {
+	ss.cmdMu.Lock()
+	inner := ss.inner
+	ss.cmdMu.Unlock()
+	ss.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{
+		AvailableCommands: MergeCommands(inner, todoSubcommands(ss.registry.Complete))}})
+}
+
+// prompt answers one session/prompt: a /todo command by todosh, anything
+// else by the inner agent under the continuation policy.
+func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse, error) {
+	ss.turn.Lock()
+	defer ss.turn.Unlock()
+	if IsTodoCommand(text) {
+		return ss.todo(strings.TrimSpace(text))
+	}
+	if ss.agent == nil {
+		return acp.PromptResponse{}, internalError("no agent is connected: start todosh acp with --agent NAME (todosh --help lists them) or -- CMD ARGS for any ACP agent; /todo works without one")
+	}
+	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools(), Cwd: ss.cwd}
+	if acpagent.IsSlashCommand(text) {
+		return ss.slash(ctx, step, text)
+	}
+	_, archived, err := turnstep.Begin(ss.asess, ss.policy)
+	if err != nil {
+		return acp.PromptResponse{}, internalError("prompt not sent: " + err.Error())
+	}
+	if archived > 0 {
+		ss.say(fmt.Sprintf("todosh: the list was done (%s): archived, see /todo list; starting a new one\n\n", todostore.Plural(archived, "item")))
+	}
+	ss.syncPlan(false)
+	turn := agent.Turn{Prompt: text}
+	for {
+		out, err := step.Run(ctx, turn, ss.event)
+		ss.syncPlan(false)
+		switch {
+		case err != nil:
+			return acp.PromptResponse{}, internalError(err.Error())
+		case out.Aborted:
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		case out.Err != nil:
+			return ss.failed(out.Err)
+		}
+		dec := out.Decision
+		if dec.Line != "" {
+			ss.say("\n\ntodosh: " + dec.Line + "\n")
+		}
+		if !dec.Continue {
+			return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+		}
+		if ctx.Err() != nil {
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
+		turn = agent.Turn{Prompt: dec.Prompt, Continuation: true}
+	}
+}
+
+// slash runs one of the inner agent's own slash commands (/compact): one
+// turn, not a prompt for work, so no continuation follows it and the list
+// is not archived.
+func (ss *session) slash(ctx context.Context, step turnstep.Step, text string) (acp.PromptResponse, error) {
+	out, err := step.Run(ctx, agent.Turn{Prompt: text}, ss.event)
+	ss.syncPlan(false)
+	switch {
+	case err != nil:
+		return acp.PromptResponse{}, internalError(err.Error())
+	case out.Aborted:
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case out.Err != nil:
+		return ss.failed(out.Err)
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// failed answers a turn the inner agent failed. A stop reason of its own
+// (max_tokens, refusal, max_turn_requests) goes to the editor as that stop
+// reason, with todosh's line saying why; anything else (it died, hung up,
+// could not start) is a JSON-RPC error with the one-line cause, and the
+// next prompt starts the agent again.
+func (ss *session) failed(err error) (acp.PromptResponse, error) {
+	var se *acpagent.StopError
+	if errors.As(err, &se) && stopReasons[se.Reason] {
+		ss.say("\n\ntodosh: " + se.Error() + "\n")
+		return acp.PromptResponse{StopReason: se.Reason}, nil
+	}
+	return acp.PromptResponse{}, internalError(err.Error())
+}
+
+// stopReasons are the stop reasons an editor knows, passed on as they are.
+var stopReasons = map[acp.StopReason]bool{
+	acp.StopReasonMaxTokens:       true,
+	acp.StopReasonMaxTurnRequests: true,
+	acp.StopReasonRefusal:         true,
+	acp.StopReasonCancelled:       true,
+}
+
+// prepare starts the inner agent now when it can be (an ACP agent), so a
+// session/new or session/load that cannot start it fails with the cause.
+func (ss *session) prepare(ctx context.Context) error {
+	p, ok := ss.agent.(interface {
+		Prepare(context.Context, func(string)) error
+	})
+	if !ok {
+		return nil
+	}
+	return p.Prepare(ctx, func(n string) { ss.say("todosh: " + n + "\n") })
+}
+
+// tools are the inner agent's todo tools as its backend row declares them.
+func (ss *session) tools() continuation.Tools {
+	return backends.AgentTools(ss.srv.cfg.Backend, ss.agent)
+}
+
+// todo runs a /todo command as the person and answers with its output;
+// the model never sees it.
+func (ss *session) todo(line string) (acp.PromptResponse, error) {
+	var out bytes.Buffer
+	env := &commands.Env{
+		Store: ss.store, SessionID: ss.id, Cwd: ss.cwd, Out: &out, Err: &out,
+		Now: ss.srv.cfg.Now, Home: ss.srv.cfg.Home, Getenv: ss.srv.cfg.Getenv,
+	}
+	if err := ss.registry.Run(env, line); err != nil && !errors.Is(err, commands.ErrQuit) {
+		fmt.Fprintln(&out, err)
+	}
+	ss.syncPlan(false)
+	text := out.String()
+	if strings.TrimSpace(text) == "" {
+		text = "(no output)\n"
+	}
+	ss.say(text)
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// event shows one event of the inner agent's turn. A relayed ACP agent's
+// text and tool calls reach the editor as the agent sent them (relay), so
+// only what todosh adds is sent for it.
+func (ss *session) event(ev agent.Event) {
+	if h := eventTable[ev.Kind]; h != nil {
+		h(ss, ev)
+	}
+}
+
+// eventTable says what each kind of event becomes for the editor.
+var eventTable = map[agent.EventKind]func(*session, agent.Event){
+	agent.EventText: func(ss *session, ev agent.Event) {
+		if !ss.relayed {
+			ss.say(ev.Text)
+		}
+	},
+	agent.EventToolCall: func(ss *session, ev agent.Event) {
+		if !ss.relayed {
+			ss.toolCall(ev.Text)
+		}
+	},
+	agent.EventTodos:  func(ss *session, _ agent.Event) { ss.syncPlan(false) },
+	agent.EventPause:  func(ss *session, ev agent.Event) { ss.say("\n\ntodosh: paused: " + ev.Text + "\n") },
+	agent.EventNotice: func(ss *session, ev agent.Event) { ss.say("\n\ntodosh: " + ev.Text + "\n") },
+	// EventStatus is a passing line (a retry, a rate limit): a thought,
+	// which editors show folded.
+	agent.EventStatus: func(ss *session, ev agent.Event) {
+		if ev.Text != "" {
+			ss.send(acp.UpdateAgentThoughtText(ev.Text + "\n"))
+		}
+	},
+}
+
+// toolCall shows a tool call of a backend that reports it as one line
+// after it ran (model API, wrapped CLIs): a completed tool call.
+func (ss *session) toolCall(title string) {
+	ss.send(acp.StartToolCall(acp.ToolCallId(fmt.Sprintf("todosh-%d", calls.Add(1))), title,
+		acp.WithStartKind(acp.ToolKindOther), acp.WithStartStatus(acp.ToolCallStatusCompleted)))
+}
+
+// calls numbers the tool calls todosh reports for a backend, unique in
+// the process.
+var calls atomic.Int64
+
+// stdioServers keeps the editor's stdio MCP servers, but one that takes
+// todosh's own name: the agent gets todosh's under that name.
+func stdioServers(servers []acp.McpServer) []acp.McpServer {
+	var out []acp.McpServer
+	for _, m := range servers {
+		if m.Stdio != nil && m.Stdio.Name != agent.MCPName {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,365 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// mcpPipe is `todosh mcp` spoken to in raw JSON-RPC, one request at a
+// time: its stdin stays open until every reply is read, so the test does
+// not depend on what the server does at end of input.
+type mcpPipe struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	nextID int
+}
+
+// startMCPPipe starts `todosh mcp --session id` and initializes it.
+func (h home) startMCPPipe(t *testing.T, id string) *mcpPipe {
+	t.Helper()
+	m := &mcpPipe{cmd: exec.Command(binary, "mcp", "--session", id)}
+	m.cmd.Env, m.cmd.Dir = h.env(), h.dir
+	m.cmd.Stderr = &m.stderr
+	var err error
+	if m.in, err = m.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.out = bufio.NewReaderSize(out, 1<<20)
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.in.Close()
+		m.cmd.Process.Kill()
+		m.cmd.Wait()
+	})
+	if _, err := m.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}}); err != nil {
+		t.Fatalf("initialize: %v (stderr %q)", err, m.stderr.String())
+	}
+	if err := m.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (m *mcpPipe) send(msg any) error {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	_, err = m.in.Write(append(data, '\n'))
+	return err
+}
+
+// call sends one request and reads lines until its reply (skipping the
+// server's notifications), and returns the reply's result.
+func (m *mcpPipe) call(method string, params any) (json.RawMessage, error) {
+	m.nextID++
+	id := m.nextID
+	if err := m.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	for {
+		line, err := m.out.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("no reply to %s %d: %w", method, id, err)
+		}
+		var reply struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(line, &reply); err != nil {
+			return nil, fmt.Errorf("reply %q: %w", line, err)
+		}
+		if reply.ID == nil || *reply.ID != id {
+			continue // a notification
+		}
+		if reply.Error != nil {
+			return nil, fmt.Errorf("%s: error %d %s", method, reply.Error.Code, reply.Error.Message)
+		}
+		return reply.Result, nil
+	}
+}
+
+// writeList calls todo_write with these pending items and returns the
+// tool's text; a tool error is an error.
+func (m *mcpPipe) writeList(items []string) (string, error) {
+	todos := make([]map[string]any, len(items))
+	for i, it := range items {
+		todos[i] = map[string]any{"content": it, "status": "pending"}
+	}
+	raw, err := m.call("tools/call", map[string]any{"name": "todo_write", "arguments": map[string]any{"todos": todos}})
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		b.WriteString(c.Text)
+	}
+	if res.IsError {
+		return "", fmt.Errorf("todo_write: %s", b.String())
+	}
+	return b.String(), nil
+}
+
+// ackedAdd is the change line of a /todo add that succeeded.
+var ackedAdd = regexp.MustCompile(`(?m)^\+ \d+ "([a-z0-9-]+)"`)
+
+// TestConcurrentStore runs, against one store, shells adding to session P
+// (each a todosh process reading /todo add lines from stdin), an agent
+// writing session M through `todosh mcp`, and a shell pruning every other
+// session (/todo prune all --yes) once for each add the first shell
+// acknowledges. Nothing is timed: each party runs a fixed number of
+// operations, and then every acknowledged change is checked by count:
+//   - no writer, MCP call or prune fails but for "nothing to prune";
+//   - each shell's adds in P are a gap-free run ending at its last one (a
+//     prune removes a whole prefix; a lost update would leave a hole), and
+//     the adds made after the pruner stopped are all there;
+//   - M holds every item the agent ever wrote (each todo_write restates
+//     the whole list, so a prune is undone by the next write);
+//   - no history line is torn, and each history ends with its file's list.
+func TestConcurrentStore(t *testing.T) {
+	const (
+		shells   = 3
+		perShell = 25 // then 5 more after the pruner stops: 90 items at most
+		after    = 5
+		agentOps = 40
+	)
+	h := newHome(t)
+	for _, id := range []string{"P", "M"} {
+		if r := h.script(t, h.dir, "", "--session", id, "-c", "/todo add seed"); r.code != 0 {
+			t.Fatalf("prepare %s: %+v", id, r)
+		}
+	}
+	// shell runs one todosh on session P that adds names, and returns the
+	// names it acknowledged; each acknowledgement is also sent to acks
+	// when it is not nil, as soon as it is printed.
+	shell := func(names []string, acks chan<- string) ([]string, error) {
+		var in strings.Builder
+		for _, n := range names {
+			in.WriteString("/todo add " + n + "\n")
+		}
+		cmd := exec.Command(binary, "--session", "P")
+		cmd.Env, cmd.Dir = h.env(), h.dir
+		cmd.Stdin = strings.NewReader(in.String())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		var acked []string
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := ackedAdd.FindStringSubmatch(sc.Text()); m != nil {
+				acked = append(acked, m[1])
+				if acks != nil {
+					acks <- m[1]
+				}
+			}
+		}
+		err = cmd.Wait()
+		if err != nil || stderr.Len() > 0 || len(acked) != len(names) {
+			return acked, fmt.Errorf("%v, %d of %d adds acknowledged, stderr %q", err, len(acked), len(names), stderr.String())
+		}
+		return acked, nil
+	}
+	name := func(s, n int) string { return fmt.Sprintf("w%d-%d", s, n) }
+
+	agent := h.startMCPPipe(t, "M")
+	var agentList []string
+	agentWrite := func() error {
+		next := append(append([]string(nil), agentList...), fmt.Sprintf("m-%d", len(agentList)))
+		if _, err := agent.writeList(next); err != nil {
+			return err
+		}
+		agentList = next
+		return nil
+	}
+
+	// The pruner prunes once for every add shell 0 acknowledges, so its
+	// removals fall among the writes by count, whatever the machine's speed.
+	acks := make(chan string)
+	var wg sync.WaitGroup
+	errs := make(chan error, shells+2)
+	acked := make([][]string, shells)
+	for s := 0; s < shells; s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var names []string
+			for n := 0; n < perShell; n++ {
+				names = append(names, name(s, n))
+			}
+			var to chan<- string
+			if s == 0 {
+				to = acks
+				defer close(acks)
+			}
+			got, err := shell(names, to)
+			acked[s] = got
+			if err != nil {
+				errs <- fmt.Errorf("shell %d: %w", s, err)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := 0; k < agentOps; k++ {
+			if err := agentWrite(); err != nil {
+				errs <- fmt.Errorf("agent write %d: %w", k, err)
+				return
+			}
+		}
+	}()
+	removals, prunes := 0, 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cmd := exec.Command(binary, "--session", "pruner")
+		cmd.Env, cmd.Dir = h.env(), h.dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		in, err := cmd.StdinPipe()
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
+			errs <- fmt.Errorf("pruner: %w", err)
+			for range acks {
+			}
+			return
+		}
+		for range acks {
+			io.WriteString(in, "/todo prune all --yes\n")
+			prunes++
+		}
+		in.Close()
+		cmd.Wait()
+		removals = strings.Count(stdout.String(), "Removed ")
+		for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			if line != "" && !strings.Contains(line, "nothing to prune") {
+				errs <- fmt.Errorf("pruner: %s", line)
+			}
+		}
+	}()
+	wg.Wait()
+
+	// The pruner has stopped: what is written now must all stay.
+	for s := 0; s < shells; s++ {
+		var names []string
+		for n := perShell; n < perShell+after; n++ {
+			names = append(names, name(s, n))
+		}
+		got, err := shell(names, nil)
+		acked[s] = append(acked[s], got...)
+		if err != nil {
+			errs <- fmt.Errorf("shell %d after the pruner: %w", s, err)
+		}
+	}
+	for k := 0; k < after; k++ {
+		if err := agentWrite(); err != nil {
+			errs <- fmt.Errorf("agent write after the pruner: %w", err)
+		}
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if removals == 0 {
+		t.Errorf("the pruner removed nothing (P and M existed when it started)")
+	}
+
+	store := h.store()
+	p := loadItems(t, store, "P")
+	for s := 0; s < shells; s++ {
+		total := perShell + after
+		first := -1
+		for n := 0; n < total; n++ {
+			in := p[name(s, n)]
+			switch {
+			case in > 1:
+				t.Errorf("%s is in P %d times", name(s, n), in)
+			case in == 1 && first < 0:
+				first = n
+			case in == 0 && first >= 0:
+				t.Errorf("lost update: %s is not in P, though %s (added before it) and later adds are", name(s, n), name(s, first))
+			}
+		}
+		if first < 0 || first > perShell {
+			t.Errorf("shell %d: its adds after the pruner stopped are not all in P (first kept: %d)", s, first)
+		}
+		if len(acked[s]) != total {
+			t.Errorf("shell %d: %d adds acknowledged, want %d", s, len(acked[s]), total)
+		}
+	}
+	m := loadItems(t, store, "M")
+	if len(m) != len(agentList) {
+		t.Errorf("M holds %d items, the agent wrote %d", len(m), len(agentList))
+	}
+	for _, it := range agentList {
+		if m[it] != 1 {
+			t.Errorf("the agent's %s is in M %d times, want once", it, m[it])
+		}
+	}
+	for _, id := range []string{"P", "M"} {
+		lines, err := store.History(id)
+		if err != nil {
+			t.Errorf("history of %s: %v", id, err)
+		}
+		sess, _ := store.Load(id)
+		if n := len(lines); n == 0 || sess == nil || !todostore.SameTodos(lines[n-1].Todos, sess.Todos) {
+			t.Errorf("history of %s does not end with its file's list", id)
+		}
+	}
+	t.Logf("%d shells × %d adds, %d agent writes, %d prune commands removing %d times; P holds %d items, M %d", shells, perShell+after, len(agentList), prunes, removals, len(p), len(m))
+}
+
+// loadItems counts the items of session id by text (the seed excluded).
+func loadItems(t *testing.T, store *todostore.Store, id string) map[string]int {
+	t.Helper()
+	sess, err := store.Load(id)
+	if err != nil {
+		t.Fatalf("load %s: %v", id, err)
+	}
+	items := map[string]int{}
+	for _, td := range sess.Todos {
+		if td.Content != "seed" {
+			items[td.Content]++
+		}
+	}
+	return items
+}

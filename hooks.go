@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/todosh/todosh/hooks"
+	"github.com/todosh/todosh/repl"
+	"github.com/todosh/todosh/todostore"
+)
+
+// hooksUsage is `todosh hooks --help`.
+var hooksUsage = `usage: todosh hooks install AGENT [--project]
+       todosh hooks uninstall AGENT [--project]
+       todosh hooks status
+
+Puts todosh inside an agent's own interface through the agent's hooks: a
+lazy agent is continued while its todo list has open items (at most 3
+times in a row without progress, 20 times per prompt), its own todo tool is
+mirrored into todosh's session "AGENT-<its session id>", and your /todo
+edits there reach it at its next prompt. AGENT is one of ` + strings.Join(hooks.Names(), ", ") + `.
+
+install merges todosh's entries into the agent's settings file (yours, or
+the repository's in the current directory with --project), keeping
+everything else; uninstall removes exactly them. Each entry runs
+"todosh hook AGENT EVENT" by this todosh's path. TODOSH_HOOKS=off turns
+them off for one run; inside agents todosh runs itself they do nothing.
+See docs/hooks.md.
+`
+
+// runHooks is `todosh hooks ...`: install, uninstall and status.
+func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "todosh hooks: "+format+" (see todosh hooks --help)\n", a...)
+		return repl.ExitUsage
+	}
+	var project bool
+	var pos []string
+	for _, a := range args {
+		switch a {
+		case "--project", "-project":
+			project = true
+		case "-h", "-help", "--help":
+			fmt.Fprint(stdout, hooksUsage)
+			return repl.ExitOK
+		default:
+			if strings.HasPrefix(a, "-") {
+				return fail("unknown flag %s", a)
+			}
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) == 0 {
+		return fail("missing command: install, uninstall or status")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh hooks: find the current directory: %v\n", err)
+		return repl.ExitFailed
+	}
+	home := getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			fmt.Fprintf(stderr, "todosh hooks: find your home directory: %v (set HOME)\n", err)
+			return repl.ExitFailed
+		}
+	}
+	scope := hooks.ScopeUser
+	if project {
+		scope = hooks.ScopeProject
+	}
+	switch cmd := pos[0]; cmd {
+	case "status":
+		if len(pos) > 1 || project {
+			return fail("status takes no argument")
+		}
+		if why := hooks.Off(getenv); why != "" {
+			fmt.Fprintf(stdout, "hooks do nothing in this environment (%s)\n", why)
+		}
+		for _, a := range hooks.Agents() {
+			for _, sc := range []hooks.Scope{hooks.ScopeUser, hooks.ScopeProject} {
+				fmt.Fprintln(stdout, hooks.Status(a.Path(sc, home, cwd, getenv), a, sc).Line())
+			}
+		}
+		return repl.ExitOK
+	case "install", "uninstall":
+		if len(pos) != 2 {
+			return fail("%s takes one agent: %s", cmd, strings.Join(hooks.Names(), ", "))
+		}
+		a, err := hooks.Lookup(pos[1])
+		if err != nil {
+			return fail("%s: %v", cmd, err)
+		}
+		path := a.Path(scope, home, cwd, getenv)
+		if cmd == "uninstall" {
+			changed, err := hooks.Uninstall(path, a)
+			if err != nil {
+				fmt.Fprintf(stderr, "todosh hooks uninstall %s: %v (the file is unchanged)\n", a.Name, err)
+				return repl.ExitFailed
+			}
+			if changed {
+				fmt.Fprintf(stdout, "removed todosh's hooks for %s from %s\n", a.Title, path)
+			} else {
+				fmt.Fprintf(stdout, "no todosh hooks for %s in %s\n", a.Title, path)
+			}
+			return repl.ExitOK
+		}
+		exe, err := os.Executable()
+		if err == nil {
+			exe, err = filepath.EvalSymlinks(exe)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "todosh hooks install %s: find todosh's own path: %v\n", a.Name, err)
+			return repl.ExitFailed
+		}
+		changed, err := hooks.Install(path, a, exe)
+		if err != nil {
+			fmt.Fprintf(stderr, "todosh hooks install %s: %v (the file is unchanged; fix it and run again)\n", a.Name, err)
+			return repl.ExitFailed
+		}
+		if changed {
+			fmt.Fprintf(stdout, "installed todosh's hooks for %s in %s\n", a.Title, path)
+		} else {
+			fmt.Fprintf(stdout, "todosh's hooks for %s are already in %s\n", a.Title, path)
+		}
+		for _, t := range hooks.Status(path, a, scope).Todo() {
+			fmt.Fprintf(stdout, "next: %s\n", t)
+		}
+		return repl.ExitOK
+	default:
+		return fail("unknown command %q: want install, uninstall or status", cmd)
+	}
+}
+
+// runHook is `todosh hook AGENT EVENT`, the command the installed entries
+// run. It is never in the way of the agent: whatever happens it exits 0,
+// and an error is one line on stderr with nothing on stdout.
+func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) != 2 {
+		fmt.Fprintf(stderr, "todosh hook: want AGENT EVENT, got %q (the entries todosh hooks install writes are right; reinstall them)\n", strings.Join(args, " "))
+		return repl.ExitOK
+	}
+	root, err := todostore.ResolveRoot(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh hook %s %s: %v\n", args[0], args[1], err)
+		return repl.ExitOK
+	}
+	return hooks.Run(hooks.Config{Store: todostore.Open(root), Getenv: getenv}, args[0], args[1], stdin, stdout, stderr)
+}

@@ -1,0 +1,214 @@
+// Package hooks brings todosh into an agent's own interface through the
+// agent's command hooks (ARCHITECTURE.md §9): `todosh hooks install` merges
+// todosh's entries into the agent's settings file, and each entry runs
+// `todosh hook AGENT EVENT`, which gates the agent's stop with the
+// continuation policy, mirrors the agent's own todo tool into the store and
+// gives the person's edits back to the agent.
+//
+// The agents are one table (agentsTable): their settings files per scope,
+// event names, matchers and the words of their JSON. Decisions are pure
+// (gate.go); settings are edited as text (settings.go, jsonedit.go); run.go
+// is the only file that reads the store and the hook's stdin.
+package hooks
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/todosh/todosh/agent/clis"
+)
+
+// Kind is one of todosh's hook events, the last word of `todosh hook
+// AGENT KIND`; each agent names it its own way (Agent.Events).
+type Kind string
+
+// The hook events todosh installs.
+const (
+	// KindStop gates the agent's stop (Stop, Gemini's AfterAgent).
+	KindStop Kind = "stop"
+	// KindTool mirrors the agent's todo tool after it ran (PostToolUse,
+	// Gemini's AfterTool).
+	KindTool Kind = "tool"
+	// KindPrompt sees the person's prompt: the counters start again and
+	// the person's edits go to the agent (UserPromptSubmit, BeforeAgent).
+	KindPrompt Kind = "prompt"
+	// KindStart gives the list back after a resume or a compaction
+	// (SessionStart).
+	KindStart Kind = "start"
+)
+
+// Kinds are the events in the order they are installed and listed.
+var Kinds = []Kind{KindStop, KindTool, KindPrompt, KindStart}
+
+// Event is one hook an agent runs for todosh.
+type Event struct {
+	Kind Kind
+	// Name is the agent's name for the event ("Stop", "AfterAgent").
+	Name string
+	// Tools is true for a tool event: its entry's matcher names the
+	// agent's todo tools.
+	Tools bool
+}
+
+// Scope is where a settings file applies: the person's (user) or one
+// repository's (project).
+type Scope string
+
+// The scopes of a settings file.
+const (
+	ScopeUser    Scope = "user"
+	ScopeProject Scope = "project"
+)
+
+// Agent is one agent whose hooks todosh installs: one row of agentsTable.
+type Agent struct {
+	// Name is the agent's name on todosh's command line, and its CLI's
+	// row in agent/clis.
+	Name  string
+	Title string
+	// configDir is the agent's directory under HOME, and env the variable
+	// that moves it, if any.
+	configDir, env string
+	// file is the settings file's name in the config directory (user) or
+	// in the project's directory of the same name (project).
+	file   string
+	Events []Event
+	// Continue is the decision word that makes the agent go on.
+	Continue string
+	// exactMatcher: the matcher is the tool names joined by "|", which the
+	// agent compares whole (Claude Code); otherwise a regular expression
+	// anchored at both ends.
+	exactMatcher bool
+	// named: each entry carries a "name" (Gemini CLI shows it in /hooks).
+	named bool
+	// disabled is the settings key path that turns every hook off, and the
+	// value that does.
+	disabled      []string
+	disabledValue string
+	// Todo is what the person must still do after install, per scope
+	// ("" when nothing).
+	Todo string
+}
+
+// agentsTable is every agent todosh installs hooks for, in the order
+// `todosh hooks status` lists them. Shapes were checked against each
+// agent's own code and docs (docs/hooks.md says which versions).
+var agentsTable = []Agent{
+	{
+		Name: "claude", Title: "Claude Code",
+		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
+		Events: []Event{
+			{Kind: KindStop, Name: "Stop"},
+			{Kind: KindTool, Name: "PostToolUse", Tools: true},
+			{Kind: KindPrompt, Name: "UserPromptSubmit"},
+			{Kind: KindStart, Name: "SessionStart"},
+		},
+		Continue: "block", exactMatcher: true,
+		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+	},
+	{
+		Name: "gemini", Title: "Gemini CLI",
+		configDir: ".gemini", file: "settings.json",
+		Events: []Event{
+			{Kind: KindStop, Name: "AfterAgent"},
+			{Kind: KindTool, Name: "AfterTool", Tools: true},
+			{Kind: KindPrompt, Name: "BeforeAgent"},
+			{Kind: KindStart, Name: "SessionStart"},
+		},
+		Continue: "deny", named: true,
+		disabled: []string{"hooksConfig", "enabled"}, disabledValue: "false",
+	},
+	{
+		Name: "qwen", Title: "Qwen Code",
+		configDir: ".qwen", file: "settings.json",
+		Events: []Event{
+			{Kind: KindStop, Name: "Stop"},
+			{Kind: KindTool, Name: "PostToolUse", Tools: true},
+			{Kind: KindPrompt, Name: "UserPromptSubmit"},
+			{Kind: KindStart, Name: "SessionStart"},
+		},
+		Continue: "block",
+		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+	},
+	{
+		Name: "codex", Title: "Codex",
+		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
+		Events: []Event{
+			{Kind: KindStop, Name: "Stop"},
+			{Kind: KindTool, Name: "PostToolUse", Tools: true},
+			{Kind: KindPrompt, Name: "UserPromptSubmit"},
+			{Kind: KindStart, Name: "SessionStart"},
+		},
+		Continue: "block",
+		Todo: "trust the hooks once: start codex and accept them in its hook review " +
+			"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)",
+	},
+}
+
+// Agents returns the table's rows.
+func Agents() []Agent { return agentsTable }
+
+// Names are the agents' names, for help and errors.
+func Names() []string {
+	var n []string
+	for _, a := range agentsTable {
+		n = append(n, a.Name)
+	}
+	return n
+}
+
+// Lookup returns the row of the agent named name.
+func Lookup(name string) (Agent, error) {
+	for _, a := range agentsTable {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return Agent{}, fmt.Errorf("unknown agent %q (want %s)", name, strings.Join(Names(), ", "))
+}
+
+// ParseKind checks a hook event's name.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("unknown hook event %q (want stop, tool, prompt or start)", s)
+}
+
+// Event returns the agent's event of kind k.
+func (a Agent) Event(k Kind) (Event, bool) {
+	for _, e := range a.Events {
+		if e.Kind == k {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+// Path is the agent's settings file in scope: under HOME (or the
+// agent's own variable) for the user, under dir for a project.
+func (a Agent) Path(scope Scope, home, dir string, getenv func(string) string) string {
+	if scope == ScopeProject {
+		return filepath.Join(dir, a.configDir, a.file)
+	}
+	if a.env != "" && getenv(a.env) != "" {
+		return filepath.Join(getenv(a.env), a.file)
+	}
+	return filepath.Join(home, a.configDir, a.file)
+}
+
+// matcher is the matcher of the agent's tool event: its todo tools, from
+// its row in agent/clis.
+func (a Agent) matcher() (string, error) {
+	tools, err := clis.HookTodoTools(a.Name)
+	if err != nil {
+		return "", err
+	}
+	if a.exactMatcher {
+		return strings.Join(tools, "|"), nil
+	}
+	return "^(" + strings.Join(tools, "|") + ")$", nil
+}

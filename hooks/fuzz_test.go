@@ -1,0 +1,53 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/todostore"
+)
+
+// FuzzParseInput: any bytes give an input with a usable session id or an
+// error, never a panic; a parsed input's tool call maps or fails cleanly.
+func FuzzParseInput(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "transcripts", "claude-2.1.328-deferred", "stop-hook-stdin.jsonl")); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			f.Add("claude", []byte(l))
+		}
+	}
+	f.Add("claude", []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":[{"content":"a","status":"pending","activeForm":"A"}]}}`))
+	f.Add("claude", []byte(`{"session_id":"s","tool_name":"TaskCreate","tool_input":{"subject":"a"},"tool_response":{"task":{"id":"1"}}}`))
+	f.Add("gemini", []byte(`{"session_id":"s","hook_event_name":"AfterTool","tool_name":"write_todos","tool_input":{"todos":[{"description":"a","status":"blocked"}]}}`))
+	f.Add("qwen", []byte(`{"session_id":"s","tool_name":"todo_write","tool_input":{"todos":[{"id":"1","content":"a","status":"done"}]}}`))
+	f.Add("codex", []byte(`{"session_id":"s","tool_name":"update_plan","tool_input":{"plan":[{"step":"a","status":"in_progress"}]}}`))
+	f.Add("gemini", []byte(`{"session_id":"s","prompt_response":"ok?","stop_hook_active":true}`))
+	f.Add("codex", []byte(`{"session_id":"../x"}`))
+	f.Fuzz(func(t *testing.T, agent string, data []byte) {
+		if _, err := Lookup(agent); err != nil {
+			return
+		}
+		in, err := ParseInput(agent, data)
+		if err != nil {
+			return
+		}
+		if err := todostore.ValidSessionID(SessionID(agent, in.SessionID)); err != nil {
+			t.Fatalf("accepted session id %q: %v", in.SessionID, err)
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		res, err := clis.MapHookCall(agent, clis.HookCall{Tool: in.ToolName, Input: in.ToolInput, Response: in.ToolResponse}, nil)
+		if err == nil && res.HasList {
+			todostore.Normalize(res.Todos)
+			for _, td := range res.Todos {
+				if strings.TrimSpace(td.Content) == "" {
+					t.Fatalf("empty item from %q", data)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,168 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
+)
+
+// The pure decisions of the hooks: what the stop gate does, whether a
+// prompt is the person's, what the agent is given. They read the session
+// as the store has it and return the session's next hook state; run.go
+// writes it in one Commit with whatever else changed.
+
+// StopIn is what the stop gate decides from.
+type StopIn struct {
+	// Todos is the session's list now; Paused and PauseReason its pause.
+	Todos       []todostore.Todo
+	Paused      bool
+	PauseReason string
+	// Reply is the agent's last reply text (a question stops the gate).
+	Reply string
+	// State is the hook state kept in the session, nil when none yet.
+	State *todostore.HookState
+	// Tools name the agent's todo tools in the continuation prompt.
+	Tools continuation.Tools
+}
+
+// StopOut is the gate's decision.
+type StopOut struct {
+	// Continue: block the stop and send Prompt.
+	Continue bool
+	Prompt   string
+	// Say is the line the person sees when the gate lets the agent stop
+	// with work left, or after it had continued it: "todosh: stopped: 3
+	// attempts without progress". Empty when there is nothing to say.
+	Say string
+	// Reason is why it stopped, when it did.
+	Reason continuation.StopReason
+	// Line is the policy's line for the decision ("continuing 2/3 — 2
+	// open items"), for the session's history.
+	Line string
+	// State is the hook state to keep.
+	State todostore.HookState
+}
+
+// Stop decides one stop of the agent with the continuation policy
+// (continuation/policy.go), from the counters the session keeps: at most
+// continuation.MaxNoProgress continuations in a row without progress,
+// continuation.MaxPerPrompt per prompt of the person, none while paused,
+// with no open item or after a question.
+func Stop(in StopIn) StopOut {
+	var st todostore.HookState
+	if in.State != nil {
+		st = *in.State
+	}
+	p := continuation.Restore(continuation.State{NoProgress: st.NoProgress, PerPrompt: st.PerPrompt,
+		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason})
+	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
+		FinalText: in.Reply}, in.Tools)
+	ps := p.State()
+	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
+		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given}
+	out := StopOut{Continue: d.Continue, Prompt: d.Prompt, Reason: d.Reason, Line: d.Line, State: next}
+	if d.Continue {
+		out.State.Sent = digest(d.Prompt)
+		return out
+	}
+	// The policy's line names the stop; the person needs it when work is
+	// left or when the gate had been continuing.
+	if d.Line != "" && (st.PerPrompt > 0 || todostore.CountTodos(in.Todos).Open() > 0) {
+		out.Say = "todosh: " + d.Line
+	}
+	return out
+}
+
+// snapshot keeps of a list what progress is measured by: each item's and
+// subtask's text and status.
+func snapshot(todos []todostore.Todo) []todostore.Todo {
+	out := make([]todostore.Todo, len(todos))
+	for i, t := range todos {
+		out[i] = todostore.Todo{Content: t.Content, Status: t.Status}
+		for _, s := range t.Subtasks {
+			out[i].Subtasks = append(out[i].Subtasks, todostore.Subtask{Content: s.Content, Status: s.Status})
+		}
+	}
+	return out
+}
+
+// digest is a short digest of a text todosh sent, kept instead of it.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
+}
+
+// IsPersonPrompt reports whether a prompt hook's prompt is the person's.
+// Some agents run the prompt hook for more than the person's prompts:
+// Gemini CLI and Qwen Code for the continuation todosh asked for (the
+// same text), Qwen Code for each tool result (an empty text). Neither
+// resets the counters, or a lazy agent would be continued for ever.
+func IsPersonPrompt(prompt string, st *todostore.HookState) bool {
+	if strings.TrimSpace(prompt) == "" {
+		return false
+	}
+	if st != nil && st.Sent != "" && digest(prompt) == st.Sent {
+		return false
+	}
+	// todosh's own continuation and context always hold the list block;
+	// a prompt that carries it came from todosh, not from the person.
+	return !strings.Contains(prompt, continuation.BlockOpen+"\n")
+}
+
+// PersonPrompt is the hook state after the person's prompt: the counters
+// and the escalation start again, progress is measured from the list as
+// it is now.
+func PersonPrompt(todos []todostore.Todo, st *todostore.HookState) todostore.HookState {
+	next := todostore.HookState{Before: snapshot(todos)}
+	if st != nil {
+		next.Given = st.Given
+	}
+	return next
+}
+
+// contextLead opens the list given back to the agent when someone else
+// changed it (the person's /todo edits, another todosh).
+const contextLead = "The todo list of this session was changed outside your todo tool since you last wrote it " +
+	"(by the person, in todosh). Update your todo tool to match it before you go on.\n"
+
+// Context is the text given to the agent at a prompt or at the start of
+// a session, and the hook state after it. always gives the list whenever
+// items are open (a resume or a compaction, when the agent may have lost
+// it); otherwise it is given only when it differs from what the agent
+// last wrote or was given. "" when there is nothing to give.
+func Context(todos []todostore.Todo, st *todostore.HookState, always bool) (string, todostore.HookState) {
+	var next todostore.HookState
+	if st != nil {
+		next = *st
+	}
+	ctx := continuation.TodoContext(todos)
+	if ctx == "" {
+		return "", next
+	}
+	cur := continuation.ListDigest(todos)
+	if !always && next.Given == cur {
+		return "", next
+	}
+	next.Given = cur
+	if !always {
+		ctx = contextLead + ctx
+	}
+	return ctx, next
+}
+
+// Given is the hook state after the agent wrote list through its own
+// tool: that is the list it knows.
+func Given(list []todostore.Todo, st *todostore.HookState) todostore.HookState {
+	var next todostore.HookState
+	if st != nil {
+		next = *st
+		next.Before = todostore.CloneTodos(st.Before)
+	}
+	l := todostore.CloneTodos(list)
+	todostore.Normalize(l)
+	next.Given = continuation.ListDigest(l)
+	return next
+}

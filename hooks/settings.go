@@ -1,0 +1,367 @@
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// newFile is what install writes when the settings file does not exist;
+// an uninstall that leaves exactly this removes the file again.
+const newFile = "{}\n"
+
+// Command is the shell command an entry runs: todosh (by its absolute
+// path, quoted for the shell) with `hook AGENT KIND`.
+func Command(exe, agent string, k Kind) string {
+	return shellQuote(exe) + " hook " + agent + " " + string(k)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ourCommand reads a command that runs `todosh hook AGENT KIND`: the
+// executable (unquoted) and the agent and kind. Any executable whose
+// name starts with "todosh" counts, so a todosh that moved is still
+// recognised (and its entries updated or removed).
+func ourCommand(cmd string) (exe, agent string, k Kind, ok bool) {
+	cmd = strings.TrimSpace(cmd)
+	i := strings.LastIndex(cmd, " hook ")
+	if i < 0 {
+		return "", "", "", false
+	}
+	args := strings.Fields(cmd[i+len(" hook "):])
+	if len(args) != 2 {
+		return "", "", "", false
+	}
+	exe = strings.TrimSpace(cmd[:i])
+	if len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'' {
+		exe = strings.ReplaceAll(exe[1:len(exe)-1], `'\''`, "'")
+	}
+	if !strings.HasPrefix(filepath.Base(exe), "todosh") {
+		return "", "", "", false
+	}
+	kind, err := ParseKind(args[1])
+	if err != nil {
+		return "", "", "", false
+	}
+	return exe, args[0], kind, true
+}
+
+// entry is one hook todosh adds: a group of its own with one command.
+type entry struct {
+	Matcher string    `json:"matcher,omitempty"`
+	Hooks   []command `json:"hooks"`
+}
+
+type command struct {
+	Name    string `json:"name,omitempty"`
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
+// found is one of todosh's commands in a settings file.
+type found struct {
+	event          string // the agent's event name
+	group, hook    int    // indexes in the event's array and the group's hooks
+	kind           Kind
+	exe            string
+	command        *jnode // the command's string value
+	groupHookCount int
+}
+
+// settings is a parsed settings file.
+type settings struct {
+	doc   []byte
+	root  *jnode
+	hooks *jnode // the "hooks" object, nil when absent
+}
+
+func parseSettings(doc []byte) (*settings, error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		doc = []byte(newFile)
+	}
+	root, err := parseDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	if root.kind != '{' {
+		return nil, errors.New("it is not a JSON object")
+	}
+	s := &settings{doc: doc, root: root, hooks: root.member("hooks")}
+	if s.hooks != nil && s.hooks.kind != '{' {
+		return nil, errors.New(`its "hooks" is not an object`)
+	}
+	return s, nil
+}
+
+// ours lists todosh's commands for agent a, in file order.
+func (s *settings) ours(a Agent) []found {
+	if s.hooks == nil {
+		return nil
+	}
+	var out []found
+	for _, m := range s.hooks.members {
+		if m.val.kind != '[' {
+			continue
+		}
+		for gi, g := range m.val.elems {
+			hs := g.member("hooks")
+			if g.kind != '{' || hs == nil || hs.kind != '[' {
+				continue
+			}
+			for hi, h := range hs.elems {
+				c := h.member("command")
+				if h.kind != '{' || c == nil || c.kind != '"' {
+					continue
+				}
+				exe, agent, k, ok := ourCommand(c.str)
+				if ok && agent == a.Name {
+					out = append(out, found{event: m.key, group: gi, hook: hi, kind: k, exe: exe, command: c, groupHookCount: len(hs.elems)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// install returns doc with todosh's entries for agent a, each running
+// exe. Entries already there stay where they are (a moved todosh's
+// command is rewritten in place); missing ones are added at the end of
+// their event's list. Installing twice is installing once.
+func install(doc []byte, a Agent, exe string) ([]byte, error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		doc = []byte(newFile)
+	}
+	for _, ev := range a.Events {
+		s, err := parseSettings(doc)
+		if err != nil {
+			return nil, err
+		}
+		want := Command(exe, a.Name, ev.Kind)
+		var e *edit
+		for _, f := range s.ours(a) {
+			if f.kind != ev.Kind || f.event != ev.Name {
+				continue
+			}
+			if f.command.str != want {
+				q, err := render(want, "", "")
+				if err != nil {
+					return nil, err
+				}
+				e = &edit{start: f.command.start, end: f.command.end, text: q}
+			} else {
+				e = &edit{start: 0, end: 0}
+			}
+			break
+		}
+		if e == nil {
+			add, err := s.addEntry(a, ev, want)
+			if err != nil {
+				return nil, err
+			}
+			e = &add
+		}
+		doc = e.apply(s.doc)
+	}
+	return doc, nil
+}
+
+// addEntry is the edit that adds todosh's entry for ev, creating the
+// event's list and the "hooks" object when they are missing.
+func (s *settings) addEntry(a Agent, ev Event, cmd string) (edit, error) {
+	en := entry{Hooks: []command{{Type: "command", Command: cmd}}}
+	if ev.Tools {
+		m, err := a.matcher()
+		if err != nil {
+			return edit{}, err
+		}
+		en.Matcher = m
+	}
+	if a.named {
+		en.Hooks[0].Name = "todosh " + string(ev.Kind)
+	}
+	unit := indentUnit(s.doc, s.root)
+	key := func(k string) string { q, _ := render(k, "", ""); return q }
+	switch list := s.hookList(ev.Name); {
+	case list != nil && list.kind != '[':
+		return edit{}, fmt.Errorf("its hooks.%s is not a list", ev.Name)
+	case list != nil:
+		return appendItem(s.doc, list, unit, func(ind string) (string, error) { return render(en, ind, unit) })
+	case s.hooks != nil:
+		return appendItem(s.doc, s.hooks, unit, func(ind string) (string, error) {
+			v, err := render([]entry{en}, ind, unit)
+			return key(ev.Name) + ": " + v, err
+		})
+	default:
+		return appendItem(s.doc, s.root, unit, func(ind string) (string, error) {
+			v, err := render(map[string][]entry{ev.Name: {en}}, ind, unit)
+			return key("hooks") + ": " + v, err
+		})
+	}
+}
+
+// hookList is the value of the event name in "hooks", nil when absent.
+func (s *settings) hookList(name string) *jnode {
+	if s.hooks == nil {
+		return nil
+	}
+	return s.hooks.member(name)
+}
+
+// uninstall returns doc without todosh's entries for agent a. A group
+// that held only todosh's command goes, an event list left empty goes,
+// and a "hooks" object left empty goes, so that uninstalling what
+// install added gives back the file byte for byte.
+func uninstall(doc []byte, a Agent) ([]byte, error) {
+	for {
+		s, err := parseSettings(doc)
+		if err != nil {
+			return nil, err
+		}
+		fs := s.ours(a)
+		if len(fs) == 0 {
+			return s.doc, nil
+		}
+		f := fs[0]
+		var e edit
+		list := s.hooks.member(f.event)
+		switch {
+		case f.groupHookCount > 1:
+			e = removeItem(list.elems[f.group].member("hooks"), f.hook)
+		case len(list.elems) > 1:
+			e = removeItem(list, f.group)
+		case len(s.hooks.members) > 1:
+			i := slices.IndexFunc(s.hooks.members, func(m jmember) bool { return m.key == f.event })
+			e = removeItem(s.hooks, i)
+		default:
+			i := slices.IndexFunc(s.root.members, func(m jmember) bool { return m.key == "hooks" })
+			e = removeItem(s.root, i)
+		}
+		doc = e.apply(s.doc)
+	}
+}
+
+// Report is what is installed for one agent in one settings file.
+type Report struct {
+	Agent Agent
+	Scope Scope
+	Path  string
+	// Exists is false when there is no file.
+	Exists bool
+	// Err is why the file could not be read, nil when it could.
+	Err error
+	// Installed are the kinds installed, Missing the kinds not.
+	Installed, Missing []Kind
+	// Stale are the executables of entries that no longer exist.
+	Stale []string
+	// Disabled is true when the file turns every hook off.
+	Disabled bool
+}
+
+// inspect reports what doc holds for agent a; exists says whether exe
+// paths exist.
+func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
+	r := Report{Agent: a}
+	s, err := parseSettings(doc)
+	if err != nil {
+		return r, err
+	}
+	have := map[Kind]bool{}
+	for _, f := range s.ours(a) {
+		if ev, ok := a.Event(f.kind); ok && ev.Name == f.event {
+			have[f.kind] = true
+		}
+		if !exists(f.exe) && !slices.Contains(r.Stale, f.exe) {
+			r.Stale = append(r.Stale, f.exe)
+		}
+	}
+	for _, ev := range a.Events {
+		if have[ev.Kind] {
+			r.Installed = append(r.Installed, ev.Kind)
+		} else {
+			r.Missing = append(r.Missing, ev.Kind)
+		}
+	}
+	if len(a.disabled) > 0 {
+		n := s.root
+		for _, k := range a.disabled {
+			if n = n.member(k); n == nil {
+				break
+			}
+		}
+		r.Disabled = n != nil && string(s.doc[n.start:n.end]) == a.disabledValue
+	}
+	return r, nil
+}
+
+// State is the one word of a report: "installed", "partly installed",
+// "not installed" or "unreadable".
+func (r Report) State() string {
+	switch {
+	case r.Err != nil:
+		return "unreadable"
+	case len(r.Missing) == 0:
+		return "installed"
+	case len(r.Installed) > 0:
+		return "partly installed"
+	}
+	return "not installed"
+}
+
+// Line is the report as `todosh hooks status` prints it, with what the
+// person still must do, indented below.
+func (r Report) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %-8s %-17s %s", r.Agent.Name, r.Scope, r.State(), r.Path)
+	for _, t := range r.Todo() {
+		b.WriteString("\n        → " + t)
+	}
+	return b.String()
+}
+
+// Todo is what the person still must do for the hooks of the report to
+// run, one line each.
+func (r Report) Todo() []string {
+	var todo []string
+	switch st := r.State(); {
+	case r.Err != nil:
+		todo = append(todo, fmt.Sprintf("fix the file: %v", r.Err))
+	case st == "partly installed":
+		todo = append(todo, fmt.Sprintf("missing %s: run todosh hooks install %s%s", kindList(r.Missing), r.Agent.Name, scopeFlag(r.Scope)))
+	}
+	if len(r.Installed) > 0 {
+		for _, exe := range r.Stale {
+			todo = append(todo, fmt.Sprintf("%s no longer exists: run todosh hooks install %s%s again", exe, r.Agent.Name, scopeFlag(r.Scope)))
+		}
+		if r.Disabled {
+			todo = append(todo, fmt.Sprintf("the file turns every hook off (%s): change it, or the hooks never run", strings.Join(r.Agent.disabled, ".")))
+		}
+		if r.Agent.Todo != "" {
+			todo = append(todo, r.Agent.Todo)
+		}
+	}
+	return todo
+}
+
+func kindList(ks []Kind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+func scopeFlag(s Scope) string {
+	if s == ScopeProject {
+		return " --project"
+	}
+	return ""
+}

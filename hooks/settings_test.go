@@ -1,0 +1,230 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+const testExe = "/opt/todosh bin/todosh"
+
+// TestSettingsGolden installs into settings that already hold other hooks,
+// keys and unknown fields, compares with the golden file, installs again
+// (no change) and uninstalls (the file as it was, byte for byte).
+func TestSettingsGolden(t *testing.T) {
+	for _, a := range Agents() {
+		t.Run(a.Name, func(t *testing.T) {
+			before, err := os.ReadFile(filepath.Join("testdata", a.Name+".before.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := install(before, a, testExe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", a.Name+".installed.json")
+			if *update {
+				if err := os.WriteFile(golden, after, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(after, want) {
+				t.Errorf("install: got\n%s\nwant\n%s", after, want)
+			}
+			if !json.Valid(after) {
+				t.Fatalf("install wrote invalid JSON")
+			}
+			again, err := install(after, a, testExe)
+			if err != nil || !bytes.Equal(again, after) {
+				t.Errorf("second install changed the file (err %v):\n%s", err, again)
+			}
+			back, err := uninstall(after, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(back, before) {
+				t.Errorf("uninstall: got\n%s\nwant the file as before\n%s", back, before)
+			}
+			rep, err := inspect(after, a, func(string) bool { return true })
+			if err != nil || rep.State() != "installed" {
+				t.Errorf("inspect after install: %v %v", rep.State(), err)
+			}
+			rep, err = inspect(before, a, func(string) bool { return true })
+			if err != nil || rep.State() != "not installed" {
+				t.Errorf("inspect before install: %v %v", rep.State(), err)
+			}
+		})
+	}
+}
+
+// TestSettingsEdges: files todosh must refuse or treat specially.
+func TestSettingsEdges(t *testing.T) {
+	claude, _ := Lookup("claude")
+	gemini, _ := Lookup("gemini")
+	for _, tc := range []struct {
+		name, in string
+		a        Agent
+		wantErr  string
+	}{
+		{"empty file", "", claude, ""},
+		{"blank file", " \n", claude, ""},
+		{"empty object", "{}", claude, ""},
+		{"not an object", "[1]", claude, "not a JSON object"},
+		{"invalid", "{\"hooks\": ", claude, "not valid JSON"},
+		{"hooks not object", `{"hooks": []}`, claude, `"hooks" is not an object`},
+		{"event not list", `{"hooks": {"Stop": {}}}`, claude, "hooks.Stop is not a list"},
+		{"duplicate key", `{"a": 1, "a": 2}`, claude, "appears twice"},
+		{"empty hooks", `{"hooks": {}}`, gemini, ""},
+		{"empty list", `{"hooks": {"AfterAgent": []}}`, gemini, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := install([]byte(tc.in), tc.a, testExe)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("install: err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(out) {
+				t.Fatalf("invalid JSON:\n%s", out)
+			}
+			rep, _ := inspect(out, tc.a, func(string) bool { return true })
+			if rep.State() != "installed" {
+				t.Fatalf("state %q after install:\n%s", rep.State(), out)
+			}
+			back, err := uninstall(out, tc.a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal(back, &v); err != nil {
+				t.Fatalf("uninstall left invalid JSON: %v\n%s", err, back)
+			}
+			if _, err := uninstall(back, tc.a); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestSettingsMoved: a todosh that moved has its commands rewritten in
+// place, and another agent's entries are never touched.
+func TestSettingsMoved(t *testing.T) {
+	claude, _ := Lookup("claude")
+	qwen, _ := Lookup("qwen")
+	doc, err := install(nil, claude, "/old/todosh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err = install(doc, qwen, "/old/todosh") // both in one file, as a test of the owner
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, err := install(doc, claude, "/new/todosh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(moved), "/new/todosh hook claude"); got != 4 {
+		t.Errorf("%d claude commands point at the new todosh, want 4:\n%s", got, moved)
+	}
+	if got := strings.Count(string(moved), "/old/todosh hook qwen"); got != 4 {
+		t.Errorf("qwen's commands changed:\n%s", moved)
+	}
+	if len(moved) != len(doc) {
+		t.Errorf("the file changed beyond the commands")
+	}
+	rep, _ := inspect(moved, claude, func(p string) bool { return p != "/old/todosh" })
+	if len(rep.Stale) != 0 {
+		t.Errorf("stale %v", rep.Stale)
+	}
+	back, err := uninstall(moved, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(back), "hook claude") || strings.Count(string(back), "hook qwen") != 4 {
+		t.Errorf("uninstall claude:\n%s", back)
+	}
+}
+
+func TestOurCommand(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, exe, agent string
+		kind            Kind
+		ok              bool
+	}{
+		{Command("/usr/bin/todosh", "claude", KindStop), "/usr/bin/todosh", "claude", KindStop, true},
+		{Command("/a b/todosh", "gemini", KindTool), "/a b/todosh", "gemini", KindTool, true},
+		{Command("/it's/todosh", "qwen", KindStart), "/it's/todosh", "qwen", KindStart, true},
+		{"todosh hook codex prompt", "todosh", "codex", KindPrompt, true},
+		{"/usr/bin/other hook claude stop", "", "", "", false},
+		{"todosh hook claude sleep", "", "", "", false},
+		{"todosh hook claude stop now", "", "", "", false},
+		{"notify.sh", "", "", "", false},
+	} {
+		exe, agent, k, ok := ourCommand(tc.cmd)
+		if ok != tc.ok || exe != tc.exe || agent != tc.agent || k != tc.kind {
+			t.Errorf("ourCommand(%q) = %q %q %q %v, want %q %q %q %v", tc.cmd, exe, agent, k, ok, tc.exe, tc.agent, tc.kind, tc.ok)
+		}
+	}
+}
+
+// TestReport: what status says the person still must do.
+func TestReport(t *testing.T) {
+	qwen, _ := Lookup("qwen")
+	codex, _ := Lookup("codex")
+	gemini, _ := Lookup("gemini")
+	doc, _ := install([]byte(`{"disableAllHooks": true}`), qwen, "/gone/todosh")
+	r, err := inspect(doc, qwen, func(string) bool { return false })
+	if err != nil || r.State() != "installed" || len(r.Todo()) != 2 {
+		t.Fatalf("qwen: %v %q %v", r.State(), r.Todo(), err)
+	}
+	if !strings.Contains(r.Todo()[0], "/gone/todosh no longer exists") || !strings.Contains(r.Todo()[1], "disableAllHooks") {
+		t.Errorf("qwen todo %q", r.Todo())
+	}
+	doc, _ = install(nil, codex, testExe)
+	r, _ = inspect(doc, codex, func(string) bool { return true })
+	if len(r.Todo()) != 1 || !strings.Contains(r.Todo()[0], "trust") {
+		t.Errorf("codex todo %q", r.Todo())
+	}
+	doc, _ = install([]byte(`{"hooksConfig": {"enabled": false}}`), gemini, testExe)
+	doc, _ = uninstallKind(doc, gemini, KindTool)
+	r, _ = inspect(doc, gemini, func(string) bool { return true })
+	if r.State() != "partly installed" || len(r.Todo()) != 2 || !strings.Contains(r.Todo()[0], "missing tool") {
+		t.Errorf("gemini: %v %q", r.State(), r.Todo())
+	}
+	r.Scope = ScopeProject
+	if !strings.Contains(r.Line(), "install gemini --project") {
+		t.Errorf("line %q", r.Line())
+	}
+	if r, _ := inspect(nil, gemini, func(string) bool { return true }); r.State() != "not installed" || len(r.Todo()) != 0 {
+		t.Errorf("empty: %v %q", r.State(), r.Todo())
+	}
+}
+
+// uninstallKind removes the entry of one kind, as a person editing the
+// file by hand would.
+func uninstallKind(doc []byte, a Agent, k Kind) ([]byte, error) {
+	s, err := parseSettings(doc)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range s.ours(a) {
+		if f.kind == k {
+			return removeItem(s.hooks.member(f.event), f.group).apply(s.doc), nil
+		}
+	}
+	return doc, nil
+}

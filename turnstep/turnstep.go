@@ -1,0 +1,138 @@
+// Package turnstep is one agent turn carried out against the session and
+// the continuation policy (ARCHITECTURE.md §7), shared by every front end
+// that runs prompts: the shell (repl) and the ACP server (acpserve). It
+// reads and writes the store around the turn and asks the policy what comes
+// next; what is shown, the countdown and how a continuation is announced
+// stay with the caller, so each front end keeps its own I/O.
+package turnstep
+
+import (
+	"context"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
+)
+
+// Begin applies ARCHITECTURE.md §7 for a prompt from the person: the
+// policy's counters start again, a list whose items are all done is
+// archived (archived says how many items) and a pause is lifted. The file
+// is written only when something changes, so a prompt to a session
+// without a file creates none.
+func Begin(s agent.Session, p *continuation.Policy) (sess *todostore.Session, archived int, err error) {
+	p.PersonPrompt()
+	sess, _, err = s.Commit(todostore.ByYou, func(cur *todostore.Session) error {
+		archived = 0 // fn may run twice
+		if todostore.AllDone(cur.Todos) {
+			archived = len(cur.Todos)
+			cur.ArchiveTodos("all done", s.Store.Now())
+		}
+		cur.Paused, cur.PauseReason = false, ""
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return sess, archived, nil
+}
+
+// Step is what one turn needs: the agent, its session, the policy and
+// the tools the continuation prompt may name.
+type Step struct {
+	Agent   agent.Agent
+	Session agent.Session
+	Policy  *continuation.Policy
+	Tools   continuation.Tools
+	// Cwd is recorded by a successful turn in a session that has none, so
+	// --resume finds a conversation that never touched the list.
+	Cwd string
+	// Ask is agent.Turn.Ask: who answers the agent's questions.
+	Ask func(ctx context.Context, q agent.Question) (int, error)
+}
+
+// Outcome is how one turn ended.
+type Outcome struct {
+	// Decision is the policy's word on what comes next; zero when the
+	// turn was aborted or failed, or the store failed.
+	Decision continuation.Decision
+	// After is the list after the turn; Listed says it was read.
+	After  []todostore.Todo
+	Listed bool
+	// Aborted: the turn's context ended (Ctrl-C, session/cancel).
+	Aborted bool
+	// Err is the agent's own error; the backends' errors name the agent.
+	Err error
+}
+
+// StoreError is a failure of the store around the turn; Stage says, in
+// the words the person reads, what did not happen ("prompt not sent").
+type StoreError struct {
+	Stage string
+	Err   error
+}
+
+func (e *StoreError) Error() string { return e.Stage + ": " + e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Run runs one turn in ctx, which is the turn's own context (cancelled
+// by the person), streams its events to emit, records a pause the agent
+// made (also one made through todosh's MCP server, found only in the
+// session file) and the cwd, and asks the policy. err is a *StoreError;
+// the turn's own failure or cancellation is in the Outcome.
+func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) (Outcome, error) {
+	sess, err := s.Session.Load()
+	if err != nil {
+		return Outcome{}, &StoreError{"prompt not sent", err}
+	}
+	before := todostore.CloneTodos(sess.Todos)
+	wasPaused := sess.Paused
+	// Sent with continuations too, although their prompt repeats the
+	// block: backends state in their system context whether items are
+	// open, and must not say "none" while the prompt lists them.
+	turn.TodoContext = continuation.TodoContext(before)
+	turn.Ask = s.Ask
+
+	res, turnErr := s.Agent.RunTurn(ctx, turn, emit)
+	out := Outcome{Aborted: ctx.Err() != nil, Err: turnErr}
+
+	sess, err = s.Session.Load()
+	if err != nil {
+		return out, &StoreError{"todo list unreadable after the turn", err}
+	}
+	out.After, out.Listed = todostore.CloneTodos(sess.Todos), true
+
+	if !res.Paused && sess.Paused && !wasPaused {
+		res.Paused, res.PauseReason = true, sess.PauseReason
+	}
+	ok := turnErr == nil && !out.Aborted
+	paused := res.Paused && ok
+	// One write with the pause; a failed turn leaves a session without a
+	// file as it was.
+	needCwd := ok && s.Cwd != "" && sess.Cwd == ""
+	if paused || needCwd {
+		if _, err := s.Session.Update(func(cur *todostore.Session) error {
+			if paused {
+				cur.Paused, cur.PauseReason = true, res.PauseReason
+			}
+			if cur.Cwd == "" && needCwd {
+				cur.Cwd = s.Cwd
+			}
+			return nil
+		}); err != nil {
+			return out, &StoreError{"pause not saved", err}
+		}
+	}
+	dec := s.Policy.Decide(continuation.Turn{
+		Aborted:     out.Aborted,
+		Err:         turnErr,
+		Paused:      paused,
+		PauseReason: res.PauseReason,
+		Before:      before,
+		After:       out.After,
+		FinalText:   res.FinalText,
+	}, s.Tools)
+	if ok {
+		out.Decision = dec
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+package turnstep
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
+)
+
+// fakeAgent writes list (when set) and pauses through the session file
+// (as todosh's MCP server would), then ends with err.
+type fakeAgent struct {
+	sess  agent.Session
+	list  []todostore.Todo
+	pause string
+	err   error
+	ctx   bool // return ctx.Err() (a cancelled turn)
+}
+
+func (f *fakeAgent) Name() string     { return "fake" }
+func (f *fakeAgent) TodoTool() string { return "todo_write" }
+func (f *fakeAgent) RunTurn(ctx context.Context, _ agent.Turn, emit func(agent.Event)) (agent.Result, error) {
+	if f.list != nil || f.pause != "" {
+		if _, err := f.sess.Update(func(s *todostore.Session) error {
+			if f.list != nil {
+				s.Todos = todostore.CloneTodos(f.list)
+			}
+			if f.pause != "" {
+				s.Paused, s.PauseReason = true, f.pause
+			}
+			return nil
+		}); err != nil {
+			return agent.Result{}, err
+		}
+	}
+	if f.ctx {
+		return agent.Result{}, ctx.Err()
+	}
+	return agent.Result{FinalText: "ok"}, f.err
+}
+
+func todos(st ...todostore.Status) []todostore.Todo {
+	var out []todostore.Todo
+	for i, s := range st {
+		out = append(out, todostore.Todo{ID: string(rune('1' + i)), Content: "item " + string(rune('a'+i)), Status: s})
+	}
+	return out
+}
+
+func TestRun(t *testing.T) {
+	p, c := todostore.Pending, todostore.Completed
+	cancelled, stop := context.WithCancel(context.Background())
+	stop()
+	for _, tc := range []struct {
+		name     string
+		ag       fakeAgent
+		ctx      context.Context
+		cont     bool
+		reason   continuation.StopReason
+		aborted  bool
+		failed   bool
+		paused   bool
+		wantCwd  bool
+		startErr bool
+	}{
+		{name: "progress, open items: continue", ag: fakeAgent{list: todos(c, p)}, cont: true, wantCwd: true},
+		{name: "all done: stop", ag: fakeAgent{list: todos(c, c)}, reason: continuation.NoOpenItems, wantCwd: true},
+		{name: "paused in the file: stop, kept", ag: fakeAgent{list: todos(p), pause: "which dialect?"}, reason: continuation.Paused, paused: true, wantCwd: true},
+		{name: "agent error: no decision, no cwd", ag: fakeAgent{list: todos(p), err: errors.New("claude: died")}, failed: true},
+		{name: "cancelled: the agent returns ctx.Err()", ag: fakeAgent{ctx: true}, ctx: cancelled, aborted: true, failed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := todostore.Open(t.TempDir())
+			sess := agent.Session{Store: st, ID: "s1"}
+			tc.ag.sess = sess
+			pol := continuation.New()
+			if _, _, err := Begin(sess, pol); err != nil {
+				t.Fatal(err)
+			}
+			ctx := tc.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			step := Step{Agent: &tc.ag, Session: sess, Policy: pol, Tools: continuation.Tools{Todo: "todo_write"}, Cwd: "/src/x"}
+			out, err := step.Run(ctx, agent.Turn{Prompt: "go"}, func(agent.Event) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Decision.Continue != tc.cont || (!tc.cont && out.Decision.Reason != tc.reason) {
+				t.Errorf("decision %+v, want continue %v reason %q", out.Decision, tc.cont, tc.reason)
+			}
+			if out.Aborted != tc.aborted || (out.Err != nil) != tc.failed || !out.Listed {
+				t.Errorf("outcome %+v", out)
+			}
+			got, _ := st.LoadOrNew("s1")
+			if got.Paused != tc.paused || (got.Cwd == "/src/x") != tc.wantCwd {
+				t.Errorf("session paused %v cwd %q, want paused %v cwd recorded %v", got.Paused, got.Cwd, tc.paused, tc.wantCwd)
+			}
+		})
+	}
+}
+
+func TestBegin(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	pol := continuation.New()
+	// No file: a prompt writes nothing.
+	if _, n, err := Begin(sess, pol); err != nil || n != 0 {
+		t.Fatalf("Begin on nothing: %d %v", n, err)
+	}
+	if _, err := st.Load("s1"); err == nil {
+		t.Fatal("Begin created a session file for nothing")
+	}
+	if _, err := sess.Update(func(s *todostore.Session) error {
+		s.Todos, s.Paused, s.PauseReason = todos(todostore.Completed, todostore.Completed), true, "why"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, n, err := Begin(sess, pol)
+	if err != nil || n != 2 || len(got.Todos) != 0 || got.Paused {
+		t.Errorf("Begin on a done, paused list: archived %d, list %v, paused %v, err %v; want 2 archived, empty, not paused", n, got.Todos, got.Paused, err)
+	}
+}
