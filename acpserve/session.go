@@ -202,7 +202,7 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 	if ss.agent == nil {
 		return acp.PromptResponse{}, internalError("no agent is connected: start todosh acp with --agent NAME (todosh --help lists them) or -- CMD ARGS for any ACP agent; /todo works without one")
 	}
-	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools(), Cwd: ss.cwd}
+	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools, Cwd: ss.cwd}
 	if acpagent.IsSlashCommand(text) {
 		return ss.slash(ctx, step, text)
 	}

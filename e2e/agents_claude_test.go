@@ -1,10 +1,12 @@
 package e2e_test
 
 import (
-	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // Claude Code 2.1.328 (played by the fake CLI with FAKECLI_CLAUDE_RULE=1)
@@ -33,14 +35,27 @@ func claudeRun(t *testing.T, env map[string]string, args ...string) (result, []c
 		"FAKECLI_RECORD":      record,
 		"FAKECLI_CLAUDE_RULE": "1",
 	}
+	// The fake's variables go through the test's own environment; the
+	// person's others (CLAUDE_CODE_ENABLE_TODO_TOOLS) are added to todosh's.
+	var person []string
 	for k, v := range env {
-		full[k] = v
+		if strings.HasPrefix(k, "FAKECLI_") {
+			full[k] = v
+		} else {
+			person = append(person, k+"="+v)
+		}
 	}
 	setFakeEnv(t, full)
-	if _, set := full["CLAUDE_CODE_ENABLE_TODO_TOOLS"]; !set {
-		os.Unsetenv("CLAUDE_CODE_ENABLE_TODO_TOOLS")
+	cmd := exec.Command(binary, append([]string{"--agent", "claude", "--agent-bin", bin, "--continue-delay", "0"}, args...)...)
+	cmd.Env, cmd.Dir = testenv.Env(h.dir, person...), h.dir
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatal(err)
+		}
 	}
-	r := h.script(t, h.dir, "", append([]string{"--agent", "claude", "--agent-bin", bin, "--continue-delay", "0"}, args...)...)
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
 	return r, readCLIRuns(t, record)
 }
 

@@ -122,8 +122,6 @@ func TestACPClaudeVariable(t *testing.T) {
 		if c.person != "" {
 			env = append(env, "CLAUDE_CODE_ENABLE_TODO_TOOLS="+c.person)
 		}
-		t.Setenv("CLAUDE_CODE_ENABLE_TODO_TOOLS", "")
-		os.Unsetenv("CLAUDE_CODE_ENABLE_TODO_TOOLS")
 		if res := presetRun(t, h, c.agent, env, "-c", "hello"); res.code != 0 {
 			t.Fatalf("%s: exit %d\n%s\n%s", c.agent, res.code, res.stdout, res.stderr)
 		}
