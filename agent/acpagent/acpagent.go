@@ -149,7 +149,7 @@ type process struct {
 	skipped skipped
 	group   groupWatch
 	// label names the agent in permission lines: its name from
-	// initialize's agentInfo ("codex-acp"), else the --agent value.
+	// initialize's agentInfo ("Codex"), else its executable's name.
 	label string
 	// ownList: the agent's own list was seen as items (a plan, or a
 	// write_todos call that carried them); noListNote: the person was

@@ -84,7 +84,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, a.died(p, "initialize failed", err)
 	}
-	p.label = a.cfg.Name
+	p.label = filepath.Base(path) // "codex-acp", when it does not say its name
 	if in := init.AgentInfo; in != nil {
 		if n := todostore.ShortLine(firstNonEmpty(derefStr(in.Title), in.Name), 40); n != "" {
 			p.label = n
