@@ -210,7 +210,7 @@ func (r *TurnRunner) errLine(msg string) { r.render.Error(msg) }
 // failed, or ctx ended; dec.Continue is true only when the next turn should
 // run with dec.Prompt.
 func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
-	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools(), Cwd: r.Cwd, Ask: r.Ask}
+	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools, Cwd: r.Cwd, Ask: r.Ask}
 	tctx, stop := r.turnContext(ctx)
 	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()
@@ -246,10 +246,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 
 // tools are the agent's todo tools as its backend row declares them.
 func (r *TurnRunner) tools() continuation.Tools {
-	if r.Backend == nil {
-		return continuation.Tools{Todo: r.Agent.TodoTool()}
-	}
-	return r.Backend.Tools(r.Agent.TodoTool())
+	return backends.AgentTools(r.Backend, r.Agent)
 }
 
 // turnContext returns the context of one turn, cancelled by Ctrl-C: readline

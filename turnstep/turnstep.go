@@ -42,7 +42,9 @@ type Step struct {
 	Agent   agent.Agent
 	Session agent.Session
 	Policy  *continuation.Policy
-	Tools   continuation.Tools
+	// Tools are asked after the turn: an agent learns which todo tools it
+	// has from its own stream (Claude Code's init line).
+	Tools func() continuation.Tools
 	// Cwd is recorded by a successful turn in a session that has none, so
 	// --resume finds a conversation that never touched the list.
 	Cwd string
@@ -151,7 +153,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		After:       out.After,
 		First:       first,
 		FinalText:   res.FinalText,
-	}, s.Tools)
+	}, s.Tools())
 	if ok {
 		out.Decision = dec
 	}

@@ -28,6 +28,52 @@ const (
 	Pause = "todo_pause"
 )
 
+// Names are the names of todosh's todo tools in Specs' order: the one list
+// the ACP allow-list, the wrapped CLIs' MCP configuration and every prompt
+// that names a tool read (ARCHITECTURE.md §4).
+func Names() []string {
+	specs := (&Tools{}).Specs()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Spelling is how an agent names a tool of todosh's MCP server: the
+// separator around the server's name ("__" for mcp__todosh__todo_write),
+// or "" for the bare name.
+type Spelling string
+
+// The spellings of the agents todosh knows.
+const (
+	// SpellBare is todo_write: todosh's own model backends, and an agent
+	// whose spelling is unknown.
+	SpellBare Spelling = ""
+	// SpellClaude is mcp__todosh__todo_write: Claude Code, and Codex,
+	// whose namespace for the server is mcp__todosh.
+	SpellClaude Spelling = "__"
+	// SpellGemini is mcp_todosh_todo_write: Gemini CLI.
+	SpellGemini Spelling = "_"
+)
+
+// Of spells one tool of todosh's server as the agent sees it.
+func (s Spelling) Of(tool string) string {
+	if s == SpellBare {
+		return tool
+	}
+	return "mcp" + string(s) + agent.MCPName + string(s) + tool
+}
+
+// All spells every todo tool, in Names' order.
+func (s Spelling) All() []string {
+	names := Names()
+	for i, n := range names {
+		names[i] = s.Of(n)
+	}
+	return names
+}
+
 // MaxPauseReason is the longest todo_pause reason, in characters; the reason
 // is shown to the person in one line.
 const MaxPauseReason = 500
