@@ -19,7 +19,7 @@ type Extra map[string]json.RawMessage
 // The names of the fields each type knows; every other field is kept in
 // its Extra.
 var (
-	sessionFields = []string{"version", "session", "createdAt", "updatedAt", "cwd", "agent", "paused", "pauseReason", "todos", "archive"}
+	sessionFields = []string{"version", "session", "createdAt", "updatedAt", "cwd", "agent", "paused", "pauseReason", "todos", "archive", "change"}
 	todoFields    = []string{"id", "content", "status", "activeForm", "evidence", "subtasks", "origin"}
 	subtaskFields = []string{"id", "content", "status", "evidence", "origin"}
 	archiveFields = []string{"at", "reason", "todos"}

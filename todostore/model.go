@@ -112,6 +112,10 @@ type Session struct {
 	// Archive is read from files written before the history existed; the
 	// first write moves its entries to the start of the history.
 	Archive []ArchiveEntry `json:"archive,omitempty"`
+	// Change is the history line of the change that wrote this file
+	// (history.go): it says whether the history explains the file, and
+	// gives a change whose line was lost in a crash its own author.
+	Change *ChangeRecord `json:"change,omitempty"`
 	// Extra keeps the fields this todosh does not know, written back as read.
 	Extra Extra `json:"-"`
 

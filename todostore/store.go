@@ -36,6 +36,7 @@ type Store struct {
 	OnLockWait func(msg string)
 
 	sweepOnce sync.Once // leftover temp files are removed at the first write
+	cache     sessionCache
 }
 
 // ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
@@ -236,7 +237,14 @@ func (s *Store) Load(id string) (*Session, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, err
 	}
-	return s.loadPath(s.Path(id))
+	st, err := s.readSession(id)
+	if err != nil {
+		return nil, err
+	}
+	if !st.present {
+		return nil, &fs.PathError{Op: "open", Path: s.Path(id), Err: fs.ErrNotExist}
+	}
+	return st.sess.clone(), nil
 }
 
 func (s *Store) loadPath(path string) (*Session, error) {
@@ -252,34 +260,75 @@ func (s *Store) loadPath(path string) (*Session, error) {
 }
 
 // readFile reads a session file of at most MaxFileSize bytes. A file that
-// is not regular or too large is a *CorruptError. It opens with O_NONBLOCK
-// so that a FIFO named like a session file is refused instead of blocking
-// the shell forever; on a regular file the flag has no effect.
+// is not regular or too large is a *CorruptError.
 func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, f, _, err := readOpen(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
-	}
-	if info.Size() > MaxFileSize {
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("file is %d bytes, over the limit of %d: %w", info.Size(), MaxFileSize, ErrLimit)}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
-	}
-	if len(data) > MaxFileSize { // grew between Stat and read
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", MaxFileSize, ErrLimit)}
-	}
+	f.Close()
 	return data, nil
 }
+
+// readOpen is readFile that leaves the file open and returns its stat,
+// for the cache to keep. It opens with O_NONBLOCK so that a FIFO named
+// like a session file is refused instead of blocking the shell forever;
+// on a regular file the flag has no effect. The buffer is sized from the
+// stat, so a file is read in one read call, not grown from 512 bytes.
+func readOpen(path string) ([]byte, *os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data, info, err := readOpened(f, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return data, f, info, nil
+}
+
+func readOpened(f *os.File, path string) ([]byte, os.FileInfo, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
+	}
+	if info.Size() > MaxFileSize {
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is %d bytes, over the limit of %d: %w", info.Size(), MaxFileSize, ErrLimit)}
+	}
+	// One byte more than the stat said, to see the end of file in the
+	// same read; a file that grew since is read on to the limit.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		want := cap(data) - len(data)
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF || err == nil && n < want {
+			break // a short read of a regular file is its end: no second call to be told so
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
+		}
+		if len(data) > MaxFileSize { // grew between Stat and read
+			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", MaxFileSize, ErrLimit)}
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	if len(data) != int(info.Size()) {
+		// Changed while read: its identity is not the one stat gave.
+		if info, err = f.Stat(); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
+		}
+	}
+	return data, info, nil
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // fileKind names a file type for people: "a directory" reads better than
 // "d---------".
