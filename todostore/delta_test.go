@@ -29,7 +29,10 @@ func TestDeltaRoundTrip(t *testing.T) {
 			l[2].Subtasks = append(l[2].Subtasks, Subtask{ID: "3.4", Content: "s4", Status: Pending})
 			return l
 		}, 200},
-		{"subtask removed", func(l []Todo) []Todo { l[2].Subtasks = append(l[2].Subtasks[:0:0], l[2].Subtasks[0], l[2].Subtasks[2]); return l }, 160},
+		{"subtask removed", func(l []Todo) []Todo {
+			l[2].Subtasks = append(l[2].Subtasks[:0:0], l[2].Subtasks[0], l[2].Subtasks[2])
+			return l
+		}, 160},
 		{"item added at the front", func(l []Todo) []Todo { return append([]Todo{{ID: "0", Content: "new", Status: Pending}}, l...) }, 0},
 		{"item removed", func(l []Todo) []Todo { return append(l[:1:1], l[2:]...) }, 0},
 		{"moved", func(l []Todo) []Todo { l[0], l[4] = l[4], l[0]; return l }, 0},

@@ -525,7 +525,7 @@ func (s *Store) capHistory(path string) error {
 	if err != nil {
 		return fmt.Errorf("history %s: %w", path, err)
 	}
-	var ends []int    // offsets just after each newline
+	var ends []int   // offsets just after each newline
 	var snaps []bool // whether each line is a snapshot
 	bad := false
 	for start := 0; start < len(data); {
