@@ -113,8 +113,8 @@ type Agent interface {
 type Session struct {
 	Store *todostore.Store
 	ID    string
-	// Cwd, when set, is recorded by the first write that changes the list
-	// or records the agent, in that same write.
+	// Cwd, when set, is recorded by the first write that changes the list,
+	// the pause or records the agent, in that same write.
 	Cwd string
 }
 
@@ -132,11 +132,11 @@ func (s Session) Update(fn func(*todostore.Session) error) (*todostore.Session, 
 // the session's Cwd recorded in a first write.
 func (s Session) Commit(by todostore.Author, fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
 	return s.Store.Commit(s.ID, by, func(sess *todostore.Session) error {
-		before := todostore.CloneTodos(sess.Todos)
+		before, paused := todostore.CloneTodos(sess.Todos), sess.Paused
 		if err := fn(sess); err != nil {
 			return err
 		}
-		if sess.Cwd == "" && (sess.Agent != nil || !todostore.SameTodos(before, sess.Todos)) {
+		if sess.Cwd == "" && (sess.Agent != nil || sess.Paused != paused || !todostore.SameTodos(before, sess.Todos)) {
 			sess.Cwd = s.Cwd
 		}
 		return nil

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -211,7 +212,7 @@ type claudeTaskCall struct {
 
 var (
 	markTaskCreate   = []byte(`"TaskCreate"`)
-	taskCreatedRegex = regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`)
+	taskCreatedRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`) }) // compiled at first use, not at start-up
 )
 
 // Line handles one line of Claude's stream.
@@ -553,7 +554,7 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 				op.ID = anyID(res.Task.ID)
 			}
 			if op.ID == "" {
-				if m := taskCreatedRegex.FindStringSubmatch(jscanStr(b.content)); m != nil {
+				if m := taskCreatedRegex().FindStringSubmatch(jscanStr(b.content)); m != nil {
 					op.ID = m[1]
 				}
 			}
