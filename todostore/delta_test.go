@@ -2,6 +2,7 @@ package todostore
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -430,4 +431,27 @@ func itemTexts(todos []Todo) string {
 		out = append(out, t.Content)
 	}
 	return strings.Join(out, " ")
+}
+
+// The fast encoder writes the bytes encoding/json writes, for any list.
+func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
+	f.Add([]byte("abc\x00def\x01<>&\u2028\xff"))
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 200, 100, 50})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, todos := fuzzLists(data)
+		if len(todos) > 0 {
+			todos[0].ActiveForm = string(data)
+			todos[len(todos)-1].Evidence = "<" + string(data) + "\u2029"
+			todos[0].Origin = OriginPerson
+		}
+		sess := &Session{Version: 1, Session: "s", Cwd: "/x", Todos: todos, Change: &ChangeRecord{N: 3, Hash: "h", What: string(data)}}
+		want, err := json.MarshalIndent(sess, "", "  ")
+		if err != nil {
+			t.Skip(err)
+		}
+		got, err := encodeFast(sess)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("encodeFast:\n%s\nwant:\n%s\n%v", got, want, err)
+		}
+	})
 }

@@ -218,19 +218,6 @@ func Decode(data []byte) (*Session, error) {
 	return &sess, nil
 }
 
-// Encode renders a session as the bytes of its file.
-func Encode(sess *Session) ([]byte, error) {
-	data, err := json.MarshalIndent(sess, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	data = append(data, '\n')
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
-	}
-	return data, nil
-}
-
 // Load reads session id. A missing file is an error that wraps
 // fs.ErrNotExist; a file that cannot be used is a *CorruptError.
 func (s *Store) Load(id string) (*Session, error) {
