@@ -151,7 +151,8 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		s.AfterWrite(id, out)
 	}
 	result := next.clone()
-	s.remember(id, s.Path(id), fid, next.clone(), hash)
+	next.note, next.notes, next.dropped, next.revertOf = "", nil, nil, 0
+	s.remember(id, s.Path(id), fid, next, hash) // next is the cache's now, never changed again
 	capped, err := s.appendHistory(hist, tail, buf, len(newLines))
 	if err != nil {
 		return result, true, err

@@ -242,12 +242,32 @@ func parseRange(e []byte, n int) (int, int, error) {
 // checks a delta's result and a writer sees whether the history explains
 // the file without reading it.
 func listHash(todos []Todo) uint64 {
-	buf := make([]byte, 0, 256*len(todos)+8)
+	table := crc64.MakeTable(crc64.ECMA) // built at the first call, not at start-up
+	var crc uint64
+	var arr [4096]byte
+	buf := arr[:0]
+	flush := func() {
+		crc = crc64.Update(crc, table, buf)
+		buf = buf[:0]
+	}
+	num := func(n int) {
+		if len(buf)+binary.MaxVarintLen64 > cap(buf) {
+			flush()
+		}
+		buf = binary.AppendUvarint(buf, uint64(n))
+	}
 	str := func(s string) {
-		buf = binary.AppendUvarint(buf, uint64(len(s)))
+		num(len(s))
+		if len(buf)+len(s) > cap(buf) {
+			flush()
+			if len(s) > cap(buf) {
+				crc = crc64.Update(crc, table, []byte(s))
+				return
+			}
+		}
 		buf = append(buf, s...)
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(todos)))
+	num(len(todos))
 	for _, t := range todos {
 		str(t.ID)
 		str(t.Content)
@@ -255,7 +275,7 @@ func listHash(todos []Todo) uint64 {
 		str(t.ActiveForm)
 		str(t.Evidence)
 		str(t.Origin)
-		buf = binary.AppendUvarint(buf, uint64(len(t.Subtasks)))
+		num(len(t.Subtasks))
 		for _, s := range t.Subtasks {
 			str(s.ID)
 			str(s.Content)
@@ -264,7 +284,8 @@ func listHash(todos []Todo) uint64 {
 			str(s.Origin)
 		}
 	}
-	return crc64.Checksum(buf, crc64.MakeTable(crc64.ECMA)) // built at the first call, not at start-up
+	flush()
+	return crc
 }
 
 // hashString is how a hash is written: 16 hex digits, exact in any JSON reader.
