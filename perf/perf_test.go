@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,30 +23,43 @@ import (
 )
 
 // pair times floor and op alternately, b.N times each, so a change in the
-// machine's load hits both alike, and reports each one's mean and the
-// ratio op/floor (the figure docs/performance.md gives).
+// machine's load hits both alike, and reports each one's mean wall time,
+// the ratio op/floor of wall time (the figure docs/performance.md gives)
+// and of CPU time (this process's, every thread; with children's for
+// programs it runs), which a busy machine disturbs less.
 func pair(b *testing.B, floor func() error, op func(i int) error) {
 	b.Helper()
-	var tf, to time.Duration
+	var tf, to, cf, co time.Duration
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
-		t0 := time.Now()
+		c0, t0 := cpu(), time.Now()
 		if err := floor(); err != nil {
 			b.Fatal(err)
 		}
-		t1 := time.Now()
+		c1, t1 := cpu(), time.Now()
 		if err := op(i); err != nil {
 			b.Fatal(err)
 		}
 		to += time.Since(t1)
+		co += cpu() - c1
 		tf += t1.Sub(t0)
+		cf += c1 - c0
 		i++
 	}
 	n := float64(i)
 	b.ReportMetric(float64(tf.Microseconds())/n, "floor-µs")
 	b.ReportMetric(float64(to.Microseconds())/n, "todosh-µs")
 	b.ReportMetric(float64(to)/float64(tf), "ratio")
+	b.ReportMetric(float64(co)/float64(max(cf, 1)), "cpu-ratio")
+}
+
+// cpu is the CPU time of this process and its waited-for children.
+func cpu() time.Duration {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
 }
 
 // list is n items of typical text, each with subs subtasks.

@@ -53,6 +53,12 @@ type TurnRunner struct {
 	// render is kept across prompts so an unchanged list is never shown
 	// twice: the text Renderer, or the JSONL stream with --output jsonl.
 	render turnView
+	// ctx is the todo context last sent and ctxTodos the list it was made
+	// from (ctxKnown: there is one), so an unchanged list is not encoded
+	// again at every turn.
+	ctx      string
+	ctxTodos []todostore.Todo
+	ctxKnown bool
 	// live, in a terminal, is the region that shows the list and the
 	// agent's activity during a prompt; nil in a script.
 	live *liveRegion
@@ -213,12 +219,18 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		r.errLine("prompt not sent: " + err.Error())
 		return continuation.Decision{}, err
 	}
-	before := todostore.CloneTodos(sess.Todos)
+	before := sess.Todos // Load's copy is this turn's own
 	wasPaused := sess.Paused
 	// Sent with continuations too, although their prompt repeats the
 	// block: backends state in their system context whether items are
-	// open, and must not say "none" while the prompt lists them.
-	turn.TodoContext = continuation.TodoContext(before)
+	// open, and must not say "none" while the prompt lists them. An
+	// unchanged list reuses the block made for it.
+	if r.ctxKnown && todostore.SameTodos(before, r.ctxTodos) {
+		turn.TodoContext = r.ctx
+	} else {
+		turn.TodoContext = continuation.TodoContext(before)
+		r.ctx, r.ctxTodos, r.ctxKnown = turn.TodoContext, before, true
+	}
 	turn.Ask = r.Ask
 
 	tctx, stop := r.turnContext(ctx)
@@ -232,7 +244,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 		r.errLine("todo list unreadable after the turn: " + err.Error())
 		return continuation.Decision{}, err
 	}
-	after := todostore.CloneTodos(sess.Todos)
+	after := sess.Todos
 	// A backend that changed the list without saying so still gets it shown.
 	r.render.Todos(after)
 
