@@ -27,12 +27,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCP(args[1:], stdout, stderr, getenv)
 	}
-	cfg, err := parseFlags(args, stdout, getenv)
+	cfg, err := parseFlags(args, stdout, getenv, repl.IsTerminal(stdin) && repl.IsTerminal(stdout))
 	if errors.Is(err, flag.ErrHelp) {
 		return repl.ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", err)
+		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", gnuFlagError(err))
 		return repl.ExitUsage
 	}
 	cfg.Home, cfg.Getenv = getenv("HOME"), getenv
@@ -61,8 +61,9 @@ flags:
 // flag is one line that fills one field of repl.Config; checks that need
 // no file (session id syntax, conflicting flags) are done here so a bad
 // command line touches nothing. Errors are flag errors (exit status 2);
-// flag.ErrHelp means --help was printed on stdout.
-func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (repl.Config, error) {
+// flag.ErrHelp means --help was printed on stdout. terminal says stdin and
+// stdout are a terminal, where the default agent is the demo.
+func parseFlags(args []string, stdout io.Writer, getenv func(string) string, terminal bool) (repl.Config, error) {
 	cfg := repl.NewConfig()
 	fs := flag.NewFlagSet("todosh", flag.ContinueOnError)
 	// Errors are returned and printed as one line by run, not with the
@@ -84,7 +85,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		spec string
 		ag   = backends.Options{Getenv: getenv}
 	)
-	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none)")
+	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else demo in a terminal and none in a script)")
 	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+backends.DefaultBaseURL+")")
 	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
 	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", backends.DefaultConnectTimeout, "give up connecting to the model API after this long")
@@ -96,7 +97,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 		ag.Args = append(ag.Args, s)
 		return nil
 	})
-	fs.StringVar(&ag.Approve, "approve", "", "answer an ACP agent's permission requests: `never` or always (default: ask in a terminal, never in scripts)")
+	fs.StringVar(&ag.Approve, "approve", "", "answer permission requests: `WHEN` is ask, never or always (default: ask in a terminal, never in a script)")
 	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
 	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
@@ -104,15 +105,14 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	// Output flags.
 	fs.StringVar(&cfg.Color, "color", repl.ColorAuto, "colour: `WHEN` is auto (a terminal without NO_COLOR or TERM=dumb), always or never")
 	fs.BoolVar(&cfg.Quiet, "quiet", false, "print only errors and what /todo show and /todo list are asked for")
-	fs.StringVar(&cfg.Output, "output", repl.OutputText, "`FORMAT` of a script's output: text, or jsonl (one JSON event per line, see README)")
+	fs.StringVar(&cfg.Output, "output", repl.OutputText, "`FORMAT` of a script's output: text, or jsonl (one JSON event per line, see docs/events.md)")
 	var version bool
 	fs.BoolVar(&version, "version", false, "print the version and exit")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, usage)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
 		}
 		return cfg, err
@@ -155,6 +155,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string) (re
 	if afterDashes {
 		given = append(given, backends.FlagBin)
 	}
+	ag.Interactive = terminal && len(cfg.Commands) == 0 && cfg.Output == repl.OutputText
 	var err error
 	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
 		return cfg, err

@@ -38,7 +38,7 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"hello"}, wantErr: "unexpected argument"},
 	}
 	for _, tt := range tests {
-		got, err := parseFlags(tt.args, &bytes.Buffer{}, noEnv)
+		got, err := parseFlags(tt.args, &bytes.Buffer{}, noEnv, false)
 		if got.Backend != nil && got.Backend.Name == "none" {
 			got.Backend = nil // the row of "no agent"
 		}
@@ -84,7 +84,7 @@ func TestRunExitStatuses(t *testing.T) {
 
 func TestHelpGoesToStdout(t *testing.T) {
 	var out bytes.Buffer
-	_, err := parseFlags([]string{"--help"}, &out, noEnv)
+	_, err := parseFlags([]string{"--help"}, &out, noEnv, false)
 	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "usage: todosh") || !strings.Contains(out.String(), "-session") {
 		t.Errorf("--help: err %v, printed %q", err, out.String())
 	}
@@ -94,7 +94,7 @@ func noEnv(string) string { return "" }
 
 func TestVersionAndQuiet(t *testing.T) {
 	var out bytes.Buffer
-	if _, err := parseFlags([]string{"--version"}, &out, noEnv); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "todosh ") {
+	if _, err := parseFlags([]string{"--version"}, &out, noEnv, false); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "todosh ") {
 		t.Errorf("--version: err %v, printed %q", err, out.String())
 	}
 	root := t.TempDir()
@@ -154,7 +154,7 @@ func TestAgentFlags(t *testing.T) {
 		{args: []string{"--continue-delay", "soon"}, getenv: noEnv, wantErr: "invalid value"},
 	}
 	for _, tt := range tests {
-		cfg, err := parseFlags(tt.args, &bytes.Buffer{}, tt.getenv)
+		cfg, err := parseFlags(tt.args, &bytes.Buffer{}, tt.getenv, false)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("parseFlags(%q) error = %v, want one containing %q", tt.args, err, tt.wantErr)
@@ -163,6 +163,81 @@ func TestAgentFlags(t *testing.T) {
 		}
 		if err != nil || (cfg.NewAgent != nil) != tt.wantAgent {
 			t.Errorf("parseFlags(%q): agent set = %v, err = %v; want agent %v", tt.args, cfg.NewAgent != nil, err, tt.wantAgent)
+		}
+	}
+}
+
+// TestHelpIsGNUStyle: --help spells every flag as the usage line and the
+// README do (--agent, and -c for the one-letter flag), with placeholders in
+// capitals, and no flag in Go's single-dash spelling.
+func TestHelpIsGNUStyle(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := parseFlags([]string{"--help"}, &out, noEnv, false); !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	help := out.String()
+	for _, want := range []string{"\n  --agent NAME\n", "\n  -c CMD\n", "\n  --approve WHEN\n", "\n  --continue-delay DURATION\n", "(default 3s)", "\n  --resume\n"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q:\n%s", want, help)
+		}
+	}
+	for _, line := range strings.Split(help, "\n") {
+		if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") && !strings.HasPrefix(line, "  -c ") {
+			t.Errorf("single-dash flag in --help: %q", line)
+		}
+	}
+}
+
+// TestFlagErrorsAreGNUStyle: the flag package's errors name flags as
+// --help does.
+func TestFlagErrorsAreGNUStyle(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "todosh: unknown flag --bogus (see todosh --help)\n"},
+		{[]string{"-bogus"}, "todosh: unknown flag --bogus (see todosh --help)\n"},
+		{[]string{"--session"}, "todosh: --session needs a value (see todosh --help)\n"},
+		{[]string{"-c"}, "todosh: -c needs a value (see todosh --help)\n"},
+		{[]string{"--continue-delay", "soon"}, "todosh: --continue-delay \"soon\": parse error (see todosh --help)\n"},
+		{[]string{"--resume=maybe"}, "todosh: --resume \"maybe\": parse error (see todosh --help)\n"},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		if code := run(tt.args, strings.NewReader(""), &out, &errOut, noEnv); code != repl.ExitUsage || errOut.String() != tt.want {
+			t.Errorf("run(%q) = %d, stderr %q; want %d, %q", tt.args, code, errOut.String(), repl.ExitUsage, tt.want)
+		}
+	}
+}
+
+// TestDefaultAgent: with nothing configured, a terminal gets the demo (so
+// `go run .` shows the whole loop) and a script gets no agent (a scripted
+// model must not pass for real work); OPENAI_* picks openai in both.
+func TestDefaultAgent(t *testing.T) {
+	openai := func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return "http://127.0.0.1:9/v1"
+		}
+		return ""
+	}
+	tests := []struct {
+		args     []string
+		getenv   func(string) string
+		terminal bool
+		want     string
+	}{
+		{nil, noEnv, true, "demo"},
+		{nil, noEnv, false, "none"},
+		{[]string{"-c", "hello"}, noEnv, true, "none"},
+		{[]string{"--output", "jsonl"}, noEnv, true, "none"},
+		{nil, openai, true, "openai"},
+		{nil, openai, false, "openai"},
+		{[]string{"--agent", "none"}, noEnv, true, "none"},
+	}
+	for _, tt := range tests {
+		cfg, err := parseFlags(tt.args, &bytes.Buffer{}, tt.getenv, tt.terminal)
+		if err != nil || cfg.Backend == nil || cfg.Backend.Name != tt.want {
+			t.Errorf("parseFlags(%q, terminal %v): %v, %v; want agent %s", tt.args, tt.terminal, cfg.Backend, err, tt.want)
 		}
 	}
 }

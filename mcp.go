@@ -41,12 +41,11 @@ func runMCP(args []string, stdout, stderr io.Writer, getenv func(string) string)
 	fs.BoolVar(&cfg.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, mcpUsage)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
 			return repl.ExitOK
 		}
-		fmt.Fprintf(stderr, "todosh mcp: %v (see todosh mcp --help)\n", err)
+		fmt.Fprintf(stderr, "todosh mcp: %v (see todosh mcp --help)\n", gnuFlagError(err))
 		return repl.ExitUsage
 	}
 	if fs.NArg() > 0 {

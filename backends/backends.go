@@ -45,6 +45,9 @@ type Options struct {
 	RequireEvidence bool   // --require-evidence
 	Approve         string // --approve
 	Getenv          func(string) string
+	// Interactive is a shell in a terminal with no -c, where the default
+	// agent is the demo, so `todosh` with nothing set shows the whole loop.
+	Interactive bool
 }
 
 // Defaults of the agent flags, so main's flag table takes them from the
@@ -361,13 +364,19 @@ func Lookup(spec string) (*Backend, string, error) {
 }
 
 // Choose picks the row for --agent (default: openai when OPENAI_BASE_URL
-// or OPENAI_API_KEY is set, else none), checks that every flag given goes
-// with it, and starts it. given lists the agent flags on the command line.
+// or OPENAI_API_KEY is set, else the demo in a terminal and none in a
+// script, where a scripted model would pass for real work), checks that
+// every flag given goes with it, and starts it. given lists the agent flags
+// on the command line.
 func Choose(spec string, given []Flag, o Options) (*Backend, Factory, error) {
 	if spec == "" {
-		spec = "none"
-		if o.Getenv != nil && (o.Getenv("OPENAI_BASE_URL") != "" || o.Getenv("OPENAI_API_KEY") != "") {
+		switch {
+		case o.Getenv != nil && (o.Getenv("OPENAI_BASE_URL") != "" || o.Getenv("OPENAI_API_KEY") != ""):
 			spec = "openai"
+		case o.Interactive:
+			spec = "demo"
+		default:
+			spec = "none"
 		}
 	}
 	b, param, err := Lookup(spec)

@@ -450,7 +450,7 @@ func (r *Registry) runHelp(x *call) error {
 	var b strings.Builder
 	switch len(path) {
 	case 0:
-		b.WriteString("Commands (Tab completes them; a line that does not start with / is a prompt for the agent):\n")
+		b.WriteString("Commands (Tab completes them; a line not starting with / is a prompt; Alt-Enter types a line break):\n")
 		writeEntries(&b, "/", r.cmds)
 		if x.env.Agent != "" {
 			b.WriteString(x.env.Agent + "\n")

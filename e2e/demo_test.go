@@ -163,8 +163,17 @@ func TestDemoRunsToCompletion(t *testing.T) {
 	if !strings.HasSuffix(shown, "todosh 3/3 › ") {
 		t.Errorf("/todo show ends with %q, want the prompt todosh 3/3 › ", shown)
 	}
-	tm.quit()
 	h.assertDemoFinished(t)
+	// The demo runs again in the same shell: the finished list is archived
+	// at the prompt and the demo plans it anew.
+	first, _ := demoPrompts(t)
+	tm.typ(first + enter)
+	tm.expect("I'll plan the work as a todo list first.")
+	tm.expect(demoLazyStop)
+	tm.expect(demoCountdown)
+	tm.typ(ctrlC)
+	tm.expect(demoAfterFirst)
+	tm.quit()
 }
 
 func TestDemoTypingDuringCountdownTakesOver(t *testing.T) {

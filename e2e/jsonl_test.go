@@ -9,7 +9,7 @@ import (
 	"github.com/todosh/todosh/agent/modelapi"
 )
 
-// lazyScript is the README's script: one item done, then nothing.
+// lazyScript is the script of docs/agents.md: one item done, then nothing.
 const lazyScript = `{"replies": [
   {"text": "Planning.", "tool_calls": [{"name": "todo_write", "arguments": {"todos": [
     {"content": "write the parser", "status": "in_progress"},

@@ -4,19 +4,21 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
-// The script example in the README must keep working as documented.
+// The script example in docs/agents.md must keep working as documented.
 func TestReadmeScriptExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "agents.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)A script file for `--agent script:FILE`:\n\n```json\n(.*?)```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README has no script example")
+		t.Fatal("docs/agents.md has no script example")
 	}
 	script := filepath.Join(t.TempDir(), "script.json")
 	if err := os.WriteFile(script, m[1], 0o644); err != nil {
@@ -36,4 +38,85 @@ func TestReadmeScriptExample(t *testing.T) {
 	if sess, err := h.store().Load("readme"); err != nil || sess.Todos[0].Status != "completed" || sess.Todos[1].Status != "pending" {
 		t.Errorf("statuses on disk = %+v, %v; want completed, pending", sess, err)
 	}
+}
+
+// TestDocLinks: every relative link in the README, ARCHITECTURE.md and
+// docs/ names a file of the repository, and every #anchor a heading of
+// that file, so the pages a newcomer follows are never dead ends.
+func TestDocLinks(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join("..", "README.md"), filepath.Join("..", "ARCHITECTURE.md"))
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	checked := 0
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(stripCode(string(text)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), file)
+			}
+			checked++
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", page, target, err)
+				continue
+			}
+			if anchor != "" && !slices.Contains(headingSlugs(string(data)), anchor) {
+				t.Errorf("%s: link %q: no heading with anchor #%s in %s", page, target, anchor, path)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d links checked: the pattern or the pages are wrong", checked)
+	}
+}
+
+// stripCode drops fenced code blocks, whose brackets are not links.
+func stripCode(md string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// headingSlugs are the anchors GitHub gives a page's headings: lower case,
+// punctuation dropped, spaces as hyphens.
+func headingSlugs(md string) []string {
+	var slugs []string
+	for _, line := range strings.Split(stripCode(md), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ' || r == '-':
+				b.WriteRune('-')
+			case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		slugs = append(slugs, b.String())
+	}
+	return slugs
 }

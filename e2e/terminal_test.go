@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/todostore"
 )
 
 // Keys as a terminal sends them.
@@ -20,9 +22,16 @@ const (
 func TestTerminalCommandsAndProgressPrompt(t *testing.T) {
 	h := newHome(t)
 	tm := h.startTerm(t, "--session", "work")
-	banner := tm.expect("type /help")
-	if !strings.Contains(banner, "work") {
-		t.Errorf("banner %q does not name the session", banner)
+	banner := tm.expect("Ctrl-D to quit.")
+	// The default agent in a terminal is the demo; the banner names it and
+	// fits 80 columns.
+	if !strings.Contains(banner, "todosh session work · agent demo\n") {
+		t.Errorf("banner %q does not name the session and the agent", banner)
+	}
+	for _, line := range strings.Split(banner, "\n") {
+		if w := todostore.Width(line); w > 80 {
+			t.Errorf("banner line of %d columns: %q", w, line)
+		}
 	}
 	tm.expect("todosh › ")
 	for _, step := range []struct{ line, prompt string }{
@@ -170,10 +179,24 @@ func TestTerminalHistorySurvivesRestart(t *testing.T) {
 
 func TestTerminalPromptWithoutAgent(t *testing.T) {
 	h := newHome(t)
-	tm := h.startTerm(t, "--session", "prompt")
+	tm := h.startTerm(t, "--session", "prompt", "--agent", "none")
+	tm.expect("No agent: /todo commands only")
 	tm.expect("todosh › ")
 	if out := tm.run("please write the parser"); !strings.Contains(out, "no agent is connected") {
 		t.Errorf("a prompt without an agent printed %q", out)
 	}
 	tm.quit()
+}
+
+// TestJSONLInTerminalSaysWhereInputComes: --output jsonl never starts the
+// interactive shell, so in a terminal it reads commands from stdin; it says
+// so at once instead of waiting in silence, and still works as a script.
+func TestJSONLInTerminalSaysWhereInputComes(t *testing.T) {
+	h := newHome(t)
+	tm := h.startTerm(t, "--session", "j", "--output", "jsonl")
+	tm.expect("--output jsonl reads commands from standard input")
+	tm.typ("/todo add typed" + enter)
+	tm.expect(`"type":"todo_list"`)
+	tm.quit()
+	h.assertList(t, "j", "typed")
 }

@@ -17,7 +17,7 @@ import (
 const JSONLVersion = 1
 
 // jsonlView is --output jsonl: every event of a script as one JSON object
-// on its own line (README "Events for programs"). It is the turnView of
+// on its own line (docs/events.md). It is the turnView of
 // the runner and also reports the list after slash commands and their
 // output.
 type jsonlView struct {

@@ -51,6 +51,10 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 			return RunTerminal(cfg, t, stderr)
 		}
 	}
+	if cfg.Output == OutputJSONL && len(cfg.Commands) == 0 && IsTerminal(stdin) {
+		// Otherwise it waits for input in silence and looks hung.
+		fmt.Fprintln(stderr, "todosh: --output jsonl reads commands from standard input, one a line (Ctrl-D ends them); give them with -c or a pipe instead")
+	}
 	sio := scriptIO(cfg, stdout, stderr)
 	sh, err := open(cfg, sio)
 	if err != nil {
@@ -196,6 +200,20 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		resumed: cfg.Resume,
 		jsonl:   sio.jsonl,
 	}, nil
+}
+
+// banner is what the interactive shell prints first: the session, the
+// agent, and how to go on. Each line fits 80 columns with a generated id.
+func (s *shell) banner() string {
+	name := "none"
+	if s.runner.Backend != nil {
+		name = s.runner.Backend.Name
+	}
+	next := "Type a prompt for the agent, /help for commands, Ctrl-D to quit."
+	if s.runner.Agent == nil {
+		next = "No agent: /todo commands only (todosh --help lists agents). Ctrl-D quits."
+	}
+	return "todosh session " + s.id + " · agent " + name + "\n" + next + "\n"
 }
 
 // agentLine is what /help says about the agent, from its backend row.

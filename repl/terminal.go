@@ -224,8 +224,7 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 		if s.env.Width != nil {
 			cols = s.env.Width()
 		}
-		banner := fmt.Sprintf("todosh session %s — type /help for commands, Alt-Enter for a new line, Ctrl-D to quit\n", s.id)
-		io.WriteString(s.env.Out, todostore.FitLines(banner, cols))
+		io.WriteString(s.env.Out, todostore.FitLines(s.banner(), cols))
 	}
 	if sess, err := s.store.LoadOrNew(s.id); err != nil {
 		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)

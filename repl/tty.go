@@ -37,6 +37,12 @@ type Terminal interface {
 	SaveMode() (restore func())
 }
 
+// IsTerminal reports whether f is a terminal (an *os.File on one).
+func IsTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && readline.IsTerminal(int(file.Fd()))
+}
+
 // ttyTerminal is the real terminal: stdin and stdout.
 type ttyTerminal struct {
 	in, out *os.File

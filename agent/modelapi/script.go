@@ -69,6 +69,9 @@ type Script struct {
 	endText string
 	prompts []string
 	next    int
+	// loop starts the replies over once they are played (the demo, which a
+	// person may run again in the same shell), so endText is never reached.
+	loop bool
 }
 
 // ParseScript reads a script file (see the format above). Unknown fields
@@ -132,6 +135,9 @@ func scriptDecode(data []byte, v any) error {
 // Complete plays the next reply, streaming its text in word-sized pieces
 // with Delay between them.
 func (s *Script) Complete(ctx context.Context, _ Request, onText func(string)) (Message, error) {
+	if s.loop && s.next >= len(s.replies) {
+		s.next = 0
+	}
 	m := Message{Role: "assistant", Content: s.endText}
 	if s.next < len(s.replies) {
 		m = s.replies[s.next]
@@ -196,14 +202,16 @@ func NewScript(data []byte, sess agent.Session, requireEvidence bool) (*Backend,
 
 // NewDemo returns the "demo" backend: an embedded script that plans a list,
 // makes progress, stops lazily (so the shell continues it), pauses to ask the
-// person, and completes the list after the person's answer. It streams with
-// DemoDelay; see DemoPrompts for the person's side.
+// person, and completes the list after the person's answer; the next prompt
+// starts it over. It streams with DemoDelay; see DemoPrompts for the
+// person's side.
 func NewDemo(sess agent.Session) (*Backend, error) {
 	b, err := NewScript(demoScript, sess, false)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	b.name = "demo"
+	b.model.(*Script).loop = true
 	b.SetDelay(DemoDelay)
 	return b, nil
 }

@@ -2,6 +2,7 @@ package modelapi
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +121,14 @@ func TestDemo(t *testing.T) {
 	pol := continuation.New()
 	var decisions []string
 	var rec recorder
-	for _, p := range prompts {
+	// The demo is run twice in one shell: the second time starts over, on
+	// a list emptied as the shell archives a finished one.
+	for i, p := range slices.Concat(prompts, prompts) {
+		if i == len(prompts) {
+			if _, err := sess.Update(func(s *todostore.Session) error { s.Todos = nil; return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
 		pol.PersonPrompt()
 		turn := agent.Turn{Prompt: p, TodoContext: continuation.TodoContext(loadTodos(t, sess))}
 		for {
@@ -141,6 +149,7 @@ func TestDemo(t *testing.T) {
 		`stopped: paused — "Should the tests use only the standard testing package, or may I add testify?"`,
 		"all done",
 	}
+	want = slices.Concat(want, want)
 	t.Logf("decisions: %q", decisions)
 	if strings.Join(decisions, "\n") != strings.Join(want, "\n") {
 		t.Errorf("decisions\n%s\nwant\n%s", strings.Join(decisions, "\n"), strings.Join(want, "\n"))
@@ -160,7 +169,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo tool call failed: %s", l)
 		}
 	}
-	if rec.count(agent.EventPause) != 1 || rec.count(agent.EventTodos) != 7 {
+	if rec.count(agent.EventPause) != 2 || rec.count(agent.EventTodos) != 14 { // twice the demo
 		t.Errorf("%d pauses, %d list changes", rec.count(agent.EventPause), rec.count(agent.EventTodos))
 	}
 	if _, err := sess.Store.Load(sess.ID); err != nil {
