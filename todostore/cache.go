@@ -187,3 +187,59 @@ func (s *Store) remember(id, path string, tmpID fileID, sess *Session, hash uint
 	}
 	s.cache.put(id, state{sess: sess, present: true, fid: tmpID, hash: hash}, f)
 }
+
+// dirMark is what a write checks of a store directory it has made private
+// already: its inode, mode and owner, from one lstat.
+type dirMark struct {
+	ino  uint64
+	mode os.FileMode
+	uid  uint32
+}
+
+func markOf(path string) (dirMark, bool) {
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode()&os.ModeSymlink != 0 {
+		return dirMark{}, false // a symlinked store is checked in full at every write: its target may change
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return dirMark{}, false
+	}
+	return dirMark{ino: st.Ino, mode: info.Mode(), uid: st.Uid}, true
+}
+
+// dirsChecked remembers the store's directories as the last full check
+// left them.
+type dirsChecked struct {
+	mu         sync.Mutex
+	dir, locks dirMark
+	ok         bool
+}
+
+// ensureDirs makes the store's directory and its lock directory exist and
+// private (mkdirStore). After the first full check a write lstats the two
+// and checks again in full only when either is not the directory it was,
+// or its mode or owner changed: two system calls instead of about ten.
+func (s *Store) ensureDirs() error {
+	d, l := s.Dir, s.lockDir()
+	s.dirs.mu.Lock()
+	defer s.dirs.mu.Unlock()
+	if s.dirs.ok {
+		dm, ok1 := markOf(d)
+		lm, ok2 := markOf(l)
+		if ok1 && ok2 && dm == s.dirs.dir && lm == s.dirs.locks {
+			return nil
+		}
+	}
+	s.dirs.ok = false
+	if err := mkdirStore(d); err != nil {
+		return err
+	}
+	if err := mkdirStore(l); err != nil {
+		return err
+	}
+	dm, ok1 := markOf(d)
+	lm, ok2 := markOf(l)
+	s.dirs.dir, s.dirs.locks, s.dirs.ok = dm, lm, ok1 && ok2
+	return nil
+}

@@ -58,10 +58,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if err != nil || !changed {
 		return st.sess.clone(), false, err
 	}
-	if err := mkdirStore(s.Dir); err != nil {
-		return nil, false, err
-	}
-	if err := mkdirStore(s.lockDir()); err != nil {
+	if err := s.ensureDirs(); err != nil {
 		return nil, false, err
 	}
 	s.sweepOnce.Do(func() { sweepTemps(s.Dir, time.Now()) })

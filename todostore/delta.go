@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc64"
+	"hash/crc32"
 	"strconv"
 )
 
@@ -242,12 +242,18 @@ func parseRange(e []byte, n int) (int, int, error) {
 // checks a delta's result and a writer sees whether the history explains
 // the file without reading it.
 func listHash(todos []Todo) uint64 {
-	table := crc64.MakeTable(crc64.ECMA) // built at the first call, not at start-up
-	var crc uint64
+	// Two 32-bit CRCs the processor computes (SSE 4.2, carry-less
+	// multiply), several times faster than a 64-bit table CRC.
+	castagnoli := crc32.MakeTable(crc32.Castagnoli) // built at the first call, not at start-up
+	var c, e uint32
 	var arr [4096]byte
 	buf := arr[:0]
+	update := func(b []byte) {
+		c = crc32.Update(c, castagnoli, b)
+		e = crc32.Update(e, crc32.IEEETable, b)
+	}
 	flush := func() {
-		crc = crc64.Update(crc, table, buf)
+		update(buf)
 		buf = buf[:0]
 	}
 	num := func(n int) {
@@ -261,7 +267,7 @@ func listHash(todos []Todo) uint64 {
 		if len(buf)+len(s) > cap(buf) {
 			flush()
 			if len(s) > cap(buf) {
-				crc = crc64.Update(crc, table, []byte(s))
+				update([]byte(s))
 				return
 			}
 		}
@@ -285,7 +291,7 @@ func listHash(todos []Todo) uint64 {
 		}
 	}
 	flush()
-	return crc
+	return uint64(c)<<32 | uint64(e)
 }
 
 // hashString is how a hash is written: 16 hex digits, exact in any JSON reader.

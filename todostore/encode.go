@@ -127,6 +127,14 @@ func appendTodo(out []byte, t Todo) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plain marks the ASCII bytes a JSON string holds as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendString writes s as encoding/json does: HTML characters, control
 // characters, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
 func appendString(out []byte, s string) []byte {
@@ -134,7 +142,7 @@ func appendString(out []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if plain[b] {
 				i++
 				continue
 			}

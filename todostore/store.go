@@ -37,6 +37,7 @@ type Store struct {
 
 	sweepOnce sync.Once // leftover temp files are removed at the first write
 	cache     sessionCache
+	dirs      dirsChecked
 }
 
 // ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
