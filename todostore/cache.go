@@ -37,6 +37,10 @@ type state struct {
 	present bool
 	fid     fileID
 	hash    uint64
+	// items are the encodings of sess.Todos as in the file this process
+	// wrote (nil when it read the file), so the next change encodes only
+	// the items it changed.
+	items [][]byte
 }
 
 // cacheEntry is one cached session and what this process knows of its
@@ -173,7 +177,7 @@ func (s *Store) readSession(id string) (state, error) {
 // remember caches the session this process just wrote as the file at
 // path, whose temp file was tmpID: reopened and pinned when it is still
 // that file, so the next operation neither reads nor decodes it.
-func (s *Store) remember(id, path string, tmpID fileID, sess *Session, hash uint64) {
+func (s *Store) remember(id, path string, tmpID fileID, sess *Session, hash uint64, items [][]byte) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|openNoBlock, 0)
 	if err != nil {
 		s.cache.drop(id)
@@ -185,7 +189,7 @@ func (s *Store) remember(id, path string, tmpID fileID, sess *Session, hash uint
 		s.cache.drop(id)
 		return
 	}
-	s.cache.put(id, state{sess: sess, present: true, fid: tmpID, hash: hash}, f)
+	s.cache.put(id, state{sess: sess, present: true, fid: tmpID, hash: hash, items: items}, f)
 }
 
 // dirMark is what a write checks of a store directory it has made private

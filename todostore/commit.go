@@ -126,7 +126,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash)}
 	newLines = append(newLines, line)
 	next.Change = &ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
-	out, err := Encode(next)
+	out, items, err := encodeReusing(next, cur.Todos, st.items)
 	if err != nil {
 		return nil, false, err
 	}
@@ -149,7 +149,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	result := next.clone()
 	next.note, next.notes, next.dropped, next.revertOf = "", nil, nil, 0
-	s.remember(id, s.Path(id), fid, next, hash) // next is the cache's now, never changed again
+	s.remember(id, s.Path(id), fid, next, hash, items) // next is the cache's now, never changed again
 	capped, err := s.appendHistory(hist, tail, buf, len(newLines))
 	if err != nil {
 		return result, true, err

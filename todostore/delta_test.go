@@ -449,9 +449,50 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 		if err != nil {
 			t.Skip(err)
 		}
-		got, err := encodeFast(sess)
+		got, _, err := encodeFast(sess, nil, nil)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("encodeFast:\n%s\nwant:\n%s\n%v", got, want, err)
 		}
+		// Again after a change, reusing the items that did not change.
+		before, after := fuzzLists(append([]byte{7}, data...))
+		if _, prevItems, err := encodeFast(&Session{Version: 1, Todos: before}, nil, nil); err == nil && prevItems != nil {
+			sess.Todos = after
+			want, _ = json.MarshalIndent(sess, "", "  ")
+			if again, _, err := encodeFast(sess, before, prevItems); err != nil || !bytes.Equal(again, want) {
+				t.Fatalf("encodeFast reusing items:\n%s\nwant:\n%s\n%v", again, want, err)
+			}
+		}
 	})
+}
+
+// A change to one subtask of a large list encodes that item and copies the
+// others, and the file is byte for byte what encoding/json writes.
+func TestEncodeReusingItems(t *testing.T) {
+	var todos []Todo
+	for i := 0; i < 20; i++ {
+		td := Todo{Content: fmt.Sprintf("item %d <b> & \"q\"", i), Status: Pending}
+		for j := 0; j < 50; j++ {
+			td.Subtasks = append(td.Subtasks, Subtask{Content: fmt.Sprintf("step %d", j), Status: Pending})
+		}
+		todos = append(todos, td)
+	}
+	Normalize(todos)
+	sess := &Session{Version: 1, Session: "r", Todos: todos}
+	_, items, err := encodeReusing(sess, nil, nil)
+	if err != nil || len(items) != 20 {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	next := sess.clone()
+	next.Todos[7].Subtasks[3].Status = Completed
+	Normalize(next.Todos)
+	got, items2, err := encodeReusing(next, sess.Todos, items)
+	want, _ := json.MarshalIndent(next, "", "  ")
+	if err != nil || !bytes.Equal(got, append(want, '\n')) {
+		t.Fatalf("reusing items: %v\n%s", err, got)
+	}
+	for k := range items2 {
+		if same := bytes.Equal(items2[k], items[k]); same != (k != 7) {
+			t.Errorf("item %d: encoding the same as before: %v", k+1, same)
+		}
+	}
 }

@@ -16,43 +16,84 @@ import (
 // that). The list is written directly; a list with fields this todosh does
 // not know, or an old file's archive, takes encoding/json's way.
 func Encode(sess *Session) ([]byte, error) {
-	data, err := encodeFast(sess)
+	data, _, err := encodeReusing(sess, nil, nil)
+	return data, err
+}
+
+// encodeReusing is Encode that copies the bytes of each item equal to the
+// item at its position in prev, whose encodings are prevItems (both nil:
+// none), instead of encoding it again: a change to one item of a large
+// list encodes that item. It returns the items' encodings in the result,
+// for the next change (nil when the list took encoding/json's way).
+func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
+	data, items, err := encodeFast(sess, prev, prevItems)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data = append(data, '\n')
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
+		return nil, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
 	}
-	return data, nil
+	return data, items, nil
 }
 
-func encodeFast(sess *Session) ([]byte, error) {
+func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
+	slow := func() ([]byte, [][]byte, error) {
+		data, err := json.MarshalIndent(sess, "", "  ")
+		return data, nil, err
+	}
 	if len(sess.Archive) > 0 || len(sess.Todos) == 0 || hasExtra(sess.Todos) {
-		return json.MarshalIndent(sess, "", "  ")
+		return slow()
 	}
 	shell := *sess
 	shell.Todos = []Todo{}
 	head, err := json.MarshalIndent(&shell, "", "  ")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mark := []byte("\n  \"todos\": []")
 	i := bytes.Index(head, mark)
 	if i < 0 {
-		return json.MarshalIndent(sess, "", "  ")
+		return slow()
 	}
-	out := make([]byte, 0, len(head)+estimate(sess.Todos))
+	if len(prevItems) != len(prev) {
+		prev = nil
+	}
+	size := len(head)
+	for k := range sess.Todos {
+		if k < len(prev) && sameTodo(prev[k], sess.Todos[k]) {
+			size += len(prevItems[k]) + 1
+		} else {
+			size += estimate(sess.Todos[k : k+1])
+		}
+	}
+	out := make([]byte, 0, size)
 	out = append(out, head[:i]...)
 	out = append(out, "\n  \"todos\": ["...)
+	starts := make([]int, len(sess.Todos)+1)
 	for k, t := range sess.Todos {
 		if k > 0 {
 			out = append(out, ',')
 		}
-		out = appendTodo(out, t)
+		starts[k] = len(out)
+		if k < len(prev) && sameTodo(prev[k], t) {
+			out = append(out, prevItems[k]...)
+		} else {
+			out = appendTodo(out, t)
+		}
 	}
+	starts[len(sess.Todos)] = len(out)
 	out = append(out, "\n  ]"...)
-	return append(out, head[i+len(mark):]...), nil
+	out = append(out, head[i+len(mark):]...)
+	items := make([][]byte, len(sess.Todos))
+	for k := range items {
+		end := starts[k+1]
+		if k+1 < len(sess.Todos) {
+			end-- // the comma before the next item
+		}
+		items[k] = out[starts[k]:end:end]
+	}
+	return out, items, nil
 }
 
 func hasExtra(todos []Todo) bool {
