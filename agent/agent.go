@@ -132,11 +132,18 @@ func (s Session) Update(fn func(*todostore.Session) error) (*todostore.Session, 
 // the session's Cwd recorded in a first write.
 func (s Session) Commit(by todostore.Author, fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
 	return s.Store.Commit(s.ID, by, func(sess *todostore.Session) error {
-		before, paused := todostore.CloneTodos(sess.Todos), sess.Paused
+		// The list before fn is copied only when a cwd may be recorded:
+		// once per session, not at every call.
+		needCwd := sess.Cwd == "" && s.Cwd != ""
+		var before []todostore.Todo
+		if needCwd {
+			before = todostore.CloneTodos(sess.Todos)
+		}
+		paused := sess.Paused
 		if err := fn(sess); err != nil {
 			return err
 		}
-		if sess.Cwd == "" && (sess.Agent != nil || sess.Paused != paused || !todostore.SameTodos(before, sess.Todos)) {
+		if needCwd && sess.Cwd == "" && (sess.Agent != nil || sess.Paused != paused || !todostore.SameTodos(before, sess.Todos)) {
 			sess.Cwd = s.Cwd
 		}
 		return nil

@@ -55,8 +55,11 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		lines, _ = s.History(id) // unreadable lines are skipped
 	}
 	next, changed, err := applyChange(st.sess, lines, fn)
-	if err != nil || !changed {
+	if err != nil {
 		return st.sess.clone(), false, err
+	}
+	if !changed {
+		return next, false, nil // the same state, and already the caller's own copy
 	}
 	if err := s.ensureDirs(); err != nil {
 		return nil, false, err
