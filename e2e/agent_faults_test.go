@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -198,14 +199,18 @@ func TestAgentFaultsThroughBinary(t *testing.T) {
 // sameTodos reports whether two session files hold the same todos (the
 // agent's session id may be saved in between).
 func sameTodos(a, b []byte) bool {
-	cut := func(s []byte) string {
-		str := string(s)
-		if i := strings.Index(str, `"todos"`); i >= 0 {
-			return str[i:]
+	// Only the list: the fields around it (the agent's session id, the
+	// record of the change that wrote the file) may change.
+	todos := func(s []byte) string {
+		var f struct {
+			Todos json.RawMessage `json:"todos"`
 		}
-		return str
+		if err := json.Unmarshal(s, &f); err != nil {
+			return "unreadable: " + string(s)
+		}
+		return string(f.Todos)
 	}
-	return cut(a) == cut(b)
+	return todos(a) == todos(b)
 }
 
 func mustAbs(t *testing.T, p string) string {
