@@ -59,9 +59,10 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byt
 	if len(prevItems) != len(prev) {
 		prev = nil
 	}
-	size := len(head)
+	size := len(head) + 1 // and Encode's newline, so the buffer is made once
+	same := make([]bool, len(sess.Todos))
 	for k := range sess.Todos {
-		if k < len(prev) && sameTodo(prev[k], sess.Todos[k]) {
+		if same[k] = k < len(prev) && sameTodo(prev[k], sess.Todos[k]); same[k] {
 			size += len(prevItems[k]) + 1
 		} else {
 			size += estimate(sess.Todos[k : k+1])
@@ -76,7 +77,7 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byt
 			out = append(out, ',')
 		}
 		starts[k] = len(out)
-		if k < len(prev) && sameTodo(prev[k], t) {
+		if same[k] {
 			out = append(out, prevItems[k]...)
 		} else {
 			out = appendTodo(out, t)
