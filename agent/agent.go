@@ -120,8 +120,8 @@ type ToolLoader interface {
 type Session struct {
 	Store *todostore.Store
 	ID    string
-	// Cwd, when set, is recorded by the first write that changes the list
-	// or records the agent, in that same write.
+	// Cwd, when set, is recorded by the first write that changes the list,
+	// the pause or records the agent, in that same write.
 	Cwd string
 }
 
@@ -139,11 +139,18 @@ func (s Session) Update(fn func(*todostore.Session) error) (*todostore.Session, 
 // the session's Cwd recorded in a first write.
 func (s Session) Commit(by todostore.Author, fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
 	return s.Store.Commit(s.ID, by, func(sess *todostore.Session) error {
-		before := todostore.CloneTodos(sess.Todos)
+		// The list before fn is copied only when a cwd may be recorded:
+		// once per session, not at every call.
+		needCwd := sess.Cwd == "" && s.Cwd != ""
+		var before []todostore.Todo
+		if needCwd {
+			before = todostore.CloneTodos(sess.Todos)
+		}
+		paused := sess.Paused
 		if err := fn(sess); err != nil {
 			return err
 		}
-		if sess.Cwd == "" && (sess.Agent != nil || !todostore.SameTodos(before, sess.Todos)) {
+		if needCwd && sess.Cwd == "" && (sess.Agent != nil || sess.Paused != paused || !todostore.SameTodos(before, sess.Todos)) {
 			sess.Cwd = s.Cwd
 		}
 		return nil

@@ -12,6 +12,9 @@ import (
 // model cannot keep itself going by shuffling its list. Items are matched as
 // described in the package doc: by content, then by position.
 func Progressed(before, after []todostore.Todo) bool {
+	if todostore.SameTodos(before, after) {
+		return false // the turn that changed nothing, without matching items
+	}
 	if openCount(after) < openCount(before) {
 		return true
 	}

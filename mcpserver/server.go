@@ -77,7 +77,9 @@ func checkID(from, id string) error {
 // todotools, with their own schemas and descriptions.
 func New(cfg Config, sessionID string) *mcp.Server {
 	tools := &todotools.Tools{
-		Session:         agent.Session{Store: cfg.Store, ID: sessionID},
+		// The cwd goes in the same write as the first change, so no call
+		// reloads the session to see whether it is recorded.
+		Session:         agent.Session{Store: cfg.Store, ID: sessionID, Cwd: cfg.Cwd},
 		RequireEvidence: cfg.RequireEvidence,
 		Now:             cfg.Now,
 	}
@@ -88,7 +90,7 @@ func New(cfg Config, sessionID string) *mcp.Server {
 			Name:        spec.Name,
 			Description: spec.Description,
 			InputSchema: json.RawMessage(spec.Parameters),
-		}, handler(tools, spec.Name, cfg.Cwd))
+		}, handler(tools, spec.Name))
 	}
 	return srv
 }
@@ -103,37 +105,18 @@ func instructions(id string) string {
 // handler runs one tool through todotools. A broken rule or bad
 // arguments come back as a tool error the model can act on, never as a
 // protocol error, and change nothing.
-func handler(tools *todotools.Tools, name, cwd string) mcp.ToolHandler {
+func handler(tools *todotools.Tools, name string) mcp.ToolHandler {
 	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args []byte
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
 		out := tools.Call(name, args)
-		if out.Changed && cwd != "" {
-			recordCwd(tools.Session, cwd)
-		}
 		return &mcp.CallToolResult{
 			Content: []mcp.Content{&mcp.TextContent{Text: out.Result}},
 			IsError: out.IsError,
 		}, nil
 	}
-}
-
-// recordCwd records the directory in a session that has none, so that
-// `todosh --resume` there finds a session the server started. It is best
-// effort: the tool call already succeeded.
-func recordCwd(s agent.Session, cwd string) {
-	cur, err := s.Load()
-	if err != nil || cur.Cwd != "" {
-		return
-	}
-	_, _ = s.Update(func(x *todostore.Session) error {
-		if x.Cwd == "" {
-			x.Cwd = cwd
-		}
-		return nil
-	})
 }
 
 // Serve runs the server on the transport until the client goes away.

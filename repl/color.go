@@ -4,6 +4,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Colour modes of --color.
@@ -60,7 +61,9 @@ func (p palette) Decision(s string) string { return p.paint(sgrDecision, s) }
 
 // itemLine finds the status mark of an item line and the box of a subtask
 // line of todostore.FormatList.
-var itemLine = regexp.MustCompile(`^( *\d+\. )([○▸✓✗?]) |^( *\d+\.\d+ )(\[[ x]\]) `)
+var itemLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^( *\d+\. )([○▸✓✗?]) |^( *\d+\.\d+ )(\[[ x]\]) `)
+}) // compiled at first use, not at start-up
 
 // List colours a formatted list: each mark by its status, a completed or
 // cancelled item's line dim after its mark.
@@ -74,7 +77,7 @@ func (p palette) List(text string) string {
 			lines[i] = c
 			continue
 		}
-		m := itemLine.FindStringSubmatchIndex(l)
+		m := itemLine().FindStringSubmatchIndex(l)
 		if m == nil {
 			if i == 0 && strings.HasPrefix(l, "Todo ") {
 				lines[i] = p.paint("1", strings.TrimSuffix(l, "\n")) + tail(l)

@@ -196,9 +196,14 @@ func (r *Renderer) Changed(todos []todostore.Todo, notice string) bool {
 }
 
 func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool {
-	text := todostore.FormatList(todos)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// The same list shows the same text: compared field by field, not
+	// formatted, at the end of every turn.
+	if r.known && todostore.SameTodos(todos, r.shownTodos) {
+		return false
+	}
+	text := todostore.FormatList(todos)
 	if r.known && text == r.shown {
 		return false
 	}
@@ -233,10 +238,12 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 // Seen records todos as the list the person already knows, without printing
 // it, so that only later changes are shown.
 func (r *Renderer) Seen(todos []todostore.Todo) {
-	text := todostore.FormatList(todos)
 	r.mu.Lock()
-	r.shown, r.shownTodos, r.known = text, todostore.CloneTodos(todos), true
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if r.known && todostore.SameTodos(todos, r.shownTodos) {
+		return
+	}
+	r.shown, r.shownTodos, r.known = todostore.FormatList(todos), todostore.CloneTodos(todos), true
 }
 
 // Error prints a line saying a prompt failed, after the reply text shown

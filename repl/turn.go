@@ -54,6 +54,9 @@ type TurnRunner struct {
 	// render is kept across prompts so an unchanged list is never shown
 	// twice: the text Renderer, or the JSONL stream with --output jsonl.
 	render turnView
+	// todoContext keeps the todo context last sent, so an unchanged list
+	// is not encoded again at every turn.
+	todoContext turnstep.ContextCache
 	// live, in a terminal, is the region that shows the list and the
 	// agent's activity during a prompt; nil in a script.
 	live *liveRegion
@@ -210,7 +213,7 @@ func (r *TurnRunner) errLine(msg string) { r.render.Error(msg) }
 // failed, or ctx ended; dec.Continue is true only when the next turn should
 // run with dec.Prompt.
 func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
-	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools, Cwd: r.Cwd, Ask: r.Ask}
+	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools, Cwd: r.Cwd, Ask: r.Ask, Context: &r.todoContext}
 	tctx, stop := r.turnContext(ctx)
 	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()

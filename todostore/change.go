@@ -177,6 +177,9 @@ func diffList(before, after []Todo, parent int) ([]ItemChange, bool) {
 // itemChanges lists what changed in one item (or subtask) kept at at:
 // its text, its subtasks, its status, else its other fields.
 func itemChanges(at Pos, b, a Todo) []ItemChange {
+	if sameTodo(b, a) {
+		return nil // the common case, without lining up its subtasks
+	}
 	var out []ItemChange
 	if b.Content != a.Content {
 		out = append(out, ItemChange{Kind: ChangeEdited, At: at, Text: a.Content})

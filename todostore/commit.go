@@ -3,10 +3,8 @@ package todostore
 // Commit, the one way a session changes (ARCHITECTURE.md §3).
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -37,11 +35,18 @@ func (s *Store) Commit(id string, by Author, fn func(*Session) error) (*Session,
 
 // commit is Commit for fns that need the history (revert, restore): with
 // needHist it is read again under the lock.
+//
+// The session is read once before the lock and once under it, each a stat
+// when the file is the one this process last read or wrote (cache.go); fn
+// runs again under the lock only when the file changed in between. The
+// new state is encoded once; the history gets a delta of the list
+// (history.go), and its end is known without reading it when this process
+// wrote it last.
 func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, false, err
 	}
-	cur, data, err := s.readSession(id)
+	st, err := s.readSession(id)
 	if err != nil {
 		return nil, false, err
 	}
@@ -51,14 +56,14 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 			return nil, false, err
 		}
 	}
-	next, changed, err := applyChange(cur, lines, fn)
-	if err != nil || !changed {
-		return cur, false, err
+	next, changed, err := applyChange(st.sess, lines, fn)
+	if err != nil {
+		return st.sess.clone(), false, err
 	}
-	if err := mkdirStore(s.Dir); err != nil {
-		return nil, false, err
+	if !changed {
+		return next, false, nil // the same state, and already the caller's own copy
 	}
-	if err := mkdirStore(s.lockDir()); err != nil {
+	if err := s.ensureDirs(); err != nil {
 		return nil, false, err
 	}
 	s.sweepOnce.Do(func() { sweepTemps(s.Dir, time.Now()) })
@@ -67,73 +72,134 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		return nil, false, err
 	}
 	defer unlock()
-	cur2, data2, err := s.readSession(id)
+	st2, err := s.readSession(id)
 	if err != nil {
 		return nil, false, err
 	}
-	if needHist || !bytes.Equal(data, data2) {
+	if needHist || st2.present != st.present || st2.fid != st.fid {
 		if needHist {
 			if lines, err = s.usableHistory(id); err != nil {
 				return nil, false, err
 			}
 		}
-		if next, changed, err = applyChange(cur2, lines, fn); err != nil || !changed {
-			return cur2, false, err
+		if next, changed, err = applyChange(st2.sess, lines, fn); err != nil || !changed {
+			return st2.sess.clone(), false, err
 		}
 	}
-	cur, data = cur2, data2
+	st = st2
+	cur := st.sess
 	stampRevs(cur, next, by)
-	// A change that only gives ids or marks the agent's read (ids.go) is
-	// not a change of the list: no history line.
-	quiet := onlyMarks(cur, next) && len(next.Archive) == 0
 	next.Version = FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
-	archive := next.Archive
-	next.Archive = nil // now kept in the history
-	out, err := Encode(next)
-	if err != nil {
-		return nil, false, err
-	}
-	if quiet {
-		if err := writeLocked(s.Path(id), out); err != nil {
+	if onlyMarks(cur, next) && len(next.Archive) == 0 {
+		// Only ids given or the agent's read marked (ids.go): not a change
+		// of the list, so no history line, and the file's change record
+		// still names the history's last line.
+		next.Change = cur.Change
+		out, items, err := encodeReusing(next, cur.Todos, st.items)
+		if err != nil {
 			return nil, false, err
 		}
-		if s.AfterWrite != nil {
-			s.AfterWrite(id, out)
-		}
-		return next, true, nil
+		return s.writeSession(id, next, out, items, listHash(next.Todos))
 	}
+	archive := next.Archive
+	next.Archive = nil // now kept in the history
+
 	hist, err := openHistory(s.SessionHistoryPath(id), os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, false, err
 	}
 	defer hist.Close()
-	tail, err := readTail(hist)
+	hinfo, err := hist.Stat()
 	if err != nil {
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
-	newLines := historyLines(tail, data != nil, archive, cur, next, by)
+	tail, known := s.cache.histTail(id, idOf(hinfo))
+	if !known {
+		if tail, err = readTail(hist, hinfo); err != nil {
+			return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
+		}
+	}
+	// What the history must say first so that it explains the file
+	// (nothing, when its last line is the change that wrote it), read
+	// whole only when neither that nor a lost line of ours explains it.
+	var newLines []HistoryLine
+	if !explained(tail, st) || len(archive) > 0 {
+		var last *HistoryLine
+		if _, ok := lostLine(tail.n, st); !ok && tail.n > 0 {
+			all, _ := readHistory(hist.Name())
+			if len(all) > 0 {
+				last = &all[len(all)-1]
+			}
+		} else if tail.n > 0 {
+			last = &HistoryLine{N: tail.n} // its list is not needed: the lost line is a snapshot
+		}
+		st.sess = cur.clone()
+		st.sess.Archive = archive
+		newLines = catchUp(last, st)
+	}
+	n := tail.n + len(newLines) + 1
+	hash := listHash(next.Todos)
+	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: next.Todos,
+		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash)}
+	newLines = append(newLines, line)
+	next.Change = &ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
+	out, items, err := encodeReusing(next, cur.Todos, st.items)
+	if err != nil {
+		return nil, false, err
+	}
+	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, len(out))
+	if err != nil {
+		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
+	}
 	if tail.size == 0 {
 		// A session's first history line: the lock file an older todosh
 		// kept beside the session file is not needed any more.
 		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
 	}
-	if err := writeLocked(s.Path(id), out); err != nil {
+	result, _, err := s.writeSession(id, next, out, items, hash)
+	if err != nil {
+		return nil, false, err
+	}
+	capped, err := s.appendHistory(hist, tail, buf, len(newLines))
+	if err != nil {
+		return result, true, err
+	}
+	if !capped {
+		if info, err := hist.Stat(); err == nil {
+			after := histTail{lineChain: chain, hash: line.hash, firstN: tail.firstN, end: tail.end + int64(len(buf)), size: tail.end + int64(len(buf))}
+			if after.firstN == 0 {
+				after.firstN = newLines[0].N
+			}
+			s.cache.setHistTail(id, idOf(info), after)
+		}
+	}
+	return result, true, nil
+}
+
+// writeSession writes out, the encoding of next, as session id's file: the
+// one durable write of a change. It keeps next as the cache's decoded
+// session (hash is its list's, items its items' encodings) and returns
+// the caller's own copy.
+func (s *Store) writeSession(id string, next *Session, out []byte, items [][]byte, hash uint64) (*Session, bool, error) {
+	fid, err := writeLockedID(s.Path(id), out)
+	if err != nil {
+		s.cache.drop(id)
 		return nil, false, err
 	}
 	if s.AfterWrite != nil {
 		s.AfterWrite(id, out)
 	}
-	if err := s.appendHistory(hist, tail, newLines); err != nil {
-		return next, true, err
-	}
-	return next, true, nil
+	result := next.clone()
+	next.note, next.notes, next.dropped, next.revertOf, next.agentSees = "", nil, nil, 0, false
+	s.remember(id, s.Path(id), fid, next, hash, items) // next is the cache's now, never changed again
+	return result, true, nil
 }
 
 // usableHistory is History for a change made from it (revert, restore):
-// unreadable lines are skipped, but a history file that is refused
-// (openHistory) is an error, not an empty history.
+// lines that cannot be read are skipped, but a history that cannot be used
+// at all (refused, unreadable) is an error rather than an empty history.
 func (s *Store) usableHistory(id string) ([]HistoryLine, error) {
 	lines, err := s.History(id)
 	var he *HistoryError
@@ -143,63 +209,76 @@ func (s *Store) usableHistory(id string) ([]HistoryLine, error) {
 	return lines, nil
 }
 
-// historyLines are the lines one change appends: first, once, the entries
-// of an older file's archive and the list the history does not explain
-// (found in a file written before the history, or by another program),
-// then the change itself (none when next is nil: what History shows
-// before the first change).
-func historyLines(tail histTail, hadFile bool, archive []ArchiveEntry, cur, next *Session, by Author) []HistoryLine {
+// explained reports whether the history's last line is the change that
+// wrote the session file as it is: the file's record names that line, and
+// the line, the record and the list have one hash.
+func explained(t histTail, st state) bool {
+	c := st.sess.Change
+	if !st.present {
+		return t.n == 0
+	}
+	return c != nil && c.N == t.n && t.hash != "" && c.Hash == t.hash && c.Hash == hashString(st.hash)
+}
+
+// lostLine is the history line of the change that wrote the session file
+// when the history does not have it: the process died after the rename
+// and before the append. It keeps its author and words, and states the
+// whole list (what the history ends with before it is not read).
+func lostLine(lastN int, st state) (HistoryLine, bool) {
+	c := st.sess.Change
+	if !st.present || c == nil || c.N <= lastN || c.Hash != hashString(st.hash) {
+		return HistoryLine{}, false
+	}
+	return HistoryLine{At: c.At, By: c.By, What: c.What, Todos: CloneTodos(st.sess.Todos), Revert: c.Revert, Dropped: c.Dropped, PID: c.PID, hash: c.Hash, snap: true}, true
+}
+
+// catchUp returns the lines that make a history whose last line is last
+// (nil: none) explain the session as read: the change a crash kept out of
+// it, or, once, the entries of an older file's archive and the list no
+// line explains (found in a file written before the history, or by
+// another program). They are numbered after last; a list stated without
+// the line before it is a snapshot.
+func catchUp(last *HistoryLine, st state) []HistoryLine {
+	cur := st.sess
 	n := 0
-	last := []Todo{}
-	if tail.last != nil {
-		n, last = tail.last.N, tail.last.Todos
+	lastTodos := []Todo{}
+	if last != nil {
+		n, lastTodos = last.N, last.Todos
 	}
 	var out []HistoryLine
 	add := func(l HistoryLine) {
 		n++
-		l.N, l.PID = n, processID
+		l.N = n
+		if l.PID == 0 {
+			l.PID = processID
+		}
 		out = append(out, l)
 	}
-	for _, a := range archive {
+	if l, ok := lostLine(n, st); ok && len(cur.Archive) == 0 {
+		add(l)
+		return out
+	}
+	for _, a := range cur.Archive {
 		who := ByYou
 		if a.Reason == "dropped by agent" {
 			who = ByAgent
 		}
-		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, Plural(len(a.Todos), "item")), Todos: CloneTodos(a.Todos), Base: true})
+		todos := CloneTodos(a.Todos)
+		Normalize(todos) // as a reader will see it, so its hash matches
+		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, Plural(len(a.Todos), "item")), Todos: todos, Base: true})
 	}
-	if !SameTodos(last, cur.Todos) || len(archive) > 0 {
-		if tail.last == nil && hadFile {
+	if !SameTodos(lastTodos, cur.Todos) || len(cur.Archive) > 0 {
+		if last == nil && st.present {
 			what := "the list as it was before its history began"
 			if len(cur.Todos) == 0 {
 				what = "the list was empty when its history began"
 			}
 			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: what, Todos: CloneTodos(cur.Todos), Base: true})
 		} else {
-			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(last, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos)})
+			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(lastTodos, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos), snap: true})
 		}
 	}
-	if next != nil {
-		add(HistoryLine{At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: CloneTodos(next.Todos), Revert: next.revertOf, Dropped: next.dropped})
-	}
 	return out
-}
-
-// readSession reads session id and its bytes; a missing file is a new
-// session and nil bytes.
-func (s *Store) readSession(id string) (*Session, []byte, error) {
-	path := s.Path(id)
-	data, err := readFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s.newSession(id), nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	sess, err := Decode(data)
-	if err != nil {
-		return nil, nil, &CorruptError{Path: path, Err: err}
-	}
-	return sess, data, nil
 }
 
 // applyChange runs fn on a copy of cur and says whether the result

@@ -21,7 +21,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	return countWrite(commitTemp(tmp, path, data))
+	return countWrite(commitTemp(tmp, path, data, nil))
 }
 
 // writeLocked is WriteFileAtomic for a writer that holds the session's
@@ -30,25 +30,34 @@ func WriteFileAtomic(path string, data []byte) error {
 // O_NOFOLLOW after the remove mean a planted symlink is never followed;
 // anything else in the way (a directory of that name) is reported.
 func writeLocked(path string, data []byte) error {
+	_, err := writeLockedID(path, data)
+	return err
+}
+
+// writeLockedID is writeLocked that also returns the identity of the file
+// it wrote, for the cache (cache.go).
+func writeLockedID(path string, data []byte) (fileID, error) {
+	var id fileID
 	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
-		return fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
+		return id, fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
 	}
 	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
+		return id, fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
 	}
 	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, bareError(err))
+		return id, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	return countWrite(commitTemp(tmp, path, data))
+	err = countWrite(commitTemp(tmp, path, data, &id))
+	return id, err
 }
 
 // commitTemp writes data to the new temp file tmp, syncs it, renames it
 // over path and syncs the directory. On error the temp file is removed.
 // The temp file is locked while it exists, so sweepTemps knows it is not
-// a leftover.
-func commitTemp(tmp *os.File, path string, data []byte) (err error) {
+// a leftover. When id is not nil it is set to the renamed file's identity.
+func commitTemp(tmp *os.File, path string, data []byte, id *fileID) (err error) {
 	dir := filepath.Dir(path)
 	defer func() {
 		if err != nil {
@@ -68,6 +77,11 @@ func commitTemp(tmp *os.File, path string, data []byte) (err error) {
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	if id != nil {
+		if info, err := tmp.Stat(); err == nil {
+			*id = idOf(info)
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))

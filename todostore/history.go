@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -30,8 +29,22 @@ const (
 // are dropped, down to half of both, so the cost is paid rarely;
 // the newest line, which holds the current list, is never dropped.
 const (
-	MaxHistoryLines = 1000
+	MaxHistoryLines = 2000
 	MaxHistoryBytes = 4 << 20
+)
+
+// The history's line format. Format 1 (lines without "v") restates the
+// whole list on every line. Format 2 writes a delta of the list before
+// (delta.go) and the whole list only at a snapshot: a session's first
+// line, a line that does not follow from the one before (a list found on
+// disk, an archive entry, a change whose line was lost), and whenever
+// snapshotEvery lines or the session file's size in delta bytes have
+// passed since the last one. A file may hold both formats: a reader takes
+// each line as its "v" says, so files written before format 2 stay
+// readable, and a format-1 line is a snapshot.
+const (
+	historyFormat = 2
+	snapshotEvery = 100
 )
 
 // HistoryLine is one change of a session, one JSON object per line of its
@@ -58,6 +71,53 @@ type HistoryLine struct {
 	// PID is the process that wrote the line, so a shell can tell a
 	// change another todosh made while it ran.
 	PID int `json:"pid,omitempty"`
+
+	// from is the snapshot line this line's delta chain starts at (its own
+	// N for a snapshot) and db the delta bytes written since it; hash is
+	// the checksum of Todos as written. None is set for a format-1 line.
+	from, db int
+	hash     string
+	// snap makes the writer state the whole list: the line does not
+	// follow from the line before it.
+	snap bool
+}
+
+// ChangeRecord is the history line of the change that wrote a session
+// file, kept in the file (Session.Change) and written in the same atomic
+// rename as the list. A writer that finds the history's last line is this
+// change, with this hash, knows the history explains the file without
+// reading it; one that finds the change missing from the history (the
+// process died between the rename and the append) appends it with its own
+// author and words, not as another process's change.
+type ChangeRecord struct {
+	N       int       `json:"n"`
+	Hash    string    `json:"hash"`
+	At      time.Time `json:"at"`
+	By      Author    `json:"by"`
+	What    string    `json:"what"`
+	Revert  int       `json:"revert,omitempty"`
+	Dropped []Todo    `json:"dropped,omitempty"`
+	PID     int       `json:"pid,omitempty"`
+}
+
+// wireLine is a history line as written. Its first fields are n, v and
+// from, in that order, so the cap tells snapshots from deltas by a line's
+// first bytes (lineHead).
+type wireLine struct {
+	N       int             `json:"n"`
+	V       int             `json:"v,omitempty"`
+	From    int             `json:"from,omitempty"`
+	DB      int             `json:"db,omitempty"`
+	H       string          `json:"h,omitempty"`
+	At      time.Time       `json:"at"`
+	By      Author          `json:"by"`
+	What    string          `json:"what"`
+	Todos   *[]Todo         `json:"todos,omitempty"`
+	D       json.RawMessage `json:"d,omitempty"`
+	Revert  int             `json:"revert,omitempty"`
+	Base    bool            `json:"base,omitempty"`
+	Dropped []Todo          `json:"dropped,omitempty"`
+	PID     int             `json:"pid,omitempty"`
 }
 
 // processStart and processID tell this process's lines from others'.
@@ -97,10 +157,11 @@ type BadLine struct {
 	Err  error
 }
 
-// ParseHistory reads the lines of a history file. A last line without its
-// newline was torn by a crash and is ignored; any other line that does not
-// parse, breaks a limit or does not number after the line before it is
-// returned in bad and skipped.
+// ParseHistory reads the lines of a history file, of either format. A
+// last line without its newline was torn by a crash and is ignored; any
+// other line that does not parse, breaks a limit, does not number after
+// the line before it, or is a delta whose line before it is missing or
+// whose result fails its checksum is returned in bad and skipped.
 func ParseHistory(data []byte) (lines []HistoryLine, bad []BadLine) {
 	no := 0
 	for len(data) > 0 {
@@ -114,9 +175,13 @@ func ParseHistory(data []byte) (lines []HistoryLine, bad []BadLine) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		l, err := parseHistoryLine(raw)
-		if err == nil && len(lines) > 0 && l.N <= lines[len(lines)-1].N {
-			err = fmt.Errorf("change %d after change %d", l.N, lines[len(lines)-1].N)
+		var prev *HistoryLine
+		if len(lines) > 0 {
+			prev = &lines[len(lines)-1]
+		}
+		l, err := parseHistoryLine(raw, prev)
+		if err == nil && prev != nil && l.N <= prev.N {
+			err = fmt.Errorf("change %d after change %d", l.N, prev.N)
 		}
 		if err != nil {
 			bad = append(bad, BadLine{Line: no, Err: err})
@@ -127,16 +192,52 @@ func ParseHistory(data []byte) (lines []HistoryLine, bad []BadLine) {
 	return lines, bad
 }
 
-func parseHistoryLine(raw []byte) (HistoryLine, error) {
-	var l HistoryLine
+// parseWire reads one line's fields without applying its delta.
+func parseWire(raw []byte) (wireLine, error) {
+	var w wireLine
 	if len(raw) == 0 || raw[0] != '{' {
-		return l, errors.New("not a JSON object")
+		return w, errors.New("not a JSON object")
 	}
-	if err := json.Unmarshal(raw, &l); err != nil {
-		return l, fmt.Errorf("parse: %w", err)
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return w, fmt.Errorf("parse: %w", err)
 	}
-	if l.N < 1 {
-		return l, fmt.Errorf("change number %d", l.N)
+	if w.N < 1 {
+		return w, fmt.Errorf("change number %d", w.N)
+	}
+	if w.V != 0 && w.V != historyFormat {
+		return w, fmt.Errorf("history format %d: %w (this todosh reads formats 1 and %d)", w.V, ErrUnsupportedVersion, historyFormat)
+	}
+	return w, nil
+}
+
+// parseHistoryLine reads one line; prev is the good line before it (nil:
+// none), which a delta line is applied to.
+func parseHistoryLine(raw []byte, prev *HistoryLine) (HistoryLine, error) {
+	w, err := parseWire(raw)
+	if err != nil {
+		return HistoryLine{}, err
+	}
+	l := HistoryLine{N: w.N, At: w.At, By: w.By, What: w.What, Revert: w.Revert, Base: w.Base, Dropped: w.Dropped, PID: w.PID, hash: w.H}
+	switch {
+	case w.V == 0 || w.From == w.N: // format 1, or a snapshot
+		if w.Todos != nil {
+			l.Todos = *w.Todos
+		}
+		if w.V != 0 && w.Todos == nil {
+			return l, errors.New("snapshot without its list")
+		}
+		l.from = w.N
+	default:
+		if prev == nil || prev.N != w.N-1 {
+			return l, fmt.Errorf("change %d is stated as a change of change %d, which is missing", w.N, w.N-1)
+		}
+		if w.From < 1 || w.From > w.N {
+			return l, fmt.Errorf("change %d: snapshot %d", w.N, w.From)
+		}
+		if l.Todos, err = applyDelta(prev.Todos, w.D); err != nil {
+			return l, err
+		}
+		l.from, l.db = w.From, w.DB
 	}
 	if err := Validate(l.Todos); err != nil {
 		return l, err
@@ -145,9 +246,14 @@ func parseHistoryLine(raw []byte) (HistoryLine, error) {
 		l.Todos = []Todo{}
 	}
 	Normalize(l.Todos)
+	if w.V != 0 && w.H != "" && hashString(listHash(l.Todos)) != w.H {
+		return l, fmt.Errorf("change %d: %w", w.N, errHashMismatch)
+	}
 	return l, nil
 }
 
+// encodeHistoryLine writes l in format 1, the whole list: how todosh
+// wrote every line before format 2 (tests write old files with it).
 func encodeHistoryLine(l HistoryLine) ([]byte, error) {
 	if l.Todos == nil {
 		l.Todos = []Todo{}
@@ -157,6 +263,55 @@ func encodeHistoryLine(l HistoryLine) ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// lineChain is where a history's delta chain stands after its last line:
+// that line's number, its snapshot and the delta bytes since.
+type lineChain struct {
+	n, from, db int
+}
+
+// encodeLines writes lines in format 2 after a history whose last line is
+// at (n 0: none), whose list is prev. A line is a snapshot when it asks to
+// be, when nothing comes before it, or when the chain since the last
+// snapshot is snapshotEvery lines or limit delta bytes long; otherwise a
+// delta from the line before. It returns the bytes and the chain after.
+func encodeLines(at lineChain, prev []Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
+	var buf []byte
+	for i := range lines {
+		l := &lines[i]
+		w := wireLine{N: l.N, V: historyFormat, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Base: l.Base, Dropped: l.Dropped, PID: l.PID, H: l.hash}
+		if w.H == "" {
+			w.H = hashString(listHash(l.Todos))
+		}
+		snap := l.snap || l.Base || at.n == 0 || at.from == 0 || l.N-at.from >= snapshotEvery
+		if !snap {
+			d, err := encodeDelta(prev, l.Todos)
+			if err != nil {
+				return nil, at, err
+			}
+			if at.db+len(d) > limit {
+				snap = true
+			} else {
+				w.D, w.From, w.DB = d, at.from, at.db+len(d)
+			}
+		}
+		if snap {
+			todos := l.Todos
+			if todos == nil {
+				todos = []Todo{}
+			}
+			w.Todos, w.From, w.DB = &todos, l.N, 0
+		}
+		data, err := json.Marshal(w)
+		if err != nil {
+			return nil, at, err
+		}
+		buf = append(append(buf, data...), '\n')
+		at = lineChain{n: l.N, from: w.From, db: w.DB}
+		prev = l.Todos
+	}
+	return buf, at, nil
 }
 
 // HistoryError reports a history file that could not be read whole.
@@ -178,18 +333,19 @@ func (e *HistoryError) Error() string {
 // empty history. Unreadable lines are skipped and reported as a
 // *HistoryError beside the lines that could be read. What the next change
 // will write first is shown as written already, numbered as it will be: an
-// older file's archive entries, and a list on disk no line explains.
+// older file's archive entries, a list on disk no line explains, or a
+// change whose line a crash lost.
 func (s *Store) History(id string) ([]HistoryLine, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, err
 	}
 	lines, err := readHistory(s.SessionHistoryPath(id))
-	if sess, data, rerr := s.readSession(id); rerr == nil && data != nil {
-		var t histTail
+	if st, rerr := s.readSession(id); rerr == nil && st.present {
+		var last *HistoryLine
 		if len(lines) > 0 {
-			t.last = &lines[len(lines)-1]
+			last = &lines[len(lines)-1]
 		}
-		lines = append(lines, historyLines(t, true, sess.Archive, sess, nil, "")...)
+		lines = append(lines, catchUp(last, st)...)
 	}
 	return lines, err
 }
@@ -215,58 +371,62 @@ func readHistory(path string) ([]HistoryLine, error) {
 }
 
 // histTail is what a write needs to know of a history file without
-// reading it whole: the newest good line, the first line's number, where
-// the last complete line ends and the size.
+// reading it whole: where its chain stands after its newest good line (n
+// 0: none), that line's hash, the first line's number, where the last
+// complete line ends and the size.
 type histTail struct {
-	last    *HistoryLine
-	firstN  int
-	end     int64 // offset after the last newline; a torn rest follows
-	size    int64
-	present bool
+	lineChain
+	hash   string
+	firstN int
+	end    int64 // offset after the last newline; a torn rest follows
+	size   int64
+	last   *HistoryLine // set only when the history was read whole
 }
 
-// readTail reads the end of the history file open as f: its newest good
-// line, and the first line's number.
-func readTail(f *os.File) (histTail, error) {
-	info, err := f.Stat()
-	if err != nil {
-		return histTail{}, err
-	}
-	t := histTail{size: info.Size(), present: true}
+// wireHead is the part of a line the tail needs; decoding into it skips
+// the list.
+type wireHead struct {
+	N    int    `json:"n"`
+	V    int    `json:"v"`
+	From int    `json:"from"`
+	DB   int    `json:"db"`
+	H    string `json:"h"`
+}
+
+// readTail reads the end of the history file open as f, whose stat is
+// info: its newest line's number, chain and hash, and the first line's
+// number.
+func readTail(f *os.File, info os.FileInfo) (histTail, error) {
+	t := histTail{size: info.Size()}
 	if t.size == 0 {
 		return t, nil
 	}
-	if t.last, t.end, err = lastLine(f, t.size, nil); err != nil {
-		return t, err
-	}
-	t.firstN = firstLineN(f)
-	return t, nil
-}
-
-// lastLine returns the newest good line of the file for which keep (nil:
-// any) is true, reading backwards in windows that double until one holds
-// it or the whole file is read; end is the offset after the last newline
-// (a torn rest follows it). The last line is nil when none is found.
-func lastLine(f *os.File, size int64, keep func(*HistoryLine) bool) (last *HistoryLine, end int64, err error) {
 	for window := int64(4 << 10); ; window *= 2 {
-		start := max(size-window, 0)
-		buf := make([]byte, size-start)
+		start := max(t.size-window, 0)
+		buf := make([]byte, t.size-start)
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return nil, 0, err
+			return t, err
 		}
 		nl := bytes.LastIndexByte(buf, '\n')
 		if nl < 0 && start == 0 {
-			return nil, 0, nil // only a torn line
+			return t, nil // only a torn line
 		}
 		if nl >= 0 {
-			end = start + int64(nl) + 1
+			t.end = start + int64(nl) + 1
 			for body := buf[:nl]; len(body) > 0; {
 				i := bytes.LastIndexByte(body, '\n')
 				if i < 0 && start > 0 {
 					break // the line begins before the window
 				}
-				if l, err := parseHistoryLine(bytes.TrimSpace(body[i+1:])); err == nil && (keep == nil || keep(&l)) {
-					return &l, end, nil
+				raw := bytes.TrimSpace(body[i+1:])
+				var h wireHead
+				if len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &h) == nil && h.N >= 1 && (h.V == 0 || h.V == historyFormat) {
+					t.n, t.from, t.db, t.hash = h.N, h.From, h.DB, h.H
+					if h.V == 0 {
+						t.from, t.db, t.hash = h.N, 0, "" // format 1: a whole list
+					}
+					t.firstN = firstLineN(f)
+					return t, nil
 				}
 				if i < 0 {
 					break
@@ -275,20 +435,30 @@ func lastLine(f *os.File, size int64, keep func(*HistoryLine) bool) (last *Histo
 			}
 		}
 		if start == 0 {
-			return nil, end, nil
+			return t, nil
 		}
 	}
 }
 
 // firstLineN reads the number of the first line from its opening
-// `{"n":123,`, which encodeHistoryLine always writes first; 0 when that
-// line is unreadable.
+// `{"n":123,`, which both formats write first; 0 when that line is
+// unreadable.
 func firstLineN(f *os.File) int {
 	var buf [32]byte
 	n, _ := f.ReadAt(buf[:], 0)
-	rest, ok := bytes.CutPrefix(buf[:n], []byte(`{"n":`))
+	v, _, ok := leadingInt(buf[:n], `{"n":`)
 	if !ok {
 		return 0
+	}
+	return v
+}
+
+// leadingInt reads the number after prefix at the start of b, and what
+// follows it.
+func leadingInt(b []byte, prefix string) (int, []byte, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(prefix))
+	if !ok {
+		return 0, b, false
 	}
 	i := 0
 	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
@@ -296,55 +466,67 @@ func firstLineN(f *os.File) int {
 	}
 	v, err := strconv.Atoi(string(rest[:i]))
 	if err != nil {
-		return 0
+		return 0, b, false
 	}
-	return v
+	return v, rest[i:], true
 }
 
-// appendHistory writes lines at the end of the history of id, under the
-// session's lock: a torn rest left by a crash is cut first, each line is
-// written whole in one write, and the file is synced. When the history is
-// over its cap it is rewritten without its oldest lines.
-func (s *Store) appendHistory(f *os.File, t histTail, lines []HistoryLine) error {
+// lineHead tells from the first bytes of a line whether it is a change at
+// all (it opens with its number) and whether it is a snapshot, which a
+// reader can start from: format 1, or format 2 with from equal to n.
+func lineHead(b []byte) (snap, ok bool) {
+	n, rest, ok := leadingInt(b, `{"n":`)
+	if !ok {
+		return false, false
+	}
+	_, rest, v2 := leadingInt(rest, `,"v":`)
+	if !v2 {
+		return true, true
+	}
+	from, _, ok := leadingInt(rest, `,"from":`)
+	return ok && from == n, true
+}
+
+// appendHistory writes buf, the encoded lines of one change, at the end of
+// the history open as f, under the session's lock: a torn rest left by a
+// crash is cut first, the lines are written whole in one write, and the
+// file is synced. added is how many lines buf holds. When the history is
+// over its cap it is rewritten without its oldest lines; capped says so.
+func (s *Store) appendHistory(f *os.File, t histTail, buf []byte, added int) (capped bool, err error) {
 	path := f.Name()
 	if t.end < t.size {
 		if err := f.Truncate(t.end); err != nil {
-			return fmt.Errorf("history %s: cut torn line: %w", path, err)
+			return false, fmt.Errorf("history %s: cut torn line: %w", path, err)
 		}
-	}
-	var buf []byte
-	for _, l := range lines {
-		data, err := encodeHistoryLine(l)
-		if err != nil {
-			return fmt.Errorf("history %s: %w", path, err)
-		}
-		buf = append(buf, data...)
 	}
 	if _, err := f.WriteAt(buf, t.end); err != nil {
-		return fmt.Errorf("history %s: %w", path, err)
+		return false, fmt.Errorf("history %s: %w", path, err)
 	}
 	if err := syncFile(f); err != nil {
-		return fmt.Errorf("history %s: %w", path, err)
+		return false, fmt.Errorf("history %s: %w", path, err)
 	}
 	if t.size == 0 {
 		// A new file: its directory entry must be durable too.
 		if err := syncDir(path); err != nil {
-			return err
+			return false, err
 		}
 	}
 	count := 0
-	if t.last != nil && t.firstN > 0 {
-		count = t.last.N - t.firstN + 1
+	if t.n > 0 && t.firstN > 0 {
+		count = t.n - t.firstN + 1
 	}
-	count += len(lines)
+	count += added
 	if count > MaxHistoryLines || t.end+int64(len(buf)) > MaxHistoryBytes {
-		return s.capHistory(path)
+		return true, s.capHistory(path)
 	}
-	return nil
+	return false, nil
 }
 
 // capHistory drops the oldest lines of a history over its cap, down to
-// half of both bounds, so the rewrite is rare. Lines are kept as they are,
+// about half of both bounds, so the rewrite is rare. What is kept starts
+// at a snapshot, so every line kept can be read: the newest one at or
+// before the halfway line (a little more than half is kept; the writer
+// makes one at least every snapshotEvery lines). Lines are kept as they are,
 // not parsed again. A file with a line that is not a change at all
 // (garbage, not an object starting with its number) is set aside under a
 // new name instead of being replaced.
@@ -353,16 +535,19 @@ func (s *Store) capHistory(path string) error {
 	if err != nil {
 		return fmt.Errorf("history %s: %w", path, err)
 	}
-	var ends []int // offsets just after each newline
+	var ends []int   // offsets just after each newline
+	var snaps []bool // whether each line is a snapshot
 	bad := false
 	for start := 0; start < len(data); {
 		i := bytes.IndexByte(data[start:], '\n')
 		if i < 0 {
 			break // a torn rest is dropped
 		}
-		if !bytes.HasPrefix(data[start:], []byte(`{"n":`)) {
+		snap, ok := lineHead(data[start:])
+		if !ok {
 			bad = true
 		}
+		snaps = append(snaps, snap)
 		start += i + 1
 		ends = append(ends, start)
 	}
@@ -382,7 +567,14 @@ func (s *Store) capHistory(path string) error {
 	for keep < n && keep+1 <= MaxHistoryLines/2 && end-lineStart(n-keep-1) <= MaxHistoryBytes/2 {
 		keep++
 	}
-	keepFrom := lineStart(n - keep)
+	first := n - keep
+	for first > 0 && !snaps[first] {
+		first--
+	}
+	if first == 0 && !bad {
+		return nil // no snapshot to start from: nothing can be dropped
+	}
+	keepFrom := lineStart(first)
 	if bad {
 		if err := setAside(path); err != nil {
 			return err
@@ -501,33 +693,14 @@ func (s *Store) Restore(id string, n int, by Author) (*Session, bool, error) {
 
 // LastList returns the newest non-empty list in session id's history, for
 // a session whose current list is empty; ok is false when there is none.
-// It reads the history backwards from its end, not whole.
 func (s *Store) LastList(id string) (HistoryLine, bool) {
-	nonEmpty := func(l *HistoryLine) bool { return len(l.Todos) > 0 }
-	if sess, _, err := s.readSession(id); err == nil && len(sess.Archive) > 0 {
-		// An older file: its archive is history only History shows.
-		lines, _ := s.History(id)
-		for i := len(lines) - 1; i >= 0; i-- {
-			if nonEmpty(&lines[i]) {
-				return lines[i], true
-			}
+	lines, _ := s.History(id)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if len(lines[i].Todos) > 0 {
+			return lines[i], true
 		}
-		return HistoryLine{}, false
 	}
-	f, err := os.OpenFile(s.SessionHistoryPath(id), os.O_RDONLY|openNoBlock|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return HistoryLine{}, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return HistoryLine{}, false
-	}
-	l, _, err := lastLine(f, info.Size(), nonEmpty)
-	if err != nil || l == nil {
-		return HistoryLine{}, false
-	}
-	return *l, true
+	return HistoryLine{}, false
 }
 
 // LastChange returns the newest line of session id's history; ok is false

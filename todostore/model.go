@@ -156,6 +156,10 @@ type Session struct {
 	// Archive is read from files written before the history existed; the
 	// first write moves its entries to the start of the history.
 	Archive []ArchiveEntry `json:"archive,omitempty"`
+	// Change is the history line of the change that wrote this file
+	// (history.go): it says whether the history explains the file, and
+	// gives a change whose line was lost in a crash its own author.
+	Change *ChangeRecord `json:"change,omitempty"`
 	// Extra keeps the fields this todosh does not know, written back as read.
 	Extra Extra `json:"-"`
 
@@ -272,12 +276,35 @@ func checkOptionalText(what, s string) error {
 func Normalize(todos []Todo) {
 	for i := range todos {
 		t := &todos[i]
-		t.ID = strconv.Itoa(i + 1)
+		if id := i + 1; !isNumber(t.ID, id) {
+			t.ID = strconv.Itoa(id)
+		}
 		for j := range t.Subtasks {
-			t.Subtasks[j].ID = t.ID + "." + strconv.Itoa(j+1)
+			if !isSubID(t.Subtasks[j].ID, t.ID, j+1) {
+				t.Subtasks[j].ID = t.ID + "." + strconv.Itoa(j+1)
+			}
 		}
 		t.Status = DerivedStatus(*t)
 	}
+}
+
+// isNumber reports whether s is n in decimal, without making a string.
+func isNumber(s string, n int) bool {
+	if n <= 0 || s == "" {
+		return false
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if n == 0 || s[i] != byte('0'+n%10) {
+			return false
+		}
+		n /= 10
+	}
+	return n == 0 && s[0] != '0'
+}
+
+// isSubID reports whether s is item + "." + n.
+func isSubID(s, item string, n int) bool {
+	return len(s) > len(item)+1 && s[:len(item)] == item && s[len(item)] == '.' && isNumber(s[len(item)+1:], n)
 }
 
 // DerivedStatus is the status a todo must have given its subtasks: none done
@@ -307,37 +334,51 @@ func Validate(todos []Todo) error {
 	if len(todos) > MaxTodos {
 		return fmt.Errorf("%d todos, over the limit of %d: %w", len(todos), MaxTodos, ErrLimit)
 	}
+	// The positions in the messages are built only for an error: a list
+	// of 1,000 subtasks is checked at every change.
 	for i, t := range todos {
-		pos := strconv.Itoa(i + 1)
-		if err := CheckText("todo "+pos+" text", t.Content); err != nil {
+		pos := func() string { return strconv.Itoa(i + 1) }
+		if err := checkField(pos, "todo", "text", t.Content, true); err != nil {
 			return err
 		}
-		if err := checkOptionalText("todo "+pos+" activeForm", t.ActiveForm); err != nil {
+		if err := checkField(pos, "todo", "activeForm", t.ActiveForm, false); err != nil {
 			return err
 		}
-		if err := checkOptionalText("todo "+pos+" evidence", t.Evidence); err != nil {
+		if err := checkField(pos, "todo", "evidence", t.Evidence, false); err != nil {
 			return err
 		}
 		switch t.Status {
 		case Pending, InProgress, Completed, Cancelled:
 		default:
-			return fmt.Errorf("todo %s has unknown status %q (want pending, in_progress, completed or cancelled)", pos, t.Status)
+			return fmt.Errorf("todo %s has unknown status %q (want pending, in_progress, completed or cancelled)", pos(), t.Status)
 		}
 		if len(t.Subtasks) > MaxSubtasks {
-			return fmt.Errorf("todo %s has %d subtasks, over the limit of %d: %w", pos, len(t.Subtasks), MaxSubtasks, ErrLimit)
+			return fmt.Errorf("todo %s has %d subtasks, over the limit of %d: %w", pos(), len(t.Subtasks), MaxSubtasks, ErrLimit)
 		}
 		for j, s := range t.Subtasks {
-			spos := pos + "." + strconv.Itoa(j+1)
-			if err := CheckText("subtask "+spos+" text", s.Content); err != nil {
+			spos := func() string { return pos() + "." + strconv.Itoa(j+1) }
+			if err := checkField(spos, "subtask", "text", s.Content, true); err != nil {
 				return err
 			}
-			if err := checkOptionalText("subtask "+spos+" evidence", s.Evidence); err != nil {
+			if err := checkField(spos, "subtask", "evidence", s.Evidence, false); err != nil {
 				return err
 			}
 			if s.Status != Pending && s.Status != Completed {
-				return fmt.Errorf("subtask %s has status %q (subtasks are pending or completed)", spos, s.Status)
+				return fmt.Errorf("subtask %s has status %q (subtasks are pending or completed)", spos(), s.Status)
 			}
 		}
+	}
+	return nil
+}
+
+// checkField is CheckText (or checkOptionalText unless required) with the
+// field named "kind POS field" only when it fails.
+func checkField(pos func() string, kind, field, s string, required bool) error {
+	if !required && s == "" {
+		return nil
+	}
+	if err := CheckText(field, s); err != nil {
+		return fmt.Errorf("%s %s %w", kind, pos(), err)
 	}
 	return nil
 }

@@ -36,6 +36,8 @@ type Store struct {
 	OnLockWait func(msg string)
 
 	sweepOnce sync.Once // leftover temp files are removed at the first write
+	cache     sessionCache
+	dirs      dirsChecked
 }
 
 // ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
@@ -235,26 +237,20 @@ func Decode(data []byte) (*Session, error) {
 	return &sess, nil
 }
 
-// Encode renders a session as the bytes of its file.
-func Encode(sess *Session) ([]byte, error) {
-	data, err := json.MarshalIndent(sess, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	data = append(data, '\n')
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
-	}
-	return data, nil
-}
-
 // Load reads session id. A missing file is an error that wraps
 // fs.ErrNotExist; a file that cannot be used is a *CorruptError.
 func (s *Store) Load(id string) (*Session, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, err
 	}
-	return s.loadPath(s.Path(id))
+	st, err := s.readSession(id)
+	if err != nil {
+		return nil, err
+	}
+	if !st.present {
+		return nil, &fs.PathError{Op: "open", Path: s.Path(id), Err: fs.ErrNotExist}
+	}
+	return st.sess.clone(), nil
 }
 
 func (s *Store) loadPath(path string) (*Session, error) {
@@ -272,50 +268,91 @@ func (s *Store) loadPath(path string) (*Session, error) {
 // readFile reads a session file of todosh's own store, of at most
 // MaxFileSize bytes. A file that is a symlink (never followed), is not
 // regular, is too large, or that another user owns or may write
-// (checkOwnFile) is a *CorruptError. It opens with O_NONBLOCK so that a
-// FIFO named like a session file is refused instead of blocking the shell
-// forever; on a regular file the flag has no effect.
+// (checkOwnFile) is a *CorruptError.
 func readFile(path string) ([]byte, error) { return readPath(path, true) }
 
 // readPath is readFile; own is false for another agent's file, which may
 // be a symlink and is not ours to judge by owner or mode.
 func readPath(path string, own bool) ([]byte, error) {
+	data, f, _, err := readOpen(path, own)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return data, nil
+}
+
+// readOpen is readFile that leaves the file open and returns its stat,
+// for the cache to keep. It opens with O_NONBLOCK so that a FIFO named
+// like a session file is refused instead of blocking the shell forever;
+// on a regular file the flag has no effect. The buffer is sized from the
+// stat, so a file is read in one read call, not grown from 512 bytes.
+func readOpen(path string, own bool) ([]byte, *os.File, os.FileInfo, error) {
 	flags := os.O_RDONLY | syscall.O_NONBLOCK
 	if own {
 		flags |= syscall.O_NOFOLLOW
 	}
 	f, err := os.OpenFile(path, flags, 0)
 	if own && errors.Is(err, syscall.ELOOP) {
-		return nil, &CorruptError{Path: path, Err: errSymlink}
+		return nil, nil, nil, &CorruptError{Path: path, Err: errSymlink}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	defer f.Close()
+	data, info, err := readOpened(f, path, own)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return data, f, info, nil
+}
+
+func readOpened(f *os.File, path string, own bool) ([]byte, os.FileInfo, error) {
 	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
+		return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
 	}
 	if own && info.Mode().IsRegular() {
 		if err := checkOwnFile(info); err != nil {
-			return nil, &CorruptError{Path: path, Err: err}
+			return nil, nil, &CorruptError{Path: path, Err: err}
 		}
 	}
 	if !info.Mode().IsRegular() {
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
 	}
 	if info.Size() > MaxFileSize {
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("file is %d bytes, over the limit of %d: %w", info.Size(), MaxFileSize, ErrLimit)}
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is %d bytes, over the limit of %d: %w", info.Size(), MaxFileSize, ErrLimit)}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, bareError(err))
+	// One byte more than the stat said, to see the end of file in the
+	// same read; a file that grew since is read on to the limit.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		want := cap(data) - len(data)
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF || err == nil && n < want {
+			break // a short read of a regular file is its end: no second call to be told so
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
+		}
+		if len(data) > MaxFileSize { // grew between Stat and read
+			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", MaxFileSize, ErrLimit)}
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
 	}
-	if len(data) > MaxFileSize { // grew between Stat and read
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", MaxFileSize, ErrLimit)}
+	if len(data) != int(info.Size()) {
+		// Changed while read: its identity is not the one stat gave.
+		if info, err = f.Stat(); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
+		}
 	}
-	return data, nil
+	return data, info, nil
 }
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // fileKind names a file type for people: "a directory" reads better than
 // "d---------".

@@ -50,6 +50,31 @@ type Step struct {
 	Cwd string
 	// Ask is agent.Turn.Ask: who answers the agent's questions.
 	Ask func(ctx context.Context, q agent.Question) (int, error)
+	// Context, when not nil, keeps the todo context across the turns of
+	// one caller; nil encodes it at every turn.
+	Context *ContextCache
+}
+
+// ContextCache is the todo context last sent and the list it was made
+// from, so a turn on an unchanged list does not format and encode it
+// again (docs/performance.md: an unchanged turn).
+type ContextCache struct {
+	text  string
+	todos []todostore.Todo
+	known bool
+}
+
+// For returns continuation.TodoContext(todos), from the cache when todos
+// is the list it was last made from. todos is kept: the caller must not
+// change it afterwards.
+func (c *ContextCache) For(todos []todostore.Todo) string {
+	if c == nil {
+		return continuation.TodoContext(todos)
+	}
+	if !c.known || !todostore.SameTodos(todos, c.todos) {
+		c.text, c.todos, c.known = continuation.TodoContext(todos), todos, true
+	}
+	return c.text
 }
 
 // Outcome is how one turn ended.
@@ -86,7 +111,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// same locked change it is taken from (ARCHITECTURE.md §6), so the
 	// merge of the agent's next list knows what it saw.
 	sess, _, err := s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
-		if continuation.TodoContext(cur.Todos) != "" {
+		if hasOpen(cur.Todos) { // the prompt shows the list only then
 			cur.MarkAgentRead()
 		}
 		return nil
@@ -99,7 +124,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// Sent with continuations too, although their prompt repeats the
 	// block: backends state in their system context whether items are
 	// open, and must not say "none" while the prompt lists them.
-	turn.TodoContext = continuation.TodoContext(before)
+	turn.TodoContext = s.Context.For(before)
 	turn.Ask = s.Ask
 
 	// The first list the agent writes, so finishing an item of a list
@@ -158,4 +183,15 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		out.Decision = dec
 	}
 	return out, nil
+}
+
+// hasOpen reports whether todos has an open item, when the turn's prompt
+// carries the list (continuation.TodoContext).
+func hasOpen(todos []todostore.Todo) bool {
+	for _, t := range todos {
+		if t.IsOpen() {
+			return true
+		}
+	}
+	return false
 }

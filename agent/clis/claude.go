@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -215,7 +216,7 @@ type claudeTaskCall struct {
 }
 
 var (
-	taskCreatedRegex = regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`)
+	taskCreatedRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`) }) // compiled at first use, not at start-up
 )
 
 // Line handles one line of Claude's stream.
@@ -601,7 +602,7 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 				op.ID = anyID(res.Task.ID)
 			}
 			if op.ID == "" {
-				if m := taskCreatedRegex.FindStringSubmatch(jsonStr(b.content)); m != nil {
+				if m := taskCreatedRegex().FindStringSubmatch(jsonStr(b.content)); m != nil {
 					op.ID = m[1]
 				}
 			}

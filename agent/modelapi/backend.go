@@ -223,13 +223,10 @@ func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) todotools.Out
 }
 
 // liftPause clears a pause recorded in the session file: the person has
-// answered.
+// answered. One Commit, which writes nothing (and takes no lock) when
+// nothing is paused.
 func (b *Backend) liftPause() error {
-	s, err := b.sess.Load()
-	if err != nil || !s.Paused {
-		return err
-	}
-	_, err = b.sess.Update(func(s *todostore.Session) error {
+	_, err := b.sess.Update(func(s *todostore.Session) error {
 		s.Paused, s.PauseReason = false, ""
 		return nil
 	})

@@ -1,0 +1,307 @@
+package todostore
+
+// The history's compact form of a change: a delta from the list before it
+// (ARCHITECTURE.md §3, history format 2).
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+)
+
+// A delta states the list after a change in terms of the list before it,
+// as a JSON array whose elements are, in order:
+//
+//	[a,b]                         items a..b of the list before, unchanged
+//	{"i":k,"t":{…},"s":[…]}       item k of the list before with the fields of
+//	                              t, and subtasks stated by s as a delta of
+//	                              item k's subtasks
+//	{"t":{…}}                     a new item, whole
+//
+// and a subtask delta's elements are [a,b] (subtasks a..b of the item
+// before, unchanged) or a subtask object, whole. A status toggle on a
+// 100-item list is about 150 bytes instead of the whole list.
+
+// encodeDelta returns the delta that makes after from before.
+func encodeDelta(before, after []Todo) ([]byte, error) {
+	buf := make([]byte, 0, 64)
+	buf = append(buf, '[')
+	var byID map[string]int
+	p := 0 // where the next item of before is expected
+	run := [2]int{-1, -1}
+	flush := func() {
+		if run[0] >= 0 {
+			buf = appendRange(buf, run[0], run[1])
+			run = [2]int{-1, -1}
+		}
+	}
+	for _, t := range after {
+		k := -1
+		if p < len(before) && sameTodo(before[p], t) {
+			k = p
+		} else {
+			if byID == nil {
+				byID = make(map[string]int, len(before))
+				for i := range before {
+					if before[i].ID != "" {
+						byID[before[i].ID] = i
+					}
+				}
+			}
+			if i, ok := byID[t.ID]; ok && t.ID != "" {
+				k = i
+			} else if p < len(before) {
+				k = p
+			}
+		}
+		if k >= 0 && sameTodo(before[k], t) {
+			if run[0] >= 0 && run[1]+1 == k {
+				run[1] = k
+			} else {
+				flush()
+				run = [2]int{k, k}
+			}
+			p = k + 1
+			continue
+		}
+		flush()
+		var err error
+		if buf, err = appendItem(buf, before, k, t); err != nil {
+			return nil, err
+		}
+		if k >= 0 {
+			p = k + 1
+		}
+	}
+	flush()
+	if len(buf) > 1 {
+		buf = buf[:len(buf)-1] // the last comma
+	}
+	return append(buf, ']'), nil
+}
+
+func appendRange(buf []byte, a, b int) []byte {
+	buf = append(buf, '[')
+	buf = strconv.AppendInt(buf, int64(a), 10)
+	buf = append(buf, ',')
+	buf = strconv.AppendInt(buf, int64(b), 10)
+	return append(buf, "],"...)
+}
+
+// appendItem writes one changed or new item of a delta.
+func appendItem(buf []byte, before []Todo, k int, t Todo) ([]byte, error) {
+	if k < 0 {
+		whole, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, `{"t":`...)
+		buf = append(buf, whole...)
+		return append(buf, "},"...), nil
+	}
+	subs := t.Subtasks
+	t.Subtasks = nil
+	fields, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	buf = append(buf, `{"i":`...)
+	buf = strconv.AppendInt(buf, int64(k), 10)
+	buf = append(buf, `,"t":`...)
+	buf = append(buf, fields...)
+	if len(subs) > 0 {
+		buf = append(buf, `,"s":[`...)
+		n := len(buf)
+		if buf, err = appendSubtasks(buf, before[k].Subtasks, subs); err != nil {
+			return nil, err
+		}
+		if len(buf) > n {
+			buf = buf[:len(buf)-1]
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, "},"...), nil
+}
+
+// appendSubtasks writes the subtask delta from before to after, each
+// element followed by a comma.
+func appendSubtasks(buf []byte, before, after []Subtask) ([]byte, error) {
+	p := 0
+	run := [2]int{-1, -1}
+	for _, s := range after {
+		if p < len(before) && sameSubtask(before[p], s) {
+			if run[0] >= 0 && run[1]+1 == p {
+				run[1] = p
+			} else {
+				if run[0] >= 0 {
+					buf = appendRange(buf, run[0], run[1])
+				}
+				run = [2]int{p, p}
+			}
+			p++
+			continue
+		}
+		if run[0] >= 0 {
+			buf = appendRange(buf, run[0], run[1])
+			run = [2]int{-1, -1}
+		}
+		whole, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(append(buf, whole...), ',')
+		if p < len(before) && before[p].ID == s.ID {
+			p++ // the same subtask, changed
+		}
+	}
+	if run[0] >= 0 {
+		buf = appendRange(buf, run[0], run[1])
+	}
+	return buf, nil
+}
+
+// deltaItem is one object element of a delta.
+type deltaItem struct {
+	I *int              `json:"i"`
+	T json.RawMessage   `json:"t"`
+	S []json.RawMessage `json:"s"`
+}
+
+// applyDelta makes the list a delta states from the list before it. A
+// delta that names items or subtasks the list does not have is an error:
+// it was not made from this list.
+func applyDelta(before []Todo, d []byte) ([]Todo, error) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(d, &elems); err != nil {
+		return nil, fmt.Errorf("delta: %w", err)
+	}
+	after := make([]Todo, 0, len(before))
+	for _, e := range elems {
+		if len(e) > 0 && e[0] == '[' {
+			a, b, err := parseRange(e, len(before))
+			if err != nil {
+				return nil, err
+			}
+			after = append(after, CloneTodos(before[a:b+1])...)
+			continue
+		}
+		var it deltaItem
+		if err := json.Unmarshal(e, &it); err != nil {
+			return nil, fmt.Errorf("delta: %w", err)
+		}
+		var t Todo
+		if err := json.Unmarshal(it.T, &t); err != nil {
+			return nil, fmt.Errorf("delta: item: %w", err)
+		}
+		if it.I != nil {
+			k := *it.I
+			if k < 0 || k >= len(before) {
+				return nil, fmt.Errorf("delta: item %d of a list of %d", k, len(before))
+			}
+			t.Subtasks = nil
+			for _, s := range it.S {
+				if len(s) > 0 && s[0] == '[' {
+					a, b, err := parseRange(s, len(before[k].Subtasks))
+					if err != nil {
+						return nil, err
+					}
+					t.Subtasks = append(t.Subtasks, before[k].Subtasks[a:b+1]...)
+					continue
+				}
+				var st Subtask
+				if err := json.Unmarshal(s, &st); err != nil {
+					return nil, fmt.Errorf("delta: subtask: %w", err)
+				}
+				t.Subtasks = append(t.Subtasks, st)
+			}
+		}
+		after = append(after, t)
+	}
+	return after, nil
+}
+
+// parseRange reads [a,b] with 0 <= a <= b < n.
+func parseRange(e []byte, n int) (int, int, error) {
+	var r []int
+	if err := json.Unmarshal(e, &r); err != nil || len(r) != 2 {
+		return 0, 0, fmt.Errorf("delta: range %s", e)
+	}
+	if r[0] < 0 || r[0] > r[1] || r[1] >= n {
+		return 0, 0, fmt.Errorf("delta: range %d-%d of %d", r[0], r[1], n)
+	}
+	return r[0], r[1], nil
+}
+
+// listHash is a checksum of every field of a list that SameTodos
+// compares, so two lists with the same hash are, but for a collision one
+// in 2^64, the same list. A history line carries the hash of its list and
+// the session file the hash of the change that wrote it, so a reader
+// checks a delta's result and a writer sees whether the history explains
+// the file without reading it.
+func listHash(todos []Todo) uint64 {
+	// Two 32-bit CRCs the processor computes (SSE 4.2, carry-less
+	// multiply), several times faster than a 64-bit table CRC.
+	castagnoli := crc32.MakeTable(crc32.Castagnoli) // built at the first call, not at start-up
+	var c, e uint32
+	var arr [4096]byte
+	buf := arr[:0]
+	update := func(b []byte) {
+		c = crc32.Update(c, castagnoli, b)
+		e = crc32.Update(e, crc32.IEEETable, b)
+	}
+	flush := func() {
+		update(buf)
+		buf = buf[:0]
+	}
+	num := func(n int) {
+		if len(buf)+binary.MaxVarintLen64 > cap(buf) {
+			flush()
+		}
+		buf = binary.AppendUvarint(buf, uint64(n))
+	}
+	str := func(s string) {
+		num(len(s))
+		if len(buf)+len(s) > cap(buf) {
+			flush()
+			if len(s) > cap(buf) {
+				update([]byte(s))
+				return
+			}
+		}
+		buf = append(buf, s...)
+	}
+	num(len(todos))
+	for _, t := range todos {
+		str(t.ID)
+		str(t.Content)
+		str(string(t.Status))
+		str(t.ActiveForm)
+		str(t.Evidence)
+		str(t.Origin)
+		num(len(t.Subtasks))
+		for _, s := range t.Subtasks {
+			str(s.ID)
+			str(s.Content)
+			str(string(s.Status))
+			str(s.Evidence)
+			str(s.Origin)
+		}
+	}
+	flush()
+	return uint64(c)<<32 | uint64(e)
+}
+
+// hashString is how a hash is written: 16 hex digits, exact in any JSON reader.
+func hashString(h uint64) string {
+	b := make([]byte, 0, 16)
+	s := strconv.FormatUint(h, 16)
+	for i := len(s); i < 16; i++ {
+		b = append(b, '0')
+	}
+	return string(append(b, s...))
+}
+
+var errHashMismatch = errors.New("list does not match its checksum")

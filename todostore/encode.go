@@ -1,0 +1,231 @@
+package todostore
+
+// The session file's encoder: the bytes json.MarshalIndent writes, made
+// without reflection for the list, which is most of a file and of a
+// change's CPU (ARCHITECTURE.md §3).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Encode renders a session as the bytes of its file: indented JSON, the
+// same bytes as json.MarshalIndent(sess, "", "  ") (a test holds it to
+// that). The list is written directly; a list with fields this todosh does
+// not know, or an old file's archive, takes encoding/json's way.
+func Encode(sess *Session) ([]byte, error) {
+	data, _, err := encodeReusing(sess, nil, nil)
+	return data, err
+}
+
+// encodeReusing is Encode that copies the bytes of each item equal to the
+// item at its position in prev, whose encodings are prevItems (both nil:
+// none), instead of encoding it again: a change to one item of a large
+// list encodes that item. It returns the items' encodings in the result,
+// for the next change (nil when the list took encoding/json's way).
+func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
+	data, items, err := encodeFast(sess, prev, prevItems)
+	if err != nil {
+		return nil, nil, err
+	}
+	data = append(data, '\n')
+	if len(data) > MaxFileSize {
+		return nil, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
+	}
+	return data, items, nil
+}
+
+func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
+	slow := func() ([]byte, [][]byte, error) {
+		data, err := json.MarshalIndent(sess, "", "  ")
+		return data, nil, err
+	}
+	if len(sess.Archive) > 0 || len(sess.Todos) == 0 || hasExtra(sess.Todos) {
+		return slow()
+	}
+	shell := *sess
+	shell.Todos = []Todo{}
+	head, err := json.MarshalIndent(&shell, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	mark := []byte("\n  \"todos\": []")
+	i := bytes.Index(head, mark)
+	if i < 0 {
+		return slow()
+	}
+	if len(prevItems) != len(prev) {
+		prev = nil
+	}
+	size := len(head) + 1 // and Encode's newline, so the buffer is made once
+	same := make([]bool, len(sess.Todos))
+	for k := range sess.Todos {
+		if same[k] = k < len(prev) && sameTodo(prev[k], sess.Todos[k]); same[k] {
+			size += len(prevItems[k]) + 1
+		} else {
+			size += estimate(sess.Todos[k : k+1])
+		}
+	}
+	out := make([]byte, 0, size)
+	out = append(out, head[:i]...)
+	out = append(out, "\n  \"todos\": ["...)
+	starts := make([]int, len(sess.Todos)+1)
+	for k, t := range sess.Todos {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		starts[k] = len(out)
+		if same[k] {
+			out = append(out, prevItems[k]...)
+		} else {
+			out = appendTodo(out, t)
+		}
+	}
+	starts[len(sess.Todos)] = len(out)
+	out = append(out, "\n  ]"...)
+	out = append(out, head[i+len(mark):]...)
+	items := make([][]byte, len(sess.Todos))
+	for k := range items {
+		end := starts[k+1]
+		if k+1 < len(sess.Todos) {
+			end-- // the comma before the next item
+		}
+		items[k] = out[starts[k]:end:end]
+	}
+	return out, items, nil
+}
+
+func hasExtra(todos []Todo) bool {
+	for _, t := range todos {
+		if len(t.Extra) > 0 {
+			return true
+		}
+		for _, s := range t.Subtasks {
+			if len(s.Extra) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func estimate(todos []Todo) int {
+	n := 0
+	for _, t := range todos {
+		n += 120 + len(t.Content) + len(t.ActiveForm) + len(t.Evidence)
+		for _, s := range t.Subtasks {
+			n += 100 + len(s.Content) + len(s.Evidence)
+		}
+	}
+	return n
+}
+
+func appendField(out []byte, indent, key, v string, omitEmpty, first bool) []byte {
+	if omitEmpty && v == "" {
+		return out
+	}
+	if !first {
+		out = append(out, ',')
+	}
+	out = append(out, '\n')
+	out = append(out, indent...)
+	out = append(out, '"')
+	out = append(out, key...)
+	out = append(out, "\": "...)
+	return appendString(out, v)
+}
+
+// appendTodo writes one item at the depth of the session's list.
+func appendTodo(out []byte, t Todo) []byte {
+	const in = "      "
+	out = append(out, "\n    {"...)
+	out = appendField(out, in, "id", t.ID, false, true)
+	out = appendField(out, in, "content", t.Content, false, false)
+	out = appendField(out, in, "status", string(t.Status), false, false)
+	out = appendField(out, in, "activeForm", t.ActiveForm, true, false)
+	out = appendField(out, in, "evidence", t.Evidence, true, false)
+	if len(t.Subtasks) > 0 {
+		out = append(out, ",\n      \"subtasks\": ["...)
+		for k, s := range t.Subtasks {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			const sin = "          "
+			out = append(out, "\n        {"...)
+			out = appendField(out, sin, "id", s.ID, false, true)
+			out = appendField(out, sin, "content", s.Content, false, false)
+			out = appendField(out, sin, "status", string(s.Status), false, false)
+			out = appendField(out, sin, "evidence", s.Evidence, true, false)
+			out = appendField(out, sin, "origin", s.Origin, true, false)
+			out = append(out, "\n        }"...)
+		}
+		out = append(out, "\n      ]"...)
+	}
+	out = appendField(out, in, "origin", t.Origin, true, false)
+	return append(out, "\n    }"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the ASCII bytes a JSON string holds as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
+// appendString writes s as encoding/json does: HTML characters, control
+// characters, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
+func appendString(out []byte, s string) []byte {
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if plain[b] {
+				i++
+				continue
+			}
+			out = append(out, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				out = append(out, '\\', b)
+			case '\b':
+				out = append(out, '\\', 'b')
+			case '\f':
+				out = append(out, '\\', 'f')
+			case '\n':
+				out = append(out, '\\', 'n')
+			case '\r':
+				out = append(out, '\\', 'r')
+			case '\t':
+				out = append(out, '\\', 't')
+			default:
+				out = append(out, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, s[start:i]...)
+			out = append(out, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			out = append(out, s[start:i]...)
+			out = append(out, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	out = append(out, s[start:]...)
+	return append(out, '"')
+}
