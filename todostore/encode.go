@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -62,7 +63,7 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byt
 	size := len(head) + 1 // and Encode's newline, so the buffer is made once
 	same := make([]bool, len(sess.Todos))
 	for k := range sess.Todos {
-		if same[k] = k < len(prev) && sameTodo(prev[k], sess.Todos[k]); same[k] {
+		if same[k] = k < len(prev) && sameEncoding(prev[k], sess.Todos[k]); same[k] {
 			size += len(prevItems[k]) + 1
 		} else {
 			size += estimate(sess.Todos[k : k+1])
@@ -95,6 +96,34 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byt
 		items[k] = out[starts[k]:end:end]
 	}
 	return out, items, nil
+}
+
+// sameEncoding reports whether two items encode to the same bytes: equal
+// in every field the file holds, the stable ids and revisions included
+// (which sameTodo, the equality of lists, leaves out).
+func sameEncoding(x, y Todo) bool {
+	if !sameTodo(x, y) || x.UID != y.UID || x.Rev != y.Rev {
+		return false
+	}
+	for j := range x.Subtasks {
+		if x.Subtasks[j].UID != y.Subtasks[j].UID || x.Subtasks[j].Rev != y.Subtasks[j].Rev {
+			return false
+		}
+	}
+	return true
+}
+
+// appendInt writes an omitempty integer field, never the first.
+func appendInt(out []byte, indent, key string, v int) []byte {
+	if v == 0 {
+		return out
+	}
+	out = append(out, ",\n"...)
+	out = append(out, indent...)
+	out = append(out, '"')
+	out = append(out, key...)
+	out = append(out, "\": "...)
+	return strconv.AppendInt(out, int64(v), 10)
 }
 
 func hasExtra(todos []Todo) bool {
@@ -159,11 +188,15 @@ func appendTodo(out []byte, t Todo) []byte {
 			out = appendField(out, sin, "status", string(s.Status), false, false)
 			out = appendField(out, sin, "evidence", s.Evidence, true, false)
 			out = appendField(out, sin, "origin", s.Origin, true, false)
+			out = appendField(out, sin, "uid", s.UID, true, false)
+			out = appendInt(out, sin, "rev", s.Rev)
 			out = append(out, "\n        }"...)
 		}
 		out = append(out, "\n      ]"...)
 	}
 	out = appendField(out, in, "origin", t.Origin, true, false)
+	out = appendField(out, in, "uid", t.UID, true, false)
+	out = appendInt(out, in, "rev", t.Rev)
 	return append(out, "\n    }"...)
 }
 
