@@ -149,6 +149,12 @@ func (c *sessionCache) setHistTail(id string, hid fileID, t histTail) {
 func (s *Store) readSession(id string) (state, error) {
 	path := s.Path(id)
 	if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
+		// A chmod changes neither size nor mtime: the owner and mode are
+		// checked at every read, cached or not (checkOwnFile).
+		if err := checkOwnFile(info); err != nil {
+			s.cache.drop(id)
+			return state{}, &CorruptError{Path: path, Err: err}
+		}
 		if st, ok := s.cache.get(id, idOf(info)); ok {
 			return st, nil
 		}
