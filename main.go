@@ -61,6 +61,7 @@ var subcommands = []subcommand{
 	{"acp", "todosh acp [--agent NAME] [-- CMD [ARG]...]   (for editors)", runACP},
 	{"hooks", "todosh hooks install|uninstall AGENT [--project] | status", runHooks},
 	{"hook", "todosh hook AGENT EVENT   (run by an agent's hooks)", runHook},
+	{"doctor", "todosh doctor [--agent NAME] [--output jsonl]   (for a bug report)", runDoctor},
 }
 
 // usage is the first part of --help; the flags follow it.
@@ -157,6 +158,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	case afterDashes && (ag.Bin != "" || len(ag.Args) > 0):
 		return cfg, errors.New("give the agent's command either after -- or with --agent-bin and --agent-arg, not both")
 	case afterDashes:
+		if err := checkAfterDashes(fs.Args()); err != nil {
+			return cfg, err
+		}
 		ag.Bin, ag.Args = fs.Arg(0), fs.Args()[1:]
 	case fs.NArg() > 0:
 		return cfg, fmt.Errorf("unexpected argument %q: give commands and prompts with -c, or on stdin", strings.Join(fs.Args(), " "))
@@ -198,6 +202,37 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 		}
 	}
 	return cfg, nil
+}
+
+// shellFlags are todosh's own flags that no agent command takes for the
+// same thing: after `--` they are a mistake (the agent gets them, and
+// todosh runs nothing). -c counts only with a value that is no key=value
+// (codex-acp takes -c key=value).
+var shellFlags = map[string]bool{"c": true, "session": true, "resume": true, "output": true, "no-continue": true}
+
+// checkAfterDashes refuses `--` followed by todosh's own flags, which
+// would go to the agent's command: "--agent acp -- -c PROMPT" has no
+// command, "--agent acp -- CMD -c PROMPT" gives the prompt to CMD.
+func checkAfterDashes(rest []string) error {
+	if strings.HasPrefix(rest[0], "-") {
+		return fmt.Errorf("after --: want the agent's command, got %q; todosh's own flags go before -- (todosh --agent acp -c PROMPT -- CMD)", rest[0])
+	}
+	for i, a := range rest[1:] {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || !shellFlags[name] {
+			continue
+		}
+		if name == "c" {
+			if !hasValue && i+2 < len(rest) {
+				value = rest[i+2]
+			}
+			if strings.Contains(value, "=") && !strings.Contains(value, " ") {
+				continue // codex-acp's -c key=value
+			}
+		}
+		return fmt.Errorf("%s after -- goes to the agent's command %s, not to todosh: put it before -- (todosh --agent acp %s ... -- %s ...)", a, rest[0], a, rest[0])
+	}
+	return nil
 }
 
 // versionText is the --version line, from the build info Go records in

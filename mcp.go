@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -70,7 +68,7 @@ func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(st
 	cfg.Store, cfg.Getenv, cfg.Version = todostore.Open(root), getenv, "1"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	if err := mcpserver.Serve(ctx, cfg, &mcp.StdioTransport{MaxLineLength: 2 * todostore.MaxFileSize}); err != nil {
+	if err := mcpserver.Serve(ctx, cfg, &mcpserver.Stdio{In: os.Stdin, Out: os.Stdout}); err != nil {
 		fmt.Fprintf(stderr, "todosh mcp: %v\n", err)
 		return repl.ExitFailed
 	}

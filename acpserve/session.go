@@ -13,6 +13,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
@@ -201,7 +202,7 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 	if ss.agent == nil {
 		return acp.PromptResponse{}, internalError("no agent is connected: start todosh acp with --agent NAME (todosh --help lists them) or -- CMD ARGS for any ACP agent; /todo works without one")
 	}
-	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools(), Cwd: ss.cwd}
+	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools, Cwd: ss.cwd}
 	if acpagent.IsSlashCommand(text) {
 		return ss.slash(ctx, step, text)
 	}
@@ -292,10 +293,7 @@ func (ss *session) prepare(ctx context.Context) error {
 
 // tools are the inner agent's todo tools as its backend row declares them.
 func (ss *session) tools() continuation.Tools {
-	if ss.srv.cfg.Backend == nil {
-		return continuation.Tools{Todo: ss.agent.TodoTool()}
-	}
-	return ss.srv.cfg.Backend.Tools(ss.agent.TodoTool())
+	return backends.AgentTools(ss.srv.cfg.Backend, ss.agent)
 }
 
 // todo runs a /todo command as the person and answers with its output;

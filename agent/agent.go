@@ -109,6 +109,13 @@ type Agent interface {
 	RunTurn(ctx context.Context, turn Turn, emit func(Event)) (Result, error)
 }
 
+// ToolLoader is an Agent whose todo tools may be deferred: LoadTool names
+// the tool that loads them (Claude Code's ToolSearch), so prompts say to
+// load them first; "" when they need no loading.
+type ToolLoader interface {
+	LoadTool() string
+}
+
 // Session is the todo list a backend works on: one session of one store.
 type Session struct {
 	Store *todostore.Store

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -12,26 +13,77 @@ import (
 // left out when it rewrote its list.
 const DroppedReason = "dropped by agent"
 
+// View is what the agent has seen of the session's list (ViewOf).
+type View struct {
+	// Read is the revision of the list the agent was last shown
+	// (Session.AgentRead); an entry whose Rev is above it was added or
+	// changed by someone else since.
+	Read int
+	// Rev is the list's revision now (Session.Rev). The agent's positions
+	// are used only when it has seen this revision (Rev <= Read).
+	Rev int
+	// NextUID is Session.NextUID: a stable id below it that names no
+	// current entry names one that was removed.
+	NextUID int
+}
+
+// ViewOf is the view of the agent on s.
+func ViewOf(s *todostore.Session) View {
+	return View{Read: s.AgentRead, Rev: s.Rev, NextUID: s.NextUID}
+}
+
+// Stale reports whether the list changed since the agent's last read, so
+// positions it remembers may name other items.
+func (v View) Stale() bool { return v.Rev > v.Read }
+
+// unseen reports whether an entry last changed at rev was added or changed
+// by someone else since the agent's last read.
+func (v View) unseen(rev int) bool { return rev > v.Read }
+
+// removed reports whether uid is a stable id the session gave to an
+// entry that is no longer on the list (current holds no entry with it).
+func (v View) removed(uid string) bool {
+	n := todostore.UIDNumber(uid)
+	return n > 0 && n < v.NextUID
+}
+
 // Merge is the outcome of MergeAgentList.
 type Merge struct {
-	// Todos is the merged list; ids and derived statuses are left to
-	// todostore.Normalize.
+	// Todos is the merged list; positions and derived statuses are left
+	// to todostore.Normalize, stable ids to Commit.
 	Todos []todostore.Todo
 	// FromAgent[i] is the index in the agent's list of Todos[i], or -1
-	// for an item of the person's the agent left out.
+	// for an item the agent left out that stays.
 	FromAgent []int
-	// KeptItems are the indexes in Todos of the person's items the agent
-	// left out; KeptSubtasks are the {item, subtask} indexes of the
-	// person's subtasks the agent's version of their item left out.
+	// KeptItems are the indexes in Todos of items the agent left out that
+	// stay: the person's (Origin OriginPerson), and any added or changed
+	// by someone else since the agent's last read. KeptSubtasks are the
+	// {item, subtask} indexes of such subtasks.
 	KeptItems    []int
 	KeptSubtasks [][2]int
-	// Dropped are the current items the agent left out that are not the
-	// person's, as they were (their ids are their old positions).
+	// KeptChanges are the indexes in Todos of items the agent sent that
+	// someone else changed since its last read: the current version stays
+	// (text, status, evidence) and the agent's differing version is not
+	// applied. KeptSubtaskChanges are the {item, subtask} indexes of such
+	// subtasks.
+	KeptChanges        []int
+	KeptSubtaskChanges [][2]int
+	// Gone are the agent's entries that name by stable id an item or
+	// subtask no longer on the list (someone removed it): not added again.
+	Gone []Gone
+	// Dropped are the current items the agent left out that go, as they
+	// were (their ids are their old positions).
 	Dropped []todostore.Todo
 	// DroppedSubtasks holds, for each item the agent kept but sent with
 	// fewer subtasks, a copy of the current item with only the subtasks it
-	// lost that are not the person's.
+	// lost that go.
 	DroppedSubtasks []todostore.Todo
+}
+
+// Gone is an entry of the agent's list whose stable id names an entry
+// that was removed.
+type Gone struct {
+	UID, Content string
 }
 
 // Archived is what the merge takes off the list: Dropped, then
@@ -42,36 +94,50 @@ func (m Merge) Archived() []todostore.Todo {
 
 // MergeAgentList merges the list an agent just wrote (its whole list, as
 // todo_write, TodoWrite, update_plan and write_todos send it) into the
-// session's current list, so that nothing the person added is silently
-// lost:
+// session's current list, given what the agent has seen of it (view), so
+// that the agent never undoes the person (ARCHITECTURE.md §6):
 //
-//   - The agent's items come first in its order, with its text and status.
-//     An item matches a current item with the same text (spaces around it
-//     ignored; duplicates pair up in order). An agent item whose text
-//     matches no current item but whose ID names the position of a current
-//     item no other agent item matched is that item renamed.
-//   - A matched item keeps what only the current one has: its evidence,
-//     its activeForm, its origin (an item the person added stays the
-//     person's), and its subtasks when the agent's item has none. When the
-//     agent's item has subtasks they are merged by the same rule: the
-//     person's subtasks it left out stay in place, others go to
-//     DroppedSubtasks.
-//   - A person's item (Origin OriginPerson) the agent left out stays,
-//     placed right after the current item before it that is still in the
-//     list (at the top when there is none), so it keeps its place.
-//   - Any other current item the agent left out goes to Dropped, for the
-//     caller to archive (DroppedReason).
+//   - The agent's items come first in its order. An item matches the
+//     current item its stable id names ("t7"); else a current item with
+//     the same text (spaces around it ignored; duplicates pair up in
+//     order); else, when its text matches no current item, the item at
+//     the position its id names ("3"), only if the agent has seen the list
+//     as it is (positions move). An id naming an item that was removed
+//     is in Gone and not added again.
+//   - A matched item someone else changed since the agent's last read
+//     (Rev above view.Read) keeps its current text, status, evidence and
+//     activeForm (KeptChanges when the agent's differ). Otherwise the
+//     agent's version wins, keeping what only the current one has: its
+//     evidence, activeForm, origin and stable id, and its subtasks when
+//     the agent's item has none. When the agent's item has subtasks they
+//     are merged by the same rule.
+//   - A current item the agent left out stays when it is the person's
+//     (Origin OriginPerson) or was added or changed by someone else since
+//     the agent's last read (KeptItems), placed right after the current
+//     item before it that is still in the list (at the top when there is
+//     none), so it keeps its place; the others go to Dropped, for the
+//     caller to archive (DroppedReason). The agent removes only what it
+//     saw.
 //
 // Neither input is changed and the result shares no memory with them.
-func MergeAgentList(current, agentList []todostore.Todo) Merge {
+func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
 	cur := todostore.CloneTodos(current)
 	in := todostore.CloneTodos(agentList)
 	var m Merge
-	keptSubs := map[int][]int{} // by agent index: kept person subtasks
+	keptSubs := map[int][]int{}    // by agent index: kept subtasks
+	changedSubs := map[int][]int{} // by agent index: subtasks whose current version won
+	changed := map[int]bool{}      // by agent index: items whose current version won
 	items := mergeOrdered(cur, in, mergeSpec[todostore.Todo]{
 		key:    func(t todostore.Todo) string { return MergeKey(t.Content) },
-		person: func(t todostore.Todo) bool { return t.Origin == todostore.OriginPerson },
+		uid:    func(t todostore.Todo) string { return t.UID },
+		keep:   func(t todostore.Todo) bool { return t.Origin == todostore.OriginPerson || view.unseen(t.Rev) },
+		gone:   view.removed,
+		strip:  func(t todostore.Todo) todostore.Todo { t.UID, t.Rev = "", 0; return t },
+		onGone: func(t todostore.Todo) { m.Gone = append(m.Gone, Gone{t.UID, t.Content}) },
 		renames: func(t todostore.Todo) int {
+			if view.Stale() || !todostore.IsPosition(t.ID) {
+				return -1
+			}
 			n, err := strconv.Atoi(strings.TrimSpace(t.ID))
 			if err != nil {
 				return -1
@@ -79,49 +145,80 @@ func MergeAgentList(current, agentList []todostore.Todo) Merge {
 			return n - 1
 		},
 		combine: func(i, j int) todostore.Todo {
-			t, subs := mergeItem(cur[i], in[j])
+			t, subs := mergeItem(cur[i], in[j], view, func(uid, content string) { m.Gone = append(m.Gone, Gone{uid, content}) })
 			if len(subs.dropped) > 0 {
-				gone := cur[i]
-				gone.Subtasks = subs.dropped
-				m.DroppedSubtasks = append(m.DroppedSubtasks, gone)
+				lost := cur[i]
+				lost.Subtasks = subs.dropped
+				m.DroppedSubtasks = append(m.DroppedSubtasks, lost)
 			}
-			keptSubs[j] = subs.kept
+			keptSubs[j], changedSubs[j] = subs.kept, subs.changed
+			if view.unseen(cur[i].Rev) && (MergeKey(t.Content) != MergeKey(in[j].Content) || t.Status != in[j].Status && len(in[j].Subtasks) == 0) {
+				changed[j] = true
+			}
 			return t
 		},
 	})
 	m.Todos, m.FromAgent, m.KeptItems, m.Dropped = items.out, items.from, items.kept, items.dropped
 	for i, j := range m.FromAgent {
+		if j < 0 {
+			continue
+		}
+		if changed[j] {
+			m.KeptChanges = append(m.KeptChanges, i)
+		}
 		for _, k := range keptSubs[j] {
 			m.KeptSubtasks = append(m.KeptSubtasks, [2]int{i, k})
+		}
+		for _, k := range changedSubs[j] {
+			m.KeptSubtaskChanges = append(m.KeptSubtaskChanges, [2]int{i, k})
 		}
 	}
 	return m
 }
 
-// mergeItem is the agent's version a of an item completed with what only
-// the current version has; subs says which current subtasks were kept for
-// the person or dropped.
-func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask]) {
+// mergeItem is the agent's version a of an item merged with the current
+// version; subs says which current subtasks were kept or dropped, and
+// which kept their current version. An item someone else changed since
+// the agent's last read keeps its current fields.
+func mergeItem(cur, a todostore.Todo, view View, gone func(uid, content string)) (todostore.Todo, ordered[todostore.Subtask]) {
 	var subs ordered[todostore.Subtask]
 	if len(a.Subtasks) == 0 {
 		a.Subtasks = cur.Subtasks
 	} else {
 		subs = mergeOrdered(cur.Subtasks, a.Subtasks, mergeSpec[todostore.Subtask]{
 			key:    func(s todostore.Subtask) string { return MergeKey(s.Content) },
-			person: func(s todostore.Subtask) bool { return s.Origin == todostore.OriginPerson },
+			uid:    func(s todostore.Subtask) string { return s.UID },
+			keep:   func(s todostore.Subtask) bool { return s.Origin == todostore.OriginPerson || view.unseen(s.Rev) },
+			gone:   view.removed,
+			strip:  func(s todostore.Subtask) todostore.Subtask { s.UID, s.Rev = "", 0; return s },
+			onGone: func(s todostore.Subtask) { gone(s.UID, s.Content) },
 			combine: func(i, j int) todostore.Subtask {
 				s, c := a.Subtasks[j], cur.Subtasks[i]
+				if view.unseen(c.Rev) {
+					return c // changed since the agent's last read: the current version stays
+				}
 				if s.Evidence == "" && s.Status == todostore.Completed && c.Status == todostore.Completed {
 					s.Evidence = c.Evidence // finished work re-sent keeps its proof
 				}
 				if c.Origin != "" {
 					s.Origin = c.Origin
 				}
+				s.UID, s.Rev = c.UID, c.Rev
 				s.Extra = c.Extra // fields another program added stay with the subtask
 				return s
 			},
+			changedFrom: func(i, j int) bool {
+				c, s := cur.Subtasks[i], a.Subtasks[j]
+				return view.unseen(c.Rev) && (c.Content != s.Content || c.Status != s.Status)
+			},
 		})
 		a.Subtasks = subs.out
+	}
+	if view.unseen(cur.Rev) {
+		// Changed since the agent's last read: the current version stays,
+		// with the subtasks merged above.
+		cur.Subtasks = a.Subtasks
+		return cur, subs
 	}
 	if a.Evidence == "" {
 		a.Evidence = cur.Evidence
@@ -132,6 +229,7 @@ func mergeItem(cur, a todostore.Todo) (todostore.Todo, ordered[todostore.Subtask
 	if cur.Origin != "" {
 		a.Origin = cur.Origin
 	}
+	a.UID, a.Rev = cur.UID, cur.Rev
 	a.Extra = cur.Extra // fields another program added (llxprt's priority) stay with the item
 	return a, subs
 }
@@ -142,13 +240,25 @@ func MergeKey(content string) string { return strings.TrimSpace(content) }
 // mergeSpec tells mergeOrdered about the entries it merges (items or
 // subtasks).
 type mergeSpec[T any] struct {
-	key    func(T) string // the text two entries share to be the same
-	person func(T) bool   // the person's entries are never dropped
+	key func(T) string // the text two entries share to be the same
+	uid func(T) string // the stable id, "" for none
+	// keep reports whether a current entry the incoming list left out
+	// stays (the person's, or changed since the agent's last read).
+	keep func(T) bool
+	// gone reports whether a stable id names an entry that was removed.
+	gone func(uid string) bool
+	// strip clears the stable id of an incoming entry that matched none.
+	strip func(T) T
+	// onGone is told of each incoming entry whose id names a removed one.
+	onGone func(T)
 	// renames, when not nil, is the index of the current entry an
-	// incoming entry names by id, or -1.
+	// incoming entry names by position, or -1.
 	renames func(T) int
 	// combine is incoming[j] merged with its match current[i].
 	combine func(i, j int) T
+	// changedFrom, when not nil, reports whether current[i] kept its
+	// version over a differing incoming[j].
+	changedFrom func(i, j int) bool
 }
 
 // ordered is the outcome of mergeOrdered; see Merge.
@@ -156,23 +266,49 @@ type ordered[T any] struct {
 	out     []T
 	from    []int
 	kept    []int
+	changed []int
 	dropped []T
 }
 
 // mergeOrdered is the one merge rule, for items and subtasks alike: the
-// incoming entries in their order, each combined with its current match;
-// the person's unmatched entries placed after their nearest kept
-// predecessor; the other unmatched current entries dropped.
+// incoming entries in their order, each combined with its current match
+// (by stable id, then text, then position); the current entries to keep
+// that were left out placed after their nearest kept predecessor; the
+// other unmatched current entries dropped.
 func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
-	byText := map[string][]int{}
-	for i, c := range current {
-		k := spec.key(c)
-		byText[k] = append(byText[k], i)
-	}
 	matchOf := make([]int, len(current)) // incoming index + 1, 0 for none
 	curOf := make([]int, len(incoming))  // current index, -1 for none
+	skip := make([]bool, len(incoming))  // names a removed entry
+	byUID := map[string]int{}
+	for i, c := range current {
+		if u := spec.uid(c); u != "" {
+			byUID[u] = i
+		}
+	}
 	for j, e := range incoming {
 		curOf[j] = -1
+		u := spec.uid(e)
+		if u == "" {
+			continue
+		}
+		if i, ok := byUID[u]; ok && matchOf[i] == 0 {
+			curOf[j], matchOf[i] = i, j+1
+		} else if !ok && spec.gone(u) {
+			skip[j] = true
+			spec.onGone(e)
+		}
+	}
+	byText := map[string][]int{}
+	for i, c := range current {
+		if matchOf[i] == 0 {
+			k := spec.key(c)
+			byText[k] = append(byText[k], i)
+		}
+	}
+	for j, e := range incoming {
+		if curOf[j] >= 0 || skip[j] {
+			continue
+		}
 		k := spec.key(e)
 		if idx := byText[k]; len(idx) > 0 {
 			curOf[j], matchOf[idx[0]] = idx[0], j+1
@@ -181,8 +317,11 @@ func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
 	}
 	if spec.renames != nil {
 		for j, e := range incoming {
+			if curOf[j] >= 0 || skip[j] {
+				continue
+			}
 			if _, textKnown := byText[spec.key(e)]; textKnown {
-				continue // a text match, or a further duplicate of one
+				continue // a further duplicate of a text match
 			}
 			if i := spec.renames(e); i >= 0 && i < len(current) && matchOf[i] == 0 {
 				curOf[j], matchOf[i] = i, j+1
@@ -190,8 +329,9 @@ func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
 		}
 	}
 
-	// The person's entries left out go after the incoming entry their
-	// nearest matched predecessor became; -1 means before all of them.
+	// The current entries to keep that were left out go after the incoming
+	// entry their nearest matched predecessor became; -1 means before all
+	// of them.
 	var res ordered[T]
 	after := map[int][]int{}
 	anchor := -1
@@ -199,7 +339,7 @@ func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
 		switch {
 		case matchOf[i] > 0:
 			anchor = matchOf[i] - 1
-		case spec.person(c):
+		case spec.keep(c):
 			after[anchor] = append(after[anchor], i)
 		default:
 			res.dropped = append(res.dropped, c)
@@ -216,8 +356,17 @@ func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
 	}
 	keep(-1)
 	for j, e := range incoming {
+		if skip[j] {
+			keep(j)
+			continue
+		}
 		if i := curOf[j]; i >= 0 {
+			if spec.changedFrom != nil && spec.changedFrom(i, j) {
+				res.changed = append(res.changed, len(res.out))
+			}
 			e = spec.combine(i, j)
+		} else {
+			e = spec.strip(e)
 		}
 		res.out = append(res.out, e)
 		res.from = append(res.from, j)
@@ -249,24 +398,43 @@ func UpdateIfChanged(sess Session, fn func(s *todostore.Session) (bool, error)) 
 	})
 }
 
+// ErrStalePositions refuses an agent's list that names items by position
+// when the list changed since the agent's last read: the positions may
+// name other items now.
+var ErrStalePositions = errors.New("the list changed since your last read, so positions may name other items now")
+
 // ApplyAgentList merges an agent's whole list into the session's list
-// with MergeAgentList, under the session's lock, and writes it only when it
-// differs from the list on disk; what the merge dropped is archived as
-// DroppedReason. rules, when not nil, may adjust the merged list in place
-// (m.Todos) or refuse it with an error, which changes nothing and is
-// returned; current is the list on disk. Every backend whose agent sends
-// its whole list goes through here.
+// with MergeAgentList and the agent's view of it (ViewOf), under the
+// session's lock, and writes it only when it differs from the list on
+// disk; what the merge dropped is archived as DroppedReason. rules, when
+// not nil, may adjust the merged list in place (m.Todos) or refuse it
+// with an error, which changes nothing and is returned; current is the
+// list on disk. Every backend whose agent sends its whole list goes
+// through here. The agent is not shown the merged list, so this is not a
+// read (ApplyAgentListShown is).
 func ApplyAgentList(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Applied, error) {
+	return applyAgentList(sess, list, now, rules, false)
+}
+
+// ApplyAgentListShown is ApplyAgentList for a caller that shows the agent
+// the list afterwards (todo_write's reply): the write is also the agent's
+// read (todostore.Session.MarkAgentRead). An item id that is a position is
+// refused with ErrStalePositions when the list changed since that read.
+func ApplyAgentListShown(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Applied, error) {
+	return applyAgentList(sess, list, now, rules, true)
+}
+
+func applyAgentList(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error, shown bool) (Applied, error) {
 	var res Applied
-	s, changed, err := UpdateIfChanged(sess, func(s *todostore.Session) (bool, error) {
+	s, _, err := UpdateIfChanged(sess, func(s *todostore.Session) (bool, error) {
 		var err error
-		res.Merge, err = MergeInto(s, list, now, rules)
-		return true, err
+		res.Merge, res.Changed, err = mergeInto(s, list, now, rules, shown)
+		return res.Changed, err
 	})
 	if err != nil {
 		return Applied{}, err
 	}
-	res.Changed, res.Todos = changed, s.Todos
+	res.Todos = s.Todos
 	return res, nil
 }
 
@@ -276,24 +444,55 @@ func ApplyAgentList(sess Session, list []todostore.Todo, now time.Time, rules fu
 // dropped and returns the merge; s is left as it was when rules or
 // validation refuse the list.
 func MergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Merge, error) {
-	m := MergeAgentList(s.Todos, list)
+	m, _, err := mergeInto(s, list, now, rules, false)
+	return m, err
+}
+
+// mergeInto is the one change behind ApplyAgentList, ApplyAgentListShown
+// and MergeInto, and says whether the list changed. shown: the agent sees
+// the result, so the change is also its read, and positions are refused on
+// a list that changed since its last one.
+func mergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error, shown bool) (Merge, bool, error) {
+	view := ViewOf(s)
+	if shown && view.Stale() {
+		for _, t := range list {
+			if todostore.IsPosition(t.ID) {
+				return Merge{}, false, ErrStalePositions
+			}
+		}
+	}
+	m := MergeAgentList(s.Todos, list, view)
 	if rules != nil {
 		if err := rules(s.Todos, &m); err != nil {
-			return Merge{}, err
+			return Merge{}, false, err
 		}
 	}
 	todostore.Normalize(m.Todos)
 	if err := todostore.Validate(m.Todos); err != nil {
-		return Merge{}, err
+		return Merge{}, false, err
+	}
+	if shown {
+		s.MarkAgentRead()
 	}
 	before := todostore.CloneTodos(s.Todos)
 	todostore.Normalize(before)
-	if SameList(before, m.Todos) {
-		return m, nil
+	if SameList(before, m.Todos) && sameUIDs(before, m.Todos) {
+		return m, false, nil
 	}
 	s.AppendArchive(DroppedReason, m.Archived(), now)
 	s.Todos = m.Todos
-	return m, nil
+	return m, true, nil
+}
+
+// sameUIDs reports whether the entries of a and b carry the same stable
+// ids, where b has one.
+func sameUIDs(a, b []todostore.Todo) bool {
+	for i := range b {
+		if b[i].UID != "" && b[i].UID != a[i].UID {
+			return false
+		}
+	}
+	return true
 }
 
 // SameList reports whether two lists are equal field by field, treating

@@ -82,7 +82,7 @@ func TestMergeAgentList(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			curCopy := todostore.CloneTodos(c.current)
 			agentCopy := todostore.CloneTodos(c.agent)
-			m := MergeAgentList(c.current, c.agent)
+			m := MergeAgentList(c.current, c.agent, View{})
 			merged, dropped := m.Todos, m.Dropped
 			if got := mergeShow(merged); !reflect.DeepEqual(got, c.wantMerged) {
 				t.Errorf("merged %q, want %q", got, c.wantMerged)
@@ -101,7 +101,7 @@ func TestMergeKeepsSubtasksAndDetails(t *testing.T) {
 	subs := []todostore.Subtask{{Content: "quoted fields", Status: todostore.Completed}, {Content: "CRLF", Status: todostore.Pending}}
 	current := []todostore.Todo{{Content: "parser", Status: todostore.InProgress, ActiveForm: "Parsing", Evidence: "go test ok", Subtasks: subs}}
 	agentList := []todostore.Todo{{Content: "parser", Status: todostore.InProgress}}
-	m := MergeAgentList(current, agentList)
+	m := MergeAgentList(current, agentList, View{})
 	merged := m.Todos
 	if !reflect.DeepEqual(merged[0].Subtasks, subs) || merged[0].ActiveForm != "Parsing" || merged[0].Evidence != "go test ok" {
 		t.Errorf("merged %+v lost what only the current item had", merged[0])
@@ -116,7 +116,7 @@ func TestMergeKeepsSubtasksAndDetails(t *testing.T) {
 	// The agent's own subtasks and details win; the ones it left out that
 	// the person did not add are the agent's to drop.
 	own := []todostore.Todo{{Content: "parser", Status: todostore.Pending, ActiveForm: "Writing", Subtasks: []todostore.Subtask{{Content: "mine", Status: todostore.Pending}}}}
-	m = MergeAgentList(current, own)
+	m = MergeAgentList(current, own, View{})
 	if got := subShow(m.Todos[0].Subtasks); got != "mine:pending" || m.Todos[0].ActiveForm != "Writing" {
 		t.Errorf("merged %+v did not keep the agent's version", m.Todos[0])
 	}
@@ -175,7 +175,7 @@ func TestMergeKeepsPersonSubtasks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			current := []todostore.Todo{{Content: "other", Status: todostore.Pending}, {Content: "item", Status: todostore.InProgress, Subtasks: c.cur}}
 			agentList := []todostore.Todo{{Content: "other", Status: todostore.Pending}, {Content: "item", Status: todostore.InProgress, Subtasks: c.agent}}
-			m := MergeAgentList(current, agentList)
+			m := MergeAgentList(current, agentList, View{})
 			if got := strings.ReplaceAll(subShow(m.Todos[1].Subtasks), " p :", "p:"); got != c.want {
 				t.Errorf("subtasks %q, want %q", got, c.want)
 			}
@@ -222,7 +222,7 @@ func TestMergeRenameByID(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := MergeAgentList(current, c.agent)
+			m := MergeAgentList(current, c.agent, View{})
 			if got := mergeShow(m.Todos); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("merged %q, want %q", got, c.want)
 			}
@@ -231,7 +231,7 @@ func TestMergeRenameByID(t *testing.T) {
 			}
 		})
 	}
-	m := MergeAgentList(current, []todostore.Todo{{ID: "1", Content: "new name", Status: todostore.InProgress}})
+	m := MergeAgentList(current, []todostore.Todo{{ID: "1", Content: "new name", Status: todostore.InProgress}}, View{})
 	if r := m.Todos[0]; r.Evidence != "ev" || len(r.Subtasks) != 1 || r.Subtasks[0].Content != "s" {
 		t.Errorf("renamed item lost its details: %+v", r)
 	}
@@ -296,8 +296,19 @@ func FuzzMerge(f *testing.F) {
 		for i := range current {
 			current[i].Subtasks = []todostore.Subtask{{Content: "ns", Status: todostore.Pending}, {Content: "ps", Status: todostore.Pending, Origin: todostore.OriginPerson}}
 		}
-		m := MergeAgentList(current, agentList)
+		// Every third current item changed since the agent's last read.
+		for i := range current {
+			if i%3 == 2 {
+				current[i].Rev = 5
+			}
+		}
+		m := MergeAgentList(current, agentList, View{Read: 4, Rev: 5})
 		merged, dropped := m.Todos, m.Dropped
+		for _, d := range dropped {
+			if d.Rev > 4 {
+				t.Fatalf("an item changed since the agent's last read was dropped: %+v", d)
+			}
+		}
 		personSubs := 0
 		for _, t := range merged {
 			for _, s := range t.Subtasks {
@@ -358,4 +369,137 @@ func mergeSplit(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestMergeNeverUndoesThePerson: what someone else added, changed or
+// completed since the agent's last read survives the agent's write, the
+// agent removes only what it saw, and ids (stable, or positions when the
+// agent has seen the list as it is) say which item the agent means.
+func TestMergeNeverUndoesThePerson(t *testing.T) {
+	const seen, since = 3, 5 // an entry's Rev: before, and after the agent's last read (4)
+	stale := View{Read: 4, Rev: 5, NextUID: 9}
+	fresh := View{Read: 5, Rev: 5, NextUID: 9}
+	item := func(uid, text string, st todostore.Status, rev int, subs ...todostore.Subtask) todostore.Todo {
+		return todostore.Todo{UID: uid, Content: text, Status: st, Rev: rev, Subtasks: subs}
+	}
+	sub := func(uid, text string, st todostore.Status, rev int) todostore.Subtask {
+		return todostore.Subtask{UID: uid, Content: text, Status: st, Rev: rev}
+	}
+	agentItem := func(id, text string, st todostore.Status, subs ...todostore.Subtask) todostore.Todo {
+		t := todostore.Todo{Content: text, Status: st, Subtasks: subs}
+		if todostore.IsPosition(id) {
+			t.ID = id
+		} else {
+			t.UID = id
+		}
+		return t
+	}
+	P, C := todostore.Pending, todostore.Completed
+	cases := []struct {
+		name           string
+		view           View
+		current, agent []todostore.Todo
+		want           string // uid:text:status{subtasks}, "-" for a new entry's uid
+		kept, changed  string // texts of KeptItems and KeptChanges, subtasks after "/"
+		dropped, gone  string
+	}{
+		{"a rename by the person since the read stays (agent names it by id)", stale,
+			[]todostore.Todo{item("t1", "new name", P, since)}, []todostore.Todo{agentItem("t1", "old name", P)},
+			"t1:new name:pending", "", "new name", "", ""},
+		{"a rename by the person stays (agent restates the old text): both kept, nothing lost", stale,
+			[]todostore.Todo{item("t1", "new name", P, since)}, []todostore.Todo{agentItem("", "old name", P)},
+			"t1:new name:pending | -:old name:pending", "new name", "", "", ""},
+		{"a reused position \"1\" on a changed list renames nothing", stale,
+			[]todostore.Todo{item("t1", "person's", P, since), item("t2", "b", P, seen)}, []todostore.Todo{agentItem("1", "agent's", P), agentItem("", "b", P)},
+			"t1:person's:pending | -:agent's:pending | t2:b:pending", "person's", "", "", ""},
+		{"a position on the list as the agent saw it renames", fresh,
+			[]todostore.Todo{item("t1", "old", P, seen)}, []todostore.Todo{agentItem("1", "new", P)},
+			"t1:new:pending", "", "", "", ""},
+		{"a completion by the person stays: not reopened", stale,
+			[]todostore.Todo{item("t1", "a", C, since)}, []todostore.Todo{agentItem("", "a", todostore.InProgress)},
+			"t1:a:completed", "", "a", "", ""},
+		{"a subtask the person added since stays", stale,
+			[]todostore.Todo{item("t1", "a", P, seen, sub("s2", "x", P, seen), sub("s3", "added", P, since))},
+			[]todostore.Todo{agentItem("t1", "a", P, sub("", "x", P, 0))},
+			"t1:a:pending{s2:x:pending, s3:added:pending}", "/added", "", "", ""},
+		{"a subtask the person ticked since stays ticked", stale,
+			[]todostore.Todo{item("t1", "a", P, seen, sub("s2", "x", C, since), sub("s3", "y", P, seen))},
+			[]todostore.Todo{agentItem("t1", "a", P, sub("s2", "x", P, 0), sub("s3", "y", C, 0))},
+			"t1:a:completed{s2:x:completed, s3:y:completed}", "", "/x", "", ""},
+		{"the agent removes what it saw, not what came since", stale,
+			[]todostore.Todo{item("t1", "seen", P, seen), item("t2", "new", P, since), item("t3", "mine", P, 0)},
+			[]todostore.Todo{},
+			"t2:new:pending", "new", "", "seen mine", ""},
+		{"changes to what the agent saw apply", stale,
+			[]todostore.Todo{item("t1", "a", P, seen)}, []todostore.Todo{agentItem("t1", "a2", C)},
+			"t1:a2:completed", "", "", "", ""},
+		{"an id of a removed item is not added again", stale,
+			[]todostore.Todo{item("t1", "a", P, seen)}, []todostore.Todo{agentItem("t4", "removed by the person", P), agentItem("t1", "a", P)},
+			"t1:a:pending", "", "", "", "t4"},
+		{"an id the session never gave is a new item", stale,
+			[]todostore.Todo{item("t1", "a", P, seen)}, []todostore.Todo{agentItem("t1", "a", P), agentItem("t99", "c", P)},
+			"t1:a:pending | -:c:pending", "", "", "", ""},
+		{"a stable id wins over text", fresh,
+			[]todostore.Todo{item("t1", "a", P, seen), item("t2", "b", P, seen)}, []todostore.Todo{agentItem("t2", "a", C)},
+			"t2:a:completed", "", "", "a", ""},
+	}
+	show := func(todos []todostore.Todo) string {
+		var out []string
+		for _, td := range todos {
+			uid := td.UID
+			if uid == "" {
+				uid = "-"
+			}
+			s := uid + ":" + td.Content + ":" + string(td.Status)
+			var subs []string
+			for _, st := range td.Subtasks {
+				subs = append(subs, st.UID+":"+st.Content+":"+string(st.Status))
+			}
+			if len(subs) > 0 {
+				s += "{" + strings.Join(subs, ", ") + "}"
+			}
+			out = append(out, s)
+		}
+		return strings.Join(out, " | ")
+	}
+	texts := func(m Merge, items []int, subs [][2]int) string {
+		var out []string
+		for _, i := range items {
+			out = append(out, m.Todos[i].Content)
+		}
+		s := strings.Join(out, " ")
+		if len(subs) > 0 {
+			out = nil
+			for _, p := range subs {
+				out = append(out, m.Todos[p[0]].Subtasks[p[1]].Content)
+			}
+			s += "/" + strings.Join(out, " ")
+		}
+		return s
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := MergeAgentList(c.current, c.agent, c.view)
+			todostore.Normalize(m.Todos)
+			if got := show(m.Todos); got != c.want {
+				t.Errorf("merged\n got %s\nwant %s", got, c.want)
+			}
+			if got := texts(m, m.KeptItems, m.KeptSubtasks); got != c.kept {
+				t.Errorf("kept %q, want %q", got, c.kept)
+			}
+			if got := texts(m, m.KeptChanges, m.KeptSubtaskChanges); got != c.changed {
+				t.Errorf("kept changes %q, want %q", got, c.changed)
+			}
+			var dropped, gone []string
+			for _, d := range m.Dropped {
+				dropped = append(dropped, d.Content)
+			}
+			for _, g := range m.Gone {
+				gone = append(gone, g.UID)
+			}
+			if strings.Join(dropped, " ") != c.dropped || strings.Join(gone, " ") != c.gone {
+				t.Errorf("dropped %q gone %q, want %q %q", dropped, gone, c.dropped, c.gone)
+			}
+		})
+	}
 }

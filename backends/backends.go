@@ -92,12 +92,23 @@ type Backend struct {
 	// continuation prompts; "" means the agent tells (agent.Agent.TodoTool,
 	// for a CLI whose tool changes with what it calls).
 	TodoTool string
-	Caps     Caps
+	// ToolSpelling is how the agent names the tools of todosh's MCP server
+	// (mcp__todosh__todo_write), so prompts name them as it sees them.
+	ToolSpelling todotools.Spelling
+	Caps         Caps
 	// Flags are the agent flags beyond --agent this row accepts.
 	Flags []Flag
 	// Start checks the options and returns what builds the agent; param
 	// is the part after the colon. A nil Factory means no agent.
 	Start func(param string, o Options) (Factory, error)
+	// Bin is the executable the row starts when --agent-bin is not given,
+	// "" for todosh's own backends; Package is the npm package it comes
+	// from; VersionFlag prints its version and exits ("" when running it
+	// could wait on stdin, as an ACP adapter does). For `todosh doctor`.
+	Bin, Package, VersionFlag string
+	// Check is what `todosh doctor` says of the agent at version v, by
+	// the known version rules (doctor.go); nil when nothing.
+	Check func(v string, getenv func(string) string) Check
 }
 
 // Table is every backend, in the order --help lists them: todosh's own
@@ -118,10 +129,17 @@ var Table = slices.Concat([]Backend{
 		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
 		Flags: []Flag{FlagEvidence}, Start: startScript},
 }, cliRows(), []Backend{
-	acpRow("acp", "", nil, true, "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"),
-	acpRow("acp:claude", "claude-agent-acp", nil, false, "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"),
-	acpRow("acp:codex", "codex-acp", nil, false, "Codex over ACP (npm @zed-industries/codex-acp), one process per run"),
-	acpRow("acp:gemini", "gemini", []string{"--acp"}, true, "Gemini CLI over ACP (gemini --acp), one process per run"),
+	acpRow(acpPreset{name: "acp", askForTools: true, summary: "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"}),
+	acpRow(acpPreset{name: "acp:claude", bin: "claude-agent-acp", pkg: "@zed-industries/claude-agent-acp", check: checkClaudeACP,
+		spelling: todotools.SpellClaude, env: clis.ClaudeEnv,
+		summary: "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"}),
+	acpRow(acpPreset{name: "acp:codex", bin: "codex-acp", pkg: "@zed-industries/codex-acp", check: checkCodexACP, spelling: todotools.SpellClaude,
+		summary: "Codex over ACP (npm @zed-industries/codex-acp), one process per run"}),
+	// Gemini's own write_todos reaches the client only as a title ("Set 3
+	// todo(s)"), so the first prompt asks it to keep todosh's list.
+	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, pkg: "@google/gemini-cli", versionFlag: "--version", check: checkGeminiACP,
+		spelling: todotools.SpellGemini, askForTools: true, env: clis.GeminiEnv,
+		summary: "Gemini CLI over ACP (gemini --acp), one process per run"}),
 })
 
 // cliExtra is what this table adds to a wrapped CLI of clis's table: its
@@ -130,15 +148,21 @@ var Table = slices.Concat([]Backend{
 type cliExtra struct {
 	title string
 	mcp   func(*agent.MCPServer) []string
+	// spelling is how the CLI names the MCP server's tools.
+	spelling todotools.Spelling
+	// pkg is its npm package; check its doctor rules.
+	pkg   string
+	check func(v string, getenv func(string) string) Check
 }
 
 // cliExtras are the CLIs this table knows more of; any other CLI of
 // clis.Kinds gets a row with its name and no MCP server.
 var cliExtras = map[string]cliExtra{
-	"claude": {"Claude Code", claudeMCP},
-	"codex":  {"Codex CLI", codexMCP},
-	"gemini": {title: "Gemini CLI"},
-	"qwen":   {title: "Qwen Code"},
+	"claude": {"Claude Code", claudeMCP, todotools.SpellClaude, "@anthropic-ai/claude-code", checkClaude},
+	"codex":  {"Codex CLI", codexMCP, todotools.SpellClaude, "@openai/codex", checkCodex},
+	"gemini": {title: "Gemini CLI", pkg: "@google/gemini-cli", check: checkGemini},
+	"qwen":   {title: "Qwen Code", pkg: "@qwen-code/qwen-code"},
+	"pi":     {title: "pi", pkg: "@mariozechner/pi-coding-agent"},
 }
 
 // cliRows are the rows of the wrapped CLIs: clis's own table knows their
@@ -159,7 +183,8 @@ func cliRows() []Backend {
 			caps.Tick, caps.Pause, caps.MCP = true, true, true
 			flags = append(flags, FlagEvidence)
 		}
-		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", Caps: caps, Flags: flags,
+		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", ToolSpelling: x.spelling, Caps: caps, Flags: flags,
+			Bin: name, Package: x.pkg, VersionFlag: "--version", Check: x.check,
 			Start: func(_ string, o Options) (Factory, error) {
 				if o.IdleLimit < 0 {
 					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
@@ -175,21 +200,13 @@ func cliRows() []Backend {
 					cfg := clis.Config{Bin: o.Bin, Args: o.Args, IdleLimit: o.IdleLimit, Env: sessionEnv(s.ID), Dir: s.Cwd}
 					if x.mcp != nil {
 						cfg.Args = append(x.mcp(MCPServer(self, s, o.RequireEvidence)), o.Args...)
+						cfg.MCPTools = x.spelling.All()
 					}
 					return clis.New(name, cfg, s)
 				}, nil
 			}})
 	}
 	return rows
-}
-
-// ownTools are todosh's todo tools as an MCP client names them.
-func ownTools(sep string) []string {
-	var names []string
-	for _, t := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
-		names = append(names, "mcp"+sep+agent.MCPName+sep+t)
-	}
-	return names
 }
 
 // claudeMCP hands the server to Claude Code (--mcp-config takes the JSON
@@ -202,11 +219,11 @@ func claudeMCP(m *agent.MCPServer) []string {
 	if err != nil {
 		panic(err) // strings only
 	}
-	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(ownTools("__"), ",")}
+	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(todotools.SpellClaude.All(), ",")}
 }
 
-// codexMCP hands the server to Codex as -c overrides of its config; the
-// values are TOML, whose basic strings, arrays and inline tables JSON's
+// codexMCP hands the server to Codex as -c overrides of its config, its
+// tools approved without asking; the values are TOML, whose basic strings, arrays and inline tables JSON's
 // encoding of strings also writes.
 func codexMCP(m *agent.MCPServer) []string {
 	q := func(s string) string {
@@ -227,16 +244,36 @@ func codexMCP(m *agent.MCPServer) []string {
 		"-c", key + ".command=" + q(m.Command),
 		"-c", key + ".args=[" + strings.Join(args, ",") + "]",
 		"-c", key + ".env={" + strings.Join(env, ",") + "}",
+		// codex exec cannot ask the person; its tools touch nothing but
+		// the list (Codex 0.137 and later know the key).
+		"-c", key + `.default_tools_approval_mode="approve"`,
 	}
 }
 
-// acpRow is the row of an ACP agent started as bin args (the preset;
-// --agent-bin and --agent-arg replace them). Every ACP agent gets
-// todosh's MCP server, so todosh's todo tools, tick and pause reach it.
-// askForTools: its own list never reaches todosh (Gemini's write_todos),
-// so the first prompt asks it to use todosh's tools.
-func acpRow(name, bin string, args []string, askForTools bool, summary string) Backend {
-	return Backend{Name: name, Summary: summary, TodoTool: todotools.Write,
+// acpPreset is what an ACP row knows of its agent.
+type acpPreset struct {
+	name, bin string
+	args      []string // bin and args start it; --agent-bin and --agent-arg replace them
+	spelling  todotools.Spelling
+	// env is added to the agent's environment unless the person's own
+	// environment sets the same variable.
+	env []string
+	// askForTools: its own list never reaches todosh (Gemini's
+	// write_todos), so the first prompt asks it to use todosh's tools.
+	askForTools bool
+	summary     string
+	// pkg, versionFlag and check are the row's Package, VersionFlag and
+	// Check.
+	pkg, versionFlag string
+	check            func(v string, getenv func(string) string) Check
+}
+
+// acpRow is the row of an ACP agent. Every ACP agent gets todosh's MCP
+// server, so todosh's todo tools, tick and pause reach it.
+func acpRow(x acpPreset) Backend {
+	name := x.name
+	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
+		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, Check: x.check,
 		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
 		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
 		Start: func(_ string, o Options) (Factory, error) {
@@ -244,7 +281,7 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 			if err != nil {
 				return nil, err
 			}
-			cfg := acpagent.Config{Name: name, Bin: bin, Args: args, Approve: approve, AskForTools: askForTools}
+			cfg := acpagent.Config{Name: name, Bin: x.bin, Args: x.args, Approve: approve, AskForTools: x.askForTools, Spelling: x.spelling}
 			if o.Bin != "" {
 				cfg.Bin, cfg.Args = o.Bin, nil
 			}
@@ -262,7 +299,7 @@ func acpRow(name, bin string, args []string, askForTools bool, summary string) B
 				cfg := cfg
 				cfg.MCP = MCPServer(self, s, o.RequireEvidence)
 				// The session's directory: the editor's for `todosh acp`.
-				cfg.Env, cfg.Dir = sessionEnv(s.ID), s.Cwd
+				cfg.Env, cfg.Dir = clis.WithDefaults(sessionEnv(s.ID), x.env), s.Cwd
 				return acpagent.New(cfg, s)
 			}, nil
 		}}
@@ -316,20 +353,42 @@ func sessionEnv(id string) []string {
 	return append(os.Environ(), agent.SessionEnv+"="+id)
 }
 
-// Tools are the row's todo tools as the continuation prompt names them;
-// todo is the agent's own tool when the row leaves it to the agent.
-func (b *Backend) Tools(todo string) continuation.Tools {
-	t := continuation.Tools{Todo: b.TodoTool, Positional: b.TodoTool == todotools.Write}
+// Tools are the row's todo tools as the continuation prompt names them,
+// spelled as the agent sees them; todo is the agent's own tool when the
+// row leaves it to the agent, load the tool that loads deferred tools
+// ("ToolSearch"), "" when they need no loading.
+func (b *Backend) Tools(todo, load string) continuation.Tools {
+	own := b.ToolSpelling.Of(todotools.Write)
+	t := continuation.Tools{Todo: b.TodoTool, Load: load}
+	if t.Todo == todotools.Write {
+		t.Todo = own
+	}
 	if t.Todo == "" {
 		t.Todo = todo
 	}
+	t.Positional = t.Todo == own
 	if b.Caps.Tick {
-		t.Tick = todotools.Tick
+		t.Tick = b.ToolSpelling.Of(todotools.Tick)
 	}
 	if b.Caps.Pause {
-		t.Pause = todotools.Pause
+		t.Pause = b.ToolSpelling.Of(todotools.Pause)
 	}
 	return t
+}
+
+// AgentTools are the todo tools of agent a, started from row b (nil for
+// an agent of no row), as the continuation prompt names them: the one
+// place the row's names and what the agent reports (its todo tool, the
+// tool that loads deferred ones, agent.ToolLoader) meet.
+func AgentTools(b *Backend, a agent.Agent) continuation.Tools {
+	load := ""
+	if l, ok := a.(agent.ToolLoader); ok {
+		load = l.LoadTool()
+	}
+	if b == nil {
+		return continuation.Tools{Todo: a.TodoTool(), Load: load}
+	}
+	return b.Tools(a.TodoTool(), load)
 }
 
 // Spelling is the row's name as --help shows it ("script:FILE").

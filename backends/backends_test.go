@@ -50,17 +50,20 @@ func TestTools(t *testing.T) {
 		want            continuation.Tools
 	}{
 		{"openai", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
-		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate", Tick: "todo_tick", Pause: "todo_pause"}},
-		{"codex", "update_plan", continuation.Tools{Todo: "update_plan", Tick: "todo_tick", Pause: "todo_pause"}},
+		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
+		{"claude", "mcp__todosh__todo_write", continuation.Tools{Todo: "mcp__todosh__todo_write", Positional: true, Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
+		{"codex", "update_plan", continuation.Tools{Todo: "update_plan", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
 		{"gemini", "write_todos", continuation.Tools{Todo: "write_todos"}},
-		{"acp:gemini", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
+		{"acp:gemini", "todo_write", continuation.Tools{Todo: "mcp_todosh_todo_write", Positional: true, Tick: "mcp_todosh_todo_tick", Pause: "mcp_todosh_todo_pause"}},
+		{"acp:codex", "todo_write", continuation.Tools{Todo: "mcp__todosh__todo_write", Positional: true, Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
+		{"acp", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
 	}
 	for _, tt := range tests {
 		b, _, err := Lookup(tt.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := b.Tools(tt.agentTool); got != tt.want {
+		if got := b.Tools(tt.agentTool, ""); got != tt.want {
 			t.Errorf("%s: Tools(%q) = %+v, want %+v", tt.spec, tt.agentTool, got, tt.want)
 		}
 	}
@@ -107,7 +110,7 @@ func TestCLIMCPArgs(t *testing.T) {
 		t.Errorf("claude:\n got %s\nwant %s", got, want)
 	}
 	got = strings.Join(codexMCP(m), " | ")
-	want = `-c | mcp_servers.todosh.command="/usr/bin/todo sh" | -c | mcp_servers.todosh.args=["mcp","--session","s1"] | -c | mcp_servers.todosh.env={TODOSH_HOME="/h/\"x\""}`
+	want = `-c | mcp_servers.todosh.command="/usr/bin/todo sh" | -c | mcp_servers.todosh.args=["mcp","--session","s1"] | -c | mcp_servers.todosh.env={TODOSH_HOME="/h/\"x\""} | -c | mcp_servers.todosh.default_tools_approval_mode="approve"`
 	if got != want {
 		t.Errorf("codex:\n got %s\nwant %s", got, want)
 	}

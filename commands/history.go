@@ -71,24 +71,58 @@ func runHistory(x *call) error {
 	if page > pages {
 		return fmt.Errorf("page %d out of range (%s)", page, span("", pages))
 	}
-	return x.print(renderHistory(lines, page, x.env.now()))
+	return x.print(renderHistory(lines, page, x.env.now(), x.env.width()))
 }
 
 // renderHistory is one page of /todo history: newest first, one line a
-// change: number, when, who, what.
-func renderHistory(lines []todostore.HistoryLine, page int, now time.Time) string {
+// change: number, when, who, what. In a window cols wide (0: not a
+// terminal) the header wraps at words and a change's words wrap under
+// their column, so no row runs past the edge and loses its end.
+func renderHistory(lines []todostore.HistoryLine, page int, now time.Time, cols int) string {
 	pages := (len(lines) + historyPageSize - 1) / historyPageSize
 	var b strings.Builder
-	fmt.Fprintf(&b, "Changes to this session's list (%s, newest first; /todo history show N prints the list after N, /todo restore N brings it back):\n", todostore.Plural(len(lines), "change"))
+	b.WriteString(todostore.FitLines(fmt.Sprintf("Changes to this session's list (%s, newest first; /todo history show N prints the list after N, /todo restore N brings it back):\n", todostore.Plural(len(lines), "change")), cols))
 	hi := len(lines) - (page-1)*historyPageSize
 	lo := max(hi-historyPageSize, 0)
 	width := len(fmt.Sprint(lines[hi-1].N))
 	for i := hi - 1; i >= lo; i-- {
 		l := lines[i]
-		fmt.Fprintf(&b, " %*d  %-12s  %-13s  %s\n", width, l.N, when(now, l.At), l.Who(), oneLine(l.What))
+		num, at, who := fmt.Sprintf("%*d", width, l.N), when(now, l.At), string(l.Who())
+		row := fmt.Sprintf(" %s  %-12s  %-13s  ", num, at, who)
+		if cols > 0 && todostore.Width(row)+16 > cols {
+			// Too narrow for the columns: one space between them.
+			row = " " + strings.Join([]string{strings.TrimSpace(num), at, who}, " ") + "  "
+		}
+		b.WriteString(historyRow(row, oneLine(l.Said()), cols))
 	}
-	b.WriteString(pageLine(page, pages, "/todo history"))
+	b.WriteString(todostore.FitLines(pageLine(page, pages, "/todo history"), cols))
 	return b.String()
+}
+
+// historyRow is a change's row: its columns, then its words, which wrap
+// at word boundaries under their own column when that leaves them 16
+// columns, else on lines of their own indented by four.
+func historyRow(columns, words string, cols int) string {
+	at := todostore.Width(columns)
+	if cols <= 0 || at+todostore.Width(words) <= cols {
+		return columns + words + "\n"
+	}
+	cols = max(cols, todostore.MinWidth)
+	indent := at
+	var b strings.Builder
+	if cols-at >= 16 {
+		b.WriteString(columns)
+	} else {
+		indent = 4
+		b.WriteString(strings.TrimRight(columns, " ") + "\n    ")
+	}
+	for i, part := range todostore.Wrap(words, cols-indent) {
+		if i > 0 {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+		}
+		b.WriteString(part)
+	}
+	return b.String() + "\n"
 }
 
 // when shows a change's time: the time of day for today, else the date;
@@ -118,7 +152,7 @@ func showChange(x *call) error {
 	if err != nil {
 		return err
 	}
-	head := fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.What))
+	head := todostore.FitLines(fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.Said())), x.env.width())
 	if len(l.Todos) == 0 {
 		return x.print(head + "the list was empty\n")
 	}
@@ -138,7 +172,7 @@ func runRevert(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(oneLine(fmt.Sprintf("Reverted change %d (%s: %s)", took.N, took.Who(), took.What)), sess)
+	return x.printList(oneLine(fmt.Sprintf("Reverted change %d (%s: %s)", took.N, took.Who(), took.Said())), sess)
 }
 
 // runRestore implements /todo restore N.

@@ -61,7 +61,7 @@ func (r *Registry) runPrune(x *call) error {
 		return fmt.Errorf("not confirmed: in a script, add %s to remove %s (e.g. /todo prune %s %s)", yesWord, todostore.Plural(len(set.rows), "session"), strings.Join(words, " "), yesWord)
 	}
 	if !yes {
-		if err := x.print(set.describe(x.env.now())); err != nil {
+		if err := x.printFit(set.describe(x.env.now())); err != nil {
 			return err
 		}
 		answer, err := x.env.Ask(fmt.Sprintf("remove %s for good? (y/N) ", todostore.Plural(len(set.rows), "saved session")))
@@ -100,7 +100,7 @@ func (r *Registry) runPrune(x *call) error {
 		if len(set.skipped) > 0 {
 			note = " (left out: " + strings.Join(set.skipped, " and ") + ")"
 		}
-		if err := x.print(fmt.Sprintf("Removed %s: %s%s\n", todostore.Plural(len(removed), "saved session"), nameSome(removed), note)); err != nil {
+		if err := x.printFit(fmt.Sprintf("Removed %s: %s%s\n", todostore.Plural(len(removed), "saved session"), nameSome(removed), note)); err != nil {
 			return err
 		}
 	}

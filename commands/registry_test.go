@@ -155,7 +155,7 @@ func TestCountsAndFirstItem(t *testing.T) {
 		spec, counts, first string
 	}{
 		{"", "empty", ""},
-		{"+a;+b", "2 done", "a"},
+		{"+a;+b", "2 done", "all done: a"},
 		{"+a;>b;-c;xd", "1 done, 1 in progress, 1 pending, 1 cancelled", "b"},
 		{"xa;-b", "1 pending, 1 cancelled", "b"},
 	}

@@ -298,7 +298,8 @@ func firstItem(todos []todostore.Todo) string {
 		}
 	}
 	if len(todos) > 0 {
-		return todos[0].Content
+		// Said as done, so it does not read as the next thing to do.
+		return "all done: " + todos[0].Content
 	}
 	return ""
 }
@@ -376,6 +377,9 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 		replaced = len(s.Todos)
 		s.ArchiveTodos("replaced by load", now)
 		s.Todos = todostore.CloneTodos(src.Todos)
+		if !row.Current {
+			todostore.ClearUIDs(s.Todos) // another session's ids mean nothing here
+		}
 		from := row.ID
 		if row.Source != "" {
 			from = row.Source + " " + row.ID

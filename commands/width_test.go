@@ -7,14 +7,14 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// /help, /help todo and /todo show fit the terminal's width, down to 20
+// /help, /help todo, /todo show, /todo list and /todo history fit the terminal's width, down to 20
 // columns; a script (no width) gets the lines unwrapped.
 func TestOutputFitsWidth(t *testing.T) {
 	for _, cols := range []int{20, 40, 80, 120} {
 		env, out := newTestEnv(t)
 		env.Width = func() int { return cols }
 		reg := NewRegistry()
-		for _, line := range []string{"/todo add Implement the parser for the configuration file format", "/todo add 日本語のドキュメントを書く", "/help", "/help todo", "/help todo add", "/todo show", "/todo list"} {
+		for _, line := range []string{"/todo add Implement the parser for the configuration file format", "/todo add 日本語のドキュメントを書く", "/help", "/help todo", "/help todo add", "/todo show", "/todo list", "/todo history", "/todo history show 2"} {
 			out.Reset()
 			if err := reg.Run(env, line); err != nil {
 				t.Fatalf("%s: %v", line, err)

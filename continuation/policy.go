@@ -67,7 +67,12 @@ type Turn struct {
 	PauseReason string // why it paused, shown to the person
 	// Before and After are the list before and after the turn.
 	Before, After []todostore.Todo
-	FinalText     string // the agent's last reply text (question detection)
+	// First is the first list the agent wrote during the turn, nil when
+	// it wrote none: an agent that writes its list and finishes an item
+	// in one turn made progress from that list, though every item is new
+	// to Before.
+	First     []todostore.Todo
+	FinalText string // the agent's last reply text (question detection)
 }
 
 // StopReason says why the policy stopped; it is empty when it continues.
@@ -150,7 +155,7 @@ func (p *Policy) IsPaused() (bool, string) { return p.paused, p.reason }
 // updates the counters. tools are the agent's todo tools, named in the
 // prompt; what they are decides what the prompt may ask for.
 func (p *Policy) Decide(t Turn, tools Tools) Decision {
-	progress := Progressed(t.Before, t.After)
+	progress := Progressed(t.Before, t.After) || t.First != nil && Progressed(t.First, t.After)
 	// Recorded before the rules; see the package doc.
 	if progress {
 		p.noProgress = 0

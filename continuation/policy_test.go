@@ -285,3 +285,26 @@ func BenchmarkProgressed(b *testing.B) {
 		}
 	}
 }
+
+// A turn that writes the list and finishes one of its items made progress
+// (Turn.First); items that were done already when the list was written are
+// not progress, however the turn began.
+func TestFirstListProgress(t *testing.T) {
+	item := func(s string, st todostore.Status) todostore.Todo { return todostore.Todo{Content: s, Status: st} }
+	written := []todostore.Todo{item("skeleton", todostore.InProgress), item("parser", todostore.Pending)}
+	finished := []todostore.Todo{item("skeleton", todostore.Completed), item("parser", todostore.Pending)}
+	for _, c := range []struct {
+		name string
+		turn Turn
+		want bool
+	}{
+		{"list written and an item finished", Turn{Before: nil, First: written, After: finished}, true},
+		{"list written done already", Turn{Before: nil, First: finished, After: finished}, false},
+		{"no list written", Turn{Before: written, After: written}, false},
+		{"finished from Before", Turn{Before: written, After: finished}, true},
+	} {
+		if got := New().Decide(c.turn, Tools{Todo: "todo_write"}).Progress; got != c.want {
+			t.Errorf("%s: progress %v, want %v", c.name, got, c.want)
+		}
+	}
+}

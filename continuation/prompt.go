@@ -30,6 +30,9 @@ type Tools struct {
 	Tick string
 	// Pause stops and asks the person; "" when the agent has none.
 	Pause string
+	// Load is the tool that loads deferred tools (Claude Code's
+	// ToolSearch); "" when the agent's tools need no loading.
+	Load string
 }
 
 // Wording levels of the continuation prompt; the level rises each time the
@@ -82,7 +85,12 @@ func continuationPrompt(in promptInput) string {
 	}
 	modelAPI := in.tools.Positional
 	c := todostore.CountTodos(in.todos)
-	open := todostore.Plural(openCount(in.todos), "open item")
+	n := openCount(in.todos)
+	open := todostore.Plural(n, "open item")
+	remain := open + " remain"
+	if n == 1 {
+		remain = open + " remains"
+	}
 	next := nextTarget(in.todos, in.tools, tool)
 
 	var b strings.Builder
@@ -95,16 +103,19 @@ func continuationPrompt(in promptInput) string {
 			fmt.Fprintf(&b, "; tick each subtask with %s as you finish it", in.tools.Tick)
 		}
 		b.WriteString(".\n")
+		if l := loadLine(in.tools, hasSubtasks(in.todos)); l != "" {
+			b.WriteString(l)
+		}
 	case in.level == WordingFirmer:
-		fmt.Fprintf(&b, "You stopped again and the todo list has not changed since the last reminder: %s remain. "+
-			"Do not reply with a summary or a plan. Work on %s now, then %s.", open, next.name, next.record)
+		fmt.Fprintf(&b, "You stopped again and the todo list has not changed since the last reminder: %s. "+
+			"Do not reply with a summary or a plan. Work on %s now, then %s.", remain, next.name, next.record)
 		if modelAPI {
 			fmt.Fprintf(&b, " If an item is no longer needed, mark it cancelled with %s.", tool)
 		}
 		b.WriteByte('\n')
 	default:
-		fmt.Fprintf(&b, "The todo list has still not changed: %s remain. "+
-			"Your next action must be to work on %s and then %s.\n", open, next.name, next.record)
+		fmt.Fprintf(&b, "The todo list has still not changed: %s. "+
+			"Your next action must be to work on %s and then %s.\n", remain, next.name, next.record)
 		if in.tools.Pause != "" {
 			fmt.Fprintf(&b, "If you are blocked on %s, call %s with the reason instead of replying with text.\n", next.pos, in.tools.Pause)
 		} else {
@@ -122,6 +133,27 @@ func continuationPrompt(in promptInput) string {
 	b.WriteByte('\n')
 	b.WriteString(Block(in.todos))
 	return b.String()
+}
+
+// loadLine says how to load the todo tools when the agent's tools may be
+// deferred (Claude Code's ToolSearch with "select:NAME,..."): one line, ""
+// when they need no loading or are named by no tool.
+func loadLine(t Tools, subtasks bool) string {
+	if t.Load == "" || t.Todo == "" {
+		return ""
+	}
+	names := []string{t.Todo}
+	if t.Todo == "TaskUpdate" {
+		names = []string{"TaskCreate", "TaskUpdate"}
+	}
+	if t.Tick != "" && subtasks {
+		names = append(names, t.Tick)
+	}
+	if t.Pause != "" {
+		names = append(names, t.Pause)
+	}
+	return fmt.Sprintf("If %s is not loaded yet (a deferred tool), load it first: call %s with {\"query\": \"select:%s\"}.\n",
+		t.Todo, t.Load, strings.Join(names, ","))
 }
 
 // target is the next thing to work on, described by position only.

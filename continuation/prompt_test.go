@@ -330,3 +330,43 @@ func TestCLIWithTodoshTools(t *testing.T) {
 		t.Errorf("names cancelled, which TodoWrite lacks:\n%s\n%s", first, final)
 	}
 }
+
+// TestDeferredAndCount: tools deferred behind a loader are named with the
+// call that loads them, and one open item reads in the singular.
+func TestDeferredAndCount(t *testing.T) {
+	one := items(td("alpha", C), td("bravo", P))
+	todostore.Normalize(one)
+	tests := []struct {
+		name  string
+		tools Tools
+		level int
+		want  []string
+		not   []string
+	}{
+		{"tasks deferred", Tools{Todo: "TaskUpdate", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause", Load: "ToolSearch"}, WordingFirst,
+			[]string{`call ToolSearch with {"query": "select:TaskCreate,TaskUpdate,mcp__todosh__todo_pause"}`}, []string{"remain."}},
+		{"own tool deferred", Tools{Todo: "mcp__todosh__todo_write", Positional: true, Load: "ToolSearch"}, WordingFirst,
+			[]string{"If mcp__todosh__todo_write is not loaded yet", `"select:mcp__todosh__todo_write"`}, nil},
+		{"not deferred", Tools{Todo: "TodoWrite"}, WordingFirst, nil, []string{"ToolSearch", "deferred"}},
+		{"one remains", Tools{Todo: "TodoWrite"}, WordingFirmer, []string{"1 open item remains."}, []string{"item remain."}},
+		{"one remains, final", Tools{Todo: "TodoWrite"}, WordingFinal, []string{"1 open item remains."}, []string{"item remain."}},
+	}
+	for _, tt := range tests {
+		p := continuationPrompt(promptInput{todos: one, tools: tt.tools, level: tt.level})
+		for _, w := range tt.want {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s: lacks %q:\n%s", tt.name, w, p)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(p, w) {
+				t.Errorf("%s: holds %q:\n%s", tt.name, w, p)
+			}
+		}
+	}
+	two := items(td("alpha", P), td("bravo", P))
+	todostore.Normalize(two)
+	if p := continuationPrompt(promptInput{todos: two, tools: Tools{Todo: "TodoWrite"}, level: WordingFinal}); !strings.Contains(p, "2 open items remain.") {
+		t.Errorf("plural: %s", p)
+	}
+}

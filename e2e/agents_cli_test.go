@@ -68,7 +68,7 @@ func fakeCLIDir(t testing.TB) string {
 // variables not named are cleared so nothing leaks between tests.
 func setFakeEnv(t *testing.T, env map[string]string) {
 	t.Helper()
-	for _, name := range []string{"FAKECLI_RUN1", "FAKECLI_RESUME", "FAKECLI_SESSION", "FAKECLI_RECORD", "FAKECLI_MODE", "FAKECLI_STDERR", "FAKECLI_PIDFILE", "FAKECLI_LINE_DELAY", "FAKECLI_IGNORE_TERM", "FAKECLI_KIND"} {
+	for _, name := range []string{"FAKECLI_RUN1", "FAKECLI_RESUME", "FAKECLI_SESSION", "FAKECLI_RECORD", "FAKECLI_MODE", "FAKECLI_STDERR", "FAKECLI_PIDFILE", "FAKECLI_LINE_DELAY", "FAKECLI_IGNORE_TERM", "FAKECLI_KIND", "FAKECLI_CLAUDE_RULE", "FAKECLI_MCP_STATUS"} {
 		t.Setenv(name, env[name])
 	}
 }
@@ -79,6 +79,9 @@ type cliRun struct {
 	Resume        string   `json:"resume"`
 	Stdin         string   `json:"stdin"`
 	TodoshSession string   `json:"todoshSession"`
+	// ClaudeTodoTools is the CLAUDE_CODE_ENABLE_TODO_TOOLS it was given,
+	// "(unset)" when none.
+	ClaudeTodoTools string `json:"claudeTodoTools"`
 }
 
 // readCLIRuns returns the invocations the fake recorded in path.
@@ -419,7 +422,7 @@ func TestAgentCLIFailures(t *testing.T) {
 					t.Errorf("%s = %q shows more than the last stderr line", name, out)
 				}
 			}
-			if after := h.sessionBytes(t, "fails"); string(after) != string(before) {
+			if after := h.sessionBytes(t, "fails"); !sameTodos(after, before) {
 				t.Errorf("the session file changed:\n%s\nwas:\n%s", after, before)
 			}
 		})

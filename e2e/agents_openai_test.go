@@ -261,7 +261,7 @@ func TestOpenAIUnauthorized(t *testing.T) {
 	if n := len(srv.requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (no continuation after an error)", n)
 	}
-	if after := h.sessionBytes(t, "denied"); string(after) != string(before) {
+	if after := h.sessionBytes(t, "denied"); !sameTodos(after, before) {
 		t.Errorf("the session file changed:\n%s\nwas:\n%s", after, before)
 	}
 }

@@ -22,7 +22,7 @@ const (
 	demoCountdown  = "continuing in"                // the countdown before the continuation
 	demoPickedUp   = "Picking up where I left off"  // first text of the continuation turn
 	demoPaused     = "stopped: paused"              // decision after todo_pause
-	demoCancelled  = "continuation cancelled"       // a key or Ctrl-C stopped the countdown
+	demoCancelled  = "you took over: continuation"  // a key or Ctrl-C stopped the countdown
 	demoAllDone    = "\nall done\n"                 // the decision line, not the reply "All done: ..."
 	demoAfterFirst = "todosh 1/3 › "                // prompt after the first turn (skeleton done)
 	demoLazyStop   = "That is a good place to stop" // the lazy reply that ends the first turn

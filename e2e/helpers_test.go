@@ -432,6 +432,7 @@ type jsonlEvent struct {
 	Reason   string `json:"reason"`
 	Message  string `json:"message"`
 	Continue *bool  `json:"continue"`
+	Progress *bool  `json:"progress"`
 	Exit     *int   `json:"exit"`
 }
 

@@ -53,6 +53,15 @@ func TestJSONLDemo(t *testing.T) {
 	if strings.Join(ends, ",") != "paused,done" {
 		t.Errorf("end reasons %q, want paused then done", ends)
 	}
+	// The first turn writes the list and finishes its first item: progress.
+	for _, ev := range evs {
+		if ev.Type == "continuation" {
+			if ev.Progress == nil || !*ev.Progress {
+				t.Errorf("the first continuation event says no progress after the skeleton was finished: %+v", ev)
+			}
+			break
+		}
+	}
 	goldenJSONL(t, "demo", r.stdout)
 }
 

@@ -332,3 +332,91 @@ func TestCLIMCPHandover(t *testing.T) {
 		})
 	}
 }
+
+// shell runs one /todo line in session id, as the person would.
+func (h home) shell(t *testing.T, id, line string) {
+	t.Helper()
+	if r := h.script(t, h.dir, "", "--session", id, "-c", line); r.code != 0 {
+		t.Fatalf("%s: %+v", line, r)
+	}
+}
+
+// TestMCPTickAfterMove: after the person moves items in a shell, an
+// MCP client's tick by the position it read is refused (today it ticked
+// another item's subtask), and a tick by stable id lands on the subtask
+// it means and names it.
+func TestMCPTickAfterMove(t *testing.T) {
+	h := newHome(t)
+	cs := h.mcpConnect(t, h.dir, nil, "--session", "mv")
+	text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": []map[string]any{
+		{"content": "Parser", "status": "in_progress", "subtasks": []map[string]any{{"content": "quoted", "status": "pending"}}},
+		{"content": "Docs", "status": "pending", "subtasks": []map[string]any{{"content": "usage", "status": "pending"}}},
+	}})
+	if isErr || !strings.Contains(text, "1 t1, 1.1 s2, 2 t3, 2.1 s4") {
+		t.Fatalf("todo_write: %s", text)
+	}
+	h.shell(t, "mv", "/todo move 2 1")
+
+	text, isErr = mcpCall(t, cs, todotools.Tick, map[string]any{"id": "1.1", "evidence": "TestQuoted"})
+	if !isErr || !strings.Contains(text, "changed since your last read") {
+		t.Fatalf("tick by a stale position: %v %s", isErr, text)
+	}
+	text, isErr = mcpCall(t, cs, todotools.Tick, map[string]any{"id": "s2", "evidence": "TestQuoted"})
+	if isErr || !strings.Contains(text, "Ticked 2.1 (s2) of item 2 (t1).\n  2 \"Parser\"\n  2.1 [x] \"quoted\"") {
+		t.Fatalf("tick s2: %v %s", isErr, text)
+	}
+	s, err := h.store().Load("mv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, p := s.Todos[0], s.Todos[1]; d.Content != "Docs" || d.Subtasks[0].Status != todostore.Pending || d.Subtasks[0].Evidence != "" ||
+		p.Content != "Parser" || p.Subtasks[0].Status != todostore.Completed || p.Subtasks[0].Evidence != "TestQuoted" {
+		t.Errorf("the tick and its evidence landed on the wrong item:\n%s", todostore.FormatList(s.Todos))
+	}
+}
+
+// TestMCPWriteNeverUndoesThePerson: an MCP client's todo_write restating
+// the list it last read does not undo the person's rename, completion or
+// added subtask made in a shell since; reusing id "1" is refused; the
+// reply says what was kept.
+func TestMCPWriteNeverUndoesThePerson(t *testing.T) {
+	h := newHome(t)
+	cs := h.mcpConnect(t, h.dir, nil, "--session", "pw")
+	older := []map[string]any{
+		{"content": "Write the parser", "status": "in_progress", "subtasks": []map[string]any{{"content": "quoted", "status": "pending"}}},
+		{"content": "Write tests", "status": "pending"},
+	}
+	if text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": older}); isErr {
+		t.Fatal(text)
+	}
+	h.shell(t, "pw", `/todo edit 1 "Write the CSV parser"`)
+	h.shell(t, "pw", `/todo add 1.last "CRLF"`)
+	h.shell(t, "pw", "/todo done 2")
+
+	reuse := []map[string]any{{"id": "1", "content": "Something else", "status": "pending"}}
+	if text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": reuse}); !isErr || !strings.Contains(text, "changed since your last read") {
+		t.Errorf("todo_write reusing id 1 on a changed list: %v %s", isErr, text)
+	}
+	text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": older})
+	if isErr {
+		t.Fatal(text)
+	}
+	s, _ := h.store().Load("pw")
+	var got []string
+	for _, td := range s.Todos {
+		x := td.Content + ":" + string(td.Status)
+		for _, st := range td.Subtasks {
+			x += "," + st.Content
+		}
+		got = append(got, x)
+	}
+	want := []string{"Write the CSV parser:in_progress,quoted,CRLF", "Write the parser:in_progress,quoted", "Write tests:completed"}
+	if !slices.Equal(got, want) {
+		t.Errorf("after the agent restated its older list:\n got %q\nwant %q", got, want)
+	}
+	for _, w := range []string{`"Write the CSV parser": left out by your list, kept`, `"Write tests": changed by the person since your last read, your version not applied`} {
+		if !strings.Contains(text, w) {
+			t.Errorf("reply lacks %q:\n%s", w, text)
+		}
+	}
+}

@@ -290,7 +290,13 @@ func TestModelSeesQuotedList(t *testing.T) {
 	if toolResult.Role != "tool" {
 		t.Fatalf("last message of request 2 is %s", toolResult.Role)
 	}
-	checkDecoded(t, "todo_read result", toolResult.Content, hostile)
+	// The result starts with the line of stable ids (positions and ids
+	// only, no text), then the list.
+	ids, list, _ := strings.Cut(toolResult.Content, "\n")
+	if !strings.HasPrefix(ids, "Stable ids (") || strings.ContainsAny(ids, `"<>`) {
+		t.Errorf("todo_read result's first line %q", ids)
+	}
+	checkDecoded(t, "todo_read result", list, hostile)
 	if !strings.Contains(r.stdout, "todo_write 1 item") || strings.Contains(r.stdout, "1 items") {
 		t.Errorf("want \"todo_write 1 item\":\n%s", r.stdout)
 	}

@@ -155,6 +155,9 @@ func (h *hook) stop() ([]byte, []string, error) {
 			State: s.Hooks, Tools: h.tools(s)})
 		next := out.State
 		s.Hooks = &next
+		if out.Continue {
+			s.MarkAgentRead() // the continuation shows the agent the list
+		}
 		if out.Line != "" {
 			s.Note(h.a.Name + " hook: " + out.Line)
 		}
@@ -235,6 +238,9 @@ func (h *hook) prompt() ([]byte, []string, error) {
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, &st, false)
 		s.Hooks = &next
+		if ctx != "" {
+			s.MarkAgentRead() // the agent is shown the list with the prompt
+		}
 		return nil
 	})
 	if err != nil || ctx == "" {
@@ -252,6 +258,9 @@ func (h *hook) start() ([]byte, []string, error) {
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, s.Hooks, true)
 		s.Hooks = &next
+		if ctx != "" {
+			s.MarkAgentRead()
+		}
 		return nil
 	})
 	if err != nil || ctx == "" {

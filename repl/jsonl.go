@@ -202,6 +202,14 @@ func (j *jsonlView) End(reason string) {
 	j.emit(jsonlEvent{Type: "end", Reason: reason, Exit: &code})
 }
 
+// endSignal sends the last event of a stream an exit signal ended: reason
+// EndSignal, the process's exit status and the line naming the signal.
+func (j *jsonlView) endSignal(c signalCause) {
+	j.Flush()
+	code := c.exitStatus()
+	j.emit(jsonlEvent{Type: "end", Reason: EndSignal, Exit: &code, Text: c.Error()})
+}
+
 // loadList is the list before a slash command; nil if unreadable.
 func (j *jsonlView) loadList(store *todostore.Store, id string) []todostore.Todo {
 	sess, err := store.LoadOrNew(id)

@@ -25,7 +25,16 @@ const spinnerTick = 100 * time.Millisecond
 // region drawn again. Outside Start..Stop it passes writes through.
 //
 // Every region line is cut to the width less one column, so the terminal
-// never wraps one and the number of lines to erase is exact.
+// never wraps one, and the region takes at most half the window's rows, so
+// drawing it never scrolls a frame into the scrollback. Between frames the
+// cursor rests at the start of the region's first line, so erasing clears
+// every row from there to the bottom of the window, whatever the terminal
+// did to them on a resize (a terminal that reflows, as tmux and most
+// emulators do, splits region lines wider than a narrower window). The
+// rows are cleared one by one, never with "erase below" from the top-left
+// corner: tmux (scroll-on-clear, on by default) copies a screen cleared
+// that way into the scrollback, which put every frame there once the
+// region had reached the first row (regionErase).
 type liveRegion struct {
 	out  io.Writer
 	size func() (cols, rows int)
@@ -34,7 +43,7 @@ type liveRegion struct {
 
 	mu       sync.Mutex
 	active   bool
-	drawn    int // lines of the region on the screen now
+	drawn    bool // the region is on the screen, the cursor at its start
 	started  time.Time
 	frame    int
 	activity string // the current tool call or the agent's status
@@ -137,18 +146,31 @@ func (l *liveRegion) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// erase moves to the region's first line and clears to the end of the
-// screen.
+// erase clears the region: the cursor is at its first line.
 func (l *liveRegion) erase() {
-	if l.drawn == 0 {
+	if !l.drawn {
 		return
 	}
-	seq := "\r"
-	if l.drawn > 1 {
-		seq += fmt.Sprintf("\x1b[%dA", l.drawn-1)
+	_, rows := l.size()
+	io.WriteString(l.out, regionErase(rows))
+	l.drawn = false
+}
+
+// regionErase clears the row of the cursor and every row below it in a
+// window of rows rows (24 if unknown), and puts the cursor back at the
+// start of its row: save the cursor, erase the line, cursor down (which
+// stops at the last row and never scrolls), …, restore the cursor.
+func regionErase(rows int) string {
+	if rows <= 0 {
+		rows = 24
 	}
-	io.WriteString(l.out, seq+"\x1b[J")
-	l.drawn = 0
+	var b strings.Builder
+	b.WriteString("\r\x1b7\x1b[2K")
+	for range rows - 1 {
+		b.WriteString("\x1b[B\x1b[2K")
+	}
+	b.WriteString("\x1b8")
+	return b.String()
 }
 
 func (l *liveRegion) redraw() {
@@ -156,16 +178,38 @@ func (l *liveRegion) redraw() {
 	l.draw()
 }
 
-// draw writes the region from the cursor's line (at column 0); the
-// cursor stays at the end of its last line.
+// draw writes the region from the cursor's line (at column 0) and moves
+// the cursor back to the start of its first line: no line wraps, so the
+// lines written are the rows to go up.
 func (l *liveRegion) draw() {
 	lines := l.lines()
-	io.WriteString(l.out, strings.Join(lines, "\r\n"))
-	l.drawn = len(lines)
+	var b strings.Builder
+	for i, line := range lines {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(l.paint(i, line))
+	}
+	b.WriteString("\r")
+	if len(lines) > 1 {
+		fmt.Fprintf(&b, "\x1b[%dA", len(lines)-1)
+	}
+	io.WriteString(l.out, b.String())
+	l.drawn = true
 }
 
-// lines is the region's content for the current window size: the status
-// line, then the list folded to fit at most half of the window's height.
+// paint colours region line i: the status line muted, the list as lists.
+func (l *liveRegion) paint(i int, line string) string {
+	if i == 0 {
+		return l.pal.Muted(line)
+	}
+	return l.pal.List(line)
+}
+
+// lines is the region's content for the current window size, uncoloured:
+// the status line, then the list folded so that the whole region takes at
+// most half of the window's rows (the status line alone in a window of
+// three rows or fewer), every line cut to the width less one column.
 func (l *liveRegion) lines() []string {
 	cols, rows := l.size()
 	if cols <= 0 {
@@ -180,15 +224,22 @@ func (l *liveRegion) lines() []string {
 		// A narrow window: the countdown's seconds matter most.
 		status = l.status
 	}
-	out := []string{l.pal.Muted(todostore.Truncate(status, width))}
-	if l.hasList && len(l.todos) > 0 {
-		maxList := max(rows/2, 3)
-		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), maxList)
-		for _, line := range strings.Split(strings.TrimSuffix(list, "\n"), "\n") {
-			out = append(out, l.pal.List(todostore.Truncate(line, width)))
+	out := []string{todostore.Truncate(status, width)}
+	limit := max(rows/2, 1)
+	if room := limit - 1; room > 0 && l.hasList && len(l.todos) > 0 {
+		// FoldList needs three lines to fold (the header, the folded done
+		// items, "… N more open"); with less room the header says it all.
+		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), max(room, 3))
+		lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
+		if room < 3 {
+			lines = lines[:1]
+		}
+		for _, line := range lines {
+			out = append(out, todostore.Truncate(line, width))
 		}
 	}
-	return out
+	// Never taller than half the window, so a frame never scrolls.
+	return out[:min(len(out), limit)]
 }
 
 // statusLine is "⠋ 12s · continuation 1/3 · Bash ls -la": the runner's

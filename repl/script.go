@@ -87,6 +87,9 @@ func (s *shell) runScript(ctx context.Context, next lineSource) int {
 		if !isCommandLine(line) {
 			lastEnd = s.runner.LastEnd
 		}
+		if _, ok := endedBySignal(ctx); ok {
+			return ExitFailed // not reached: exitOn exits with the signal's status
+		}
 		if errors.Is(err, context.Canceled) {
 			// Ctrl-C ended a turn: the person wants the script stopped,
 			// not its next line run.

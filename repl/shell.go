@@ -66,6 +66,9 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitFailed
 	}
 	sh.watchSignals(stderr, stdin)
+	if sio.jsonl != nil {
+		sh.signals.final = sio.jsonl.endSignal
+	}
 	// The agent's processes end with the shell, also on a signal, whose
 	// exit skips the deferred calls.
 	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }

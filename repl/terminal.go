@@ -85,6 +85,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	}
 	reg = sh.registry
 	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
+	sh.signals.atPrompt = rl.reading.Load
 	// The agent's processes end with the shell, also on a signal, whose
 	// exit skips the deferred calls.
 	sh.signals.beforeExit = func() { closeAgent(sh.runner.Agent) }
@@ -264,13 +265,15 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 		if line == "" {
 			continue
 		}
-		restore := func() {}
-		if !isCommandLine(line) {
-			restore = t.NoEcho()
-		}
+		// Keys typed while the line runs (a turn, or a command waiting for
+		// a lock) are not echoed by the terminal: readline shows them at the
+		// next prompt, and an echo too would show them twice.
+		restore := t.NoEcho()
 		more, quit, _ := s.exec(ctx, line)
 		restore()
-		if quit {
+		if quit || ctx.Err() != nil {
+			// On an exit signal no prompt is drawn: RunTerminal's stop
+			// waits for exitOn, which exits with the signal's status.
 			return ExitOK
 		}
 		if more != "" {

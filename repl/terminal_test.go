@@ -194,7 +194,8 @@ func TestFakeTerminalLiveRegion(t *testing.T) {
 	stop()
 	out := ft.screen()
 	final := strings.LastIndex(out, "Todo 2/2 done\n")
-	if erase := strings.LastIndex(out[:final], "\r\x1b[3A\x1b[J"); erase < 0 || erase+len("\r\x1b[3A\x1b[J") != final {
+	erased := "\r\x1b[3A" + regionErase(24)
+	if erase := strings.LastIndex(out[:final], erased); erase < 0 || erase+len(erased) != final {
 		t.Errorf("the region was not erased before the final list:\n%q", out)
 	}
 	if n := strings.Count(out[:final], "  ⏺ todo_write 2 items\n"); n != 1 {

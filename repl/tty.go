@@ -3,6 +3,7 @@ package repl
 import (
 	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/chzyer/readline"
@@ -29,8 +30,8 @@ type Terminal interface {
 	// keys pressed, or nothing after keyPoll. restore ends it.
 	PollMode() (restore func(), err error)
 	ReadKey(buf []byte) (int, error)
-	// NoEcho stops the echo of keys typed during an agent turn; they stay
-	// queued for the countdown or the next prompt.
+	// NoEcho stops the echo of keys typed while a line runs (an agent turn,
+	// a command); they stay queued for the countdown or the next prompt.
 	NoEcho() (restore func())
 	// SaveMode records the terminal's mode now; restore puts it back when
 	// todosh ends on a signal.
@@ -47,6 +48,9 @@ func IsTerminal(f any) bool {
 type ttyTerminal struct {
 	in, out *os.File
 	raw     *readline.State
+
+	mu       sync.Mutex
+	onResize []func()
 }
 
 // newTTY returns the terminal when stdin and stdout are both one, which
@@ -68,7 +72,27 @@ func (t *ttyTerminal) Size() (int, int) {
 	return w, h
 }
 
-func (t *ttyTerminal) OnResize(f func()) { readline.DefaultOnWidthChanged(f) }
+// OnResize adds f to what runs on SIGWINCH. readline keeps one callback
+// for the whole process, so the terminal registers its own once and calls
+// every f from it: readline's line editor and the live region both learn
+// of a resize.
+func (t *ttyTerminal) OnResize(f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.onResize) == 0 {
+		readline.DefaultOnWidthChanged(t.resized)
+	}
+	t.onResize = append(t.onResize, f)
+}
+
+func (t *ttyTerminal) resized() {
+	t.mu.Lock()
+	fs := append([]func(){}, t.onResize...)
+	t.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
 
 // Input reads stdin only when asked, so the countdown can read the same
 // terminal between two lines.

@@ -71,6 +71,7 @@ const (
 	EndQuestion   = "question"    // the reply ended with a question
 	EndCap        = "cap"         // the continuation cap (or --no-continue) stopped it
 	EndCancelled  = "cancelled"   // Ctrl-C, or a key during the countdown
+	EndSignal     = "signal"      // an exit signal (SIGTERM, SIGHUP, SIGQUIT); signals.go ends the stream
 	EndError      = "error"       // the agent or the store failed, or no agent
 )
 
@@ -112,7 +113,11 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		r.render = rd
 	}
 	r.LastEnd = EndError
-	defer func() { r.render.End(r.LastEnd) }()
+	defer func() {
+		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
+			r.render.End(r.LastEnd)
+		}
+	}()
 	if r.Policy == nil {
 		r.Policy = continuation.New()
 	}
@@ -156,18 +161,26 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 			return "", err
 		}
 		if r.live != nil {
+			// The turn is over: its last tool call is no longer what the
+			// agent does, the countdown is.
+			r.live.SetActivity("")
 			r.live.SetStatus(fmt.Sprintf("continuation %d/%d", dec.Attempt, continuation.MaxNoProgress))
 		}
 		if r.Countdown != nil {
 			proceed, typed := r.Countdown(ctx, r.Delay)
-			if !proceed {
-				r.render.Line("continuation cancelled")
+			if !proceed && ctx.Err() == nil {
+				// The decision line said "continuing 1/3"; this says why
+				// it did not (a signal says so itself, in signals.go).
+				r.render.Line(fmt.Sprintf("you took over: continuation %d/%d not sent", dec.Attempt, continuation.MaxNoProgress))
 				r.LastEnd = EndCancelled
 				return typed, nil
 			}
 		}
 		if err := ctx.Err(); err != nil {
 			r.LastEnd = EndCancelled
+			if _, ok := endedBySignal(ctx); ok {
+				r.LastEnd = EndSignal
+			}
 			return "", err
 		}
 		turn = agent.Turn{Prompt: dec.Prompt, Continuation: true}
@@ -197,7 +210,7 @@ func (r *TurnRunner) errLine(msg string) { r.render.Error(msg) }
 // failed, or ctx ended; dec.Continue is true only when the next turn should
 // run with dec.Prompt.
 func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation.Decision, error) {
-	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools(), Cwd: r.Cwd, Ask: r.Ask}
+	step := turnstep.Step{Agent: r.Agent, Session: r.Session, Policy: r.Policy, Tools: r.tools, Cwd: r.Cwd, Ask: r.Ask}
 	tctx, stop := r.turnContext(ctx)
 	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()
@@ -212,8 +225,13 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	}
 	switch {
 	case out.Aborted:
-		r.render.Line("turn cancelled")
 		r.LastEnd = EndCancelled
+		if _, ok := endedBySignal(ctx); ok {
+			// The exit's one line names the signal (signals.go).
+			r.LastEnd = EndSignal
+		} else {
+			r.render.Line("turn cancelled")
+		}
 		// The error tells a script to stop; the interactive shell only
 		// prompts again.
 		return continuation.Decision{}, fmt.Errorf("turn cancelled: %w", context.Canceled)
@@ -228,10 +246,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 
 // tools are the agent's todo tools as its backend row declares them.
 func (r *TurnRunner) tools() continuation.Tools {
-	if r.Backend == nil {
-		return continuation.Tools{Todo: r.Agent.TodoTool()}
-	}
-	return r.Backend.Tools(r.Agent.TodoTool())
+	return backends.AgentTools(r.Backend, r.Agent)
 }
 
 // turnContext returns the context of one turn, cancelled by Ctrl-C: readline

@@ -301,13 +301,13 @@ func parseWords(t *testing.T, s string) (int, map[string]int) {
 		}
 		return n
 	}
-	for _, p := range []struct{ prefix, kind string }{{"agent wrote a list of ", "added"}, {"new list of ", "added"}, {"emptied the list (", "removed"}} {
+	for _, p := range []struct{ prefix, kind string }{{"wrote a list of ", "added"}, {"new list of ", "added"}, {"emptied the list (", "removed"}} {
 		if rest, ok := strings.CutPrefix(s, p.prefix); ok {
 			n := num(strings.Fields(rest)[0])
 			return n, map[string]int{p.kind: n}
 		}
 	}
-	for _, who := range []string{"changed the list: ", "agent rewrote the list: "} {
+	for _, who := range []string{"changed the list: ", "rewrote the list: "} {
 		rest, ok := strings.CutPrefix(s, who)
 		if !ok {
 			continue

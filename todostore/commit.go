@@ -82,6 +82,10 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		}
 	}
 	cur, data = cur2, data2
+	stampRevs(cur, next, by)
+	// A change that only gives ids or marks the agent's read (ids.go) is
+	// not a change of the list: no history line.
+	quiet := onlyMarks(cur, next) && len(next.Archive) == 0
 	next.Version = FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
@@ -90,6 +94,15 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	out, err := Encode(next)
 	if err != nil {
 		return nil, false, err
+	}
+	if quiet {
+		if err := writeLocked(s.Path(id), out); err != nil {
+			return nil, false, err
+		}
+		if s.AfterWrite != nil {
+			s.AfterWrite(id, out)
+		}
+		return next, true, nil
 	}
 	hist, err := openHistory(s.SessionHistoryPath(id), os.O_RDWR|os.O_CREATE)
 	if err != nil {
@@ -202,6 +215,10 @@ func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryL
 	}
 	if next.Todos == nil {
 		next.Todos = []Todo{}
+	}
+	assignUIDs(next)
+	if next.agentSees {
+		next.AgentRead = next.Rev // stampRevs sets it again if the list changes
 	}
 	return next, !sameState(cur, next), nil
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -265,7 +264,7 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 		if k != reported && k != reported+1 {
 			t.Fatalf("file reflects %d ops, but %d were reported complete", k, reported)
 		}
-		if !reflect.DeepEqual(sess.Todos, states[k]) {
+		if !SameTodos(sess.Todos, states[k]) {
 			t.Fatalf("file after %d ops differs from the state after %d ops:\n%s\nwant\n%s", k, k, FormatList(sess.Todos), FormatList(states[k]))
 		}
 	}
@@ -275,7 +274,7 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 	if lines, err := s.History(id); err != nil {
 		t.Fatalf("history after SIGKILL: %v", err)
 	} else if n := len(lines); n > 0 {
-		if last := lines[n-1]; (last.N != k && last.N != k-1) || !reflect.DeepEqual(last.Todos, states[last.N]) {
+		if last := lines[n-1]; (last.N != k && last.N != k-1) || !SameTodos(last.Todos, states[last.N]) {
 			t.Fatalf("history ends with change %d %q for a file after %d ops", last.N, last.What, k)
 		}
 	}

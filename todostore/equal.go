@@ -21,7 +21,7 @@ func (s *Session) clone() *Session {
 		h.Before = CloneTodos(s.Hooks.Before)
 		c.Hooks = &h
 	}
-	c.note, c.notes, c.dropped, c.revertOf = "", nil, nil, 0
+	c.note, c.notes, c.dropped, c.revertOf, c.agentSees = "", nil, nil, 0, false
 	return &c
 }
 
@@ -29,7 +29,8 @@ func (s *Session) clone() *Session {
 // from their time and archive.
 func sameState(a, b *Session) bool {
 	if !SameTodos(a.Todos, b.Todos) || a.Paused != b.Paused || a.PauseReason != b.PauseReason ||
-		a.Cwd != b.Cwd || a.CreatedAt != b.CreatedAt || a.Session != b.Session || a.Version != b.Version {
+		a.Cwd != b.Cwd || a.CreatedAt != b.CreatedAt || a.Session != b.Session || a.Version != b.Version ||
+		a.AgentRead != b.AgentRead || !sameUIDs(a.Todos, b.Todos) {
 		return false
 	}
 	if (a.Agent == nil) != (b.Agent == nil) || !sameHooks(a.Hooks, b.Hooks) {

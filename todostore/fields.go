@@ -19,9 +19,9 @@ type Extra map[string]json.RawMessage
 // The names of the fields each type knows; every other field is kept in
 // its Extra.
 var (
-	sessionFields = []string{"version", "session", "createdAt", "updatedAt", "cwd", "agent", "paused", "pauseReason", "todos", "hooks", "archive"}
-	todoFields    = []string{"id", "content", "status", "activeForm", "evidence", "subtasks", "origin"}
-	subtaskFields = []string{"id", "content", "status", "evidence", "origin"}
+	sessionFields = []string{"version", "session", "createdAt", "updatedAt", "cwd", "agent", "paused", "pauseReason", "todos", "hooks", "rev", "nextUid", "agentRead", "archive"}
+	todoFields    = []string{"id", "content", "status", "activeForm", "evidence", "subtasks", "origin", "uid", "rev"}
+	subtaskFields = []string{"id", "content", "status", "evidence", "origin", "uid", "rev"}
 	archiveFields = []string{"at", "reason", "todos"}
 )
 

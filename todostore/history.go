@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -72,6 +73,16 @@ func (l HistoryLine) Who() Author {
 		return ByOther
 	}
 	return l.By
+}
+
+// Said is What as shown next to its author: lines written before the
+// words stopped naming the agent ("agent wrote a list of 3 items") lose
+// that first word, so the history never says "agent  agent wrote …".
+func (l HistoryLine) Said() string {
+	if l.By == ByAgent {
+		return strings.TrimPrefix(l.What, string(ByAgent)+" ")
+	}
+	return l.What
 }
 
 // SessionHistoryPath is the append-only history file of session id.
@@ -452,7 +463,7 @@ func (s *Store) Revert(id string, by Author) (*Session, HistoryLine, error) {
 		took = lines[i]
 		sess.Todos = before(lines, i)
 		sess.revertOf = took.N
-		sess.Note(fmt.Sprintf("reverted change %d (%s)", took.N, ShortLine(took.What, 60)))
+		sess.Note(fmt.Sprintf("reverted change %d (%s)", took.N, ShortLine(took.Said(), 60)))
 		return nil
 	})
 	if err == nil && !changed {

@@ -76,9 +76,9 @@ func TestDescribe(t *testing.T) {
 		{"add subtask", parent(sub("s", false)), parent(sub("s", false), sub("t", false)), ByYou, `added 2.2 "t"`},
 		{"delete subtask", parent(sub("s", false), sub("t", false)), parent(sub("t", false)), ByYou, `deleted 2.1 "s"`},
 		{"move subtask", parent(sub("s", false), sub("t", false)), parent(sub("t", false), sub("s", false)), ByYou, "moved 2.2 to 2.1"},
-		{"agent rewrite", list("a", "b", "c"), list("a:x", "b:x", "c", "d"), ByAgent, "agent rewrote the list: 2 completed, 1 added"},
-		{"agent drops", list("a", "b", "c"), list("a:x", "d"), ByAgent, "agent rewrote the list: 1 completed, 1 added, 2 removed"},
-		{"agent first list", list(), list("a", "b"), ByAgent, "agent wrote a list of 2 items"},
+		{"agent rewrite", list("a", "b", "c"), list("a:x", "b:x", "c", "d"), ByAgent, "rewrote the list: 2 completed, 1 added"},
+		{"agent drops", list("a", "b", "c"), list("a:x", "d"), ByAgent, "rewrote the list: 1 completed, 1 added, 2 removed"},
+		{"agent first list", list(), list("a", "b"), ByAgent, "wrote a list of 2 items"},
 		{"person new list", list(), list("a", "b"), ByYou, "new list of 2 items"},
 		{"emptied", list("a", "b"), list(), ByOther, "emptied the list (2 items)"},
 		{"reordered", list("a", "b", "c"), list("c", "b", "a"), ByYou, "changed the list: reordered"},
@@ -519,5 +519,24 @@ func TestLastListFarBack(t *testing.T) {
 	}
 	if _, ok := s.LastList("none"); ok {
 		t.Error("LastList of a session without history found a list")
+	}
+}
+
+// A history line names its author once: Said drops the "agent " that older
+// versions wrote before the words, and leaves every other line alone.
+func TestHistoryLineSaid(t *testing.T) {
+	for _, c := range []struct {
+		by         Author
+		what, want string
+	}{
+		{ByAgent, "agent wrote a list of 3 items", "wrote a list of 3 items"},
+		{ByAgent, "wrote a list of 3 items", "wrote a list of 3 items"},
+		{ByAgent, "agent rewrote the list: 1 added", "rewrote the list: 1 added"},
+		{ByYou, `added 1 "agent smith"`, `added 1 "agent smith"`},
+		{ByOther, "agent wrote a list of 2 items", "agent wrote a list of 2 items"},
+	} {
+		if got := (HistoryLine{By: c.by, What: c.what}).Said(); got != c.want {
+			t.Errorf("Said(%s, %q) = %q, want %q", c.by, c.what, got, c.want)
+		}
 	}
 }

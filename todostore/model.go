@@ -49,6 +49,11 @@ type Subtask struct {
 	Evidence string `json:"evidence,omitempty"`
 	// Origin is OriginPerson for subtasks added with /todo add N.M.
 	Origin string `json:"origin,omitempty"`
+	// UID is the subtask's stable id ("s12"), and Rev the list revision
+	// of its last change not made by an agent (0: none); Commit sets both
+	// (ids.go).
+	UID string `json:"uid,omitempty"`
+	Rev int    `json:"rev,omitempty"`
 	// Extra keeps the fields this todosh does not know, written back as read.
 	Extra Extra `json:"-"`
 }
@@ -65,6 +70,14 @@ type Todo struct {
 	// Origin is OriginPerson for items added with /todo add; the merge of an
 	// agent's rewritten list keeps such items instead of dropping them.
 	Origin string `json:"origin,omitempty"`
+	// UID is the item's stable id ("t7"): it never changes while the item
+	// is on the list, whatever moves, and is never given to another item
+	// of the session. ID is its position. Rev is the list revision of the
+	// item's last change not made by an agent (0: none), so the merge of an
+	// agent's list knows what changed since the agent's last read. Commit
+	// sets both (ids.go).
+	UID string `json:"uid,omitempty"`
+	Rev int    `json:"rev,omitempty"`
 	// Extra keeps the fields this todosh does not know (llxprt's
 	// "priority" and "notes"), written back as read.
 	Extra Extra `json:"-"`
@@ -133,6 +146,13 @@ type Session struct {
 	// Hooks is the state todosh's hooks keep for an agent that runs them
 	// in its own interface (hooks/); nil for every other session.
 	Hooks *HookState `json:"hooks,omitempty"`
+	// Rev is the list's revision, one more on every change of the list;
+	// NextUID numbers the next stable id; AgentRead is the revision of the
+	// list the agent was last shown (a todo tool's reply). Commit owns all
+	// three (ids.go).
+	Rev       int `json:"rev,omitempty"`
+	NextUID   int `json:"nextUid,omitempty"`
+	AgentRead int `json:"agentRead,omitempty"`
 	// Archive is read from files written before the history existed; the
 	// first write moves its entries to the start of the history.
 	Archive []ArchiveEntry `json:"archive,omitempty"`
@@ -149,6 +169,8 @@ type Session struct {
 	notes    []string
 	dropped  []Todo
 	revertOf int
+	// agentSees is set by MarkAgentRead.
+	agentSees bool
 }
 
 // IsOpen reports whether work remains on a todo: it is neither completed nor

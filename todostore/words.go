@@ -50,8 +50,9 @@ func Describe(before, after []Todo, by Author) string {
 // (`added 3 "write tests"`, `completed 2.1, 2`, `moved 4 to 1`, `deleted 2
 // items: 2 "b", 3 "c"`), statuses grouped by verb (`reopened 1, 3;
 // completed 2, 4`), a new or emptied list by its size, and anything else
-// as counts (`agent rewrote the list: 2 completed, 1 added`). No change
-// gives "".
+// as counts (`rewrote the list: 2 completed, 1 added`). The author is not
+// named: every place that shows the words shows who next to them. No
+// change gives "".
 func (c ListChange) Words(by Author) string {
 	n := len(c.Items)
 	switch {
@@ -59,7 +60,7 @@ func (c ListChange) Words(by Author) string {
 		return ""
 	case n > 1 && c.Before == 0 && c.only(ChangeAdded):
 		if by == ByAgent {
-			return "agent wrote a list of " + Plural(n, "item")
+			return "wrote a list of " + Plural(n, "item")
 		}
 		return "new list of " + Plural(n, "item")
 	case n > 1 && c.After == 0 && c.only(ChangeRemoved):
@@ -173,7 +174,7 @@ func (c ListChange) counted(by Author) string {
 	}
 	who := "changed the list"
 	if by == ByAgent {
-		who = "agent rewrote the list"
+		who = "rewrote the list"
 	}
 	return who + ": " + strings.Join(parts, ", ")
 }

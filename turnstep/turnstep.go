@@ -42,7 +42,9 @@ type Step struct {
 	Agent   agent.Agent
 	Session agent.Session
 	Policy  *continuation.Policy
-	Tools   continuation.Tools
+	// Tools are asked after the turn: an agent learns which todo tools it
+	// has from its own stream (Claude Code's init line).
+	Tools func() continuation.Tools
 	// Cwd is recorded by a successful turn in a session that has none, so
 	// --resume finds a conversation that never touched the list.
 	Cwd string
@@ -80,7 +82,15 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // session file) and the cwd, and asks the policy. err is a *StoreError;
 // the turn's own failure or cancellation is in the Outcome.
 func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) (Outcome, error) {
-	sess, err := s.Session.Load()
+	// The list the turn's prompt shows is the agent's read, marked in the
+	// same locked change it is taken from (ARCHITECTURE.md §6), so the
+	// merge of the agent's next list knows what it saw.
+	sess, _, err := s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
+		if continuation.TodoContext(cur.Todos) != "" {
+			cur.MarkAgentRead()
+		}
+		return nil
+	})
 	if err != nil {
 		return Outcome{}, &StoreError{"prompt not sent", err}
 	}
@@ -92,7 +102,19 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	turn.TodoContext = continuation.TodoContext(before)
 	turn.Ask = s.Ask
 
-	res, turnErr := s.Agent.RunTurn(ctx, turn, emit)
+	// The first list the agent writes, so finishing an item of a list
+	// written in the same turn counts as progress (continuation.Turn.First).
+	var first []todostore.Todo
+	record := func(ev agent.Event) {
+		if ev.Kind == agent.EventTodos && first == nil {
+			first = todostore.CloneTodos(ev.Todos)
+			if first == nil {
+				first = []todostore.Todo{}
+			}
+		}
+		emit(ev)
+	}
+	res, turnErr := s.Agent.RunTurn(ctx, turn, record)
 	out := Outcome{Aborted: ctx.Err() != nil, Err: turnErr}
 
 	sess, err = s.Session.Load()
@@ -129,8 +151,9 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		PauseReason: res.PauseReason,
 		Before:      before,
 		After:       out.After,
+		First:       first,
 		FinalText:   res.FinalText,
-	}, s.Tools)
+	}, s.Tools())
 	if ok {
 		out.Decision = dec
 	}

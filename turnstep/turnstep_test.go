@@ -84,7 +84,7 @@ func TestRun(t *testing.T) {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			step := Step{Agent: &tc.ag, Session: sess, Policy: pol, Tools: continuation.Tools{Todo: "todo_write"}, Cwd: "/src/x"}
+			step := Step{Agent: &tc.ag, Session: sess, Policy: pol, Tools: func() continuation.Tools { return continuation.Tools{Todo: "todo_write"} }, Cwd: "/src/x"}
 			out, err := step.Run(ctx, agent.Turn{Prompt: "go"}, func(agent.Event) {})
 			if err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ package acpagent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +40,9 @@ const (
 	ApproveAsk Approve = ""
 	// ApproveNever refuses every request.
 	ApproveNever Approve = "never"
-	// ApproveAlways allows every request, once each.
+	// ApproveAlways allows every request with the agent's "always"
+	// option where it offers one (for the session when it offers that),
+	// so it does not ask again.
 	ApproveAlways Approve = "always"
 )
 
@@ -79,6 +82,9 @@ type Config struct {
 	// (Gemini CLI's write_todos), so the first prompt asks it to keep the
 	// list with todosh's MCP tools.
 	AskForTools bool
+	// Spelling is how the agent names the MCP server's tools
+	// (mcp_todosh_todo_write), for the prompt that names them.
+	Spelling todotools.Spelling
 	// KillGrace is the time between SIGTERM and SIGKILL to the agent's
 	// process group; CancelWait how long a cancelled turn waits for the
 	// agent's stopReason cancelled; StartTimeout bounds initialize and
@@ -141,6 +147,14 @@ type process struct {
 	cleanup sync.Once
 	in      *lineMeter
 	skipped skipped
+	group   groupWatch
+	// label names the agent in permission lines: its name from
+	// initialize's agentInfo ("Codex"), else its executable's name.
+	label string
+	// ownList: the agent's own list was seen as items (a plan, or a
+	// write_todos call that carried them); noListNote: the person was
+	// told once that the agent's own list does not reach todosh.
+	ownList, noListNote bool
 }
 
 // RunTurn sends one session/prompt and streams its updates. See
@@ -176,7 +190,7 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 		answers <- answer{r, err}
 	}()
 
-	st := &turnState{titles: map[acp.ToolCallId]string{}}
+	st := &turnState{titles: map[acp.ToolCallId]string{}, asked: map[string]bool{}}
 	done := ctx.Done()
 	var giveUp <-chan time.Time
 	for {
@@ -188,7 +202,11 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 				pr.reply <- cancelledOutcome()
 				continue
 			}
-			out, err := a.permission(ctx, turn, pr.req, emit)
+			if pr.req.ToolCall.Title != nil && !a.ownTool(pr.req.ToolCall) {
+				// Its line shows the title; the tool call need not again.
+				st.asked[toolTitle(*pr.req.ToolCall.Title, "")] = true
+			}
+			out, err := a.permission(ctx, p, turn, pr.req, emit)
 			pr.reply <- out
 			if err != nil { // no answer: the person wants the turn to stop
 				emit(agent.Event{Kind: agent.EventNotice, Text: "no answer: cancelling the turn"})
@@ -220,6 +238,7 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 			if n := p.skipped.malformed.Swap(0); n > 0 {
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
+			a.noteLostList(p, st, emit)
 			res, err := a.finish(st, r.resp.StopReason)
 			if err != nil {
 				err = &StopError{Reason: r.resp.StopReason, Err: err}
@@ -272,11 +291,21 @@ func (a *Agent) promptText(p *process, turn agent.Turn) string {
 	}
 	if a.cfg.AskForTools && a.cfg.MCP != nil && !p.hinted {
 		p.hinted = true
-		fmt.Fprintf(&b, "Keep your todo list with the tools of the MCP server %q, not your own todo tool: %s (the whole list), "+
-			"%s (one subtask), %s, and %s when you cannot go on without the person. The person sees that list.\n\n",
-			a.cfg.MCP.Name, todotools.Write, todotools.Tick, todotools.Read, todotools.Pause)
+		b.WriteString(a.toolsHint())
 	}
 	b.WriteString(turn.Prompt)
+	return b.String()
+}
+
+// toolsHint asks the agent to keep its list with todosh's MCP tools,
+// named as it sees them, each with what it is for.
+func (a *Agent) toolsHint() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Keep your todo list with the tools of the MCP server %q, not your own todo tool; the person sees that list:", a.cfg.MCP.Name)
+	for _, spec := range (&todotools.Tools{}).Specs() {
+		fmt.Fprintf(&b, "\n- %s: %s", a.cfg.Spelling.Of(spec.Name), spec.Description)
+	}
+	b.WriteString("\n\n")
 	return b.String()
 }
 
@@ -285,6 +314,12 @@ type turnState struct {
 	text    strings.Builder // the current agent message
 	lastMsg string
 	titles  map[acp.ToolCallId]string
+	// asked are the titles of this turn's permission requests: the tool
+	// call that follows one is not shown a second time.
+	asked map[string]bool
+	// setTodos is the title of a call that set the agent's own list
+	// without its items ("Set 3 todo(s)"), "" when none.
+	setTodos string
 }
 
 func (st *turnState) lastMessage() string {
@@ -310,12 +345,49 @@ func (a *Agent) update(u acp.SessionUpdate, st *turnState, emit func(agent.Event
 	case u.ToolCall != nil:
 		title := toolTitle(u.ToolCall.Title, string(u.ToolCall.Kind))
 		st.titles[u.ToolCall.ToolCallId] = title
-		emit(agent.Event{Kind: agent.EventToolCall, Text: title})
+		a.ownListCall(title, u.ToolCall.RawInput, st, emit)
+		if !st.asked[title] {
+			emit(agent.Event{Kind: agent.EventToolCall, Text: title})
+		}
 	case u.ToolCallUpdate != nil:
 		a.toolUpdate(u.ToolCallUpdate, st, emit)
 	case u.Plan != nil:
 		a.plan(u.Plan.Entries, emit)
 	}
+}
+
+// ownListCall mirrors a call of the agent's own whole-list tool whose
+// input the ACP message carries (Gemini's write_todos: {"todos":
+// [{"description", "status"}]}); a call that sets the list without
+// carrying it ("Set 3 todo(s)", empty content) is noted for
+// noteLostList.
+func (a *Agent) ownListCall(title string, raw any, st *turnState, emit func(agent.Event)) {
+	if entries, ok := WriteTodosInput(raw); ok {
+		a.plan(entries, emit)
+		return
+	}
+	if setTodosTitle(title) {
+		st.setTodos = title
+	}
+}
+
+// noteLostList tells the person once, at the end of a turn, that the
+// agent set its own todo list, which never reached todosh, while todosh's
+// list stayed empty.
+func (a *Agent) noteLostList(p *process, st *turnState, emit func(agent.Event)) {
+	if st.setTodos == "" || p.noListNote || p.ownList {
+		return
+	}
+	if s, err := a.sess.Load(); err != nil || len(s.Todos) > 0 {
+		return
+	}
+	p.noListNote = true
+	// One line of at most 120 characters: the cause, then the fix.
+	fix := "todosh's MCP server was not given"
+	if a.cfg.MCP != nil {
+		fix = "ask it to use " + a.cfg.Spelling.Of(todotools.Write)
+	}
+	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its own todo list never reaches todosh over ACP; %s", a.cfg.Name, fix)})
 }
 
 // toolUpdate shows a tool call update as one line when it says something
@@ -332,8 +404,11 @@ func (a *Agent) toolUpdate(u *acp.SessionToolCallUpdate, st *turnState, emit fun
 	switch {
 	case u.Status != nil && *u.Status == acp.ToolCallStatusFailed:
 		emit(agent.Event{Kind: agent.EventToolCall, Text: todostore.ShortLine(title+" failed", 100)})
-	case !known:
+	case !known && !st.asked[title]:
 		emit(agent.Event{Kind: agent.EventToolCall, Text: title})
+	}
+	if !known {
+		a.ownListCall(title, u.RawInput, st, emit)
 	}
 }
 
@@ -347,6 +422,9 @@ func toolTitle(title, kind string) string {
 
 // plan mirrors the agent's plan into the list through the merge rule.
 func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
+	if p := a.proc; p != nil {
+		p.ownList = true
+	}
 	todos, cut := PlanTodos(entries)
 	if cut {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: the plan was over the list's limits and was cut", a.cfg.Name)})
@@ -367,11 +445,11 @@ func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
 // by asking the person, else (a script) a refusal. A continuation is
 // asked like any turn: todosh never approves by itself what the person
 // would have been asked. err is set when the person gave no answer.
-func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.RequestPermissionRequest, emit func(agent.Event)) (acp.RequestPermissionResponse, error) {
+func (a *Agent) permission(ctx context.Context, p *process, turn agent.Turn, req acp.RequestPermissionRequest, emit func(agent.Event)) (acp.RequestPermissionResponse, error) {
 	if a.ownTool(req.ToolCall) {
 		// todosh's own todo tools touch nothing but the list the person
 		// sees; asking about them would only stop an agent from keeping it.
-		if o, ok := pickOption(req.Options, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
+		if o, ok := AllowOption(req.Options, false); ok {
 			return selected(o), nil
 		}
 	}
@@ -383,11 +461,11 @@ func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.Request
 		}
 		return resp, nil
 	}
-	what := permissionText(a.cfg.Name, req.ToolCall)
+	what := permissionText(p.label, req.ToolCall)
 	switch {
 	case a.cfg.Approve == ApproveAlways:
-		if o, ok := pickOption(req.Options, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways); ok {
-			emit(agent.Event{Kind: agent.EventNotice, Text: "allowed (--approve always): " + what})
+		if o, ok := AllowOption(req.Options, true); ok {
+			emit(agent.Event{Kind: agent.EventNotice, Text: "allowed (--approve always, " + o.Name + "): " + what})
 			return selected(o), nil
 		}
 	case a.cfg.Approve == ApproveAsk && turn.Ask != nil:
@@ -412,19 +490,104 @@ func (a *Agent) permission(ctx context.Context, turn agent.Turn, req acp.Request
 	return cancelledOutcome(), nil
 }
 
-// ownTool reports whether a permission request is for one of todosh's
-// own MCP tools: its title names todosh's server and a todo tool, as
-// agents title MCP calls ("mcp__todosh__todo_write").
+// ownTool reports whether a permission request is for todosh's own MCP
+// server's tools.
 func (a *Agent) ownTool(tc acp.ToolCallUpdate) bool {
-	if a.cfg.MCP == nil || tc.Title == nil || !strings.Contains(*tc.Title, a.cfg.MCP.Name) {
+	return a.cfg.MCP != nil && OwnTool(a.cfg.MCP.Name, tc)
+}
+
+// OwnTool reports whether a permission request is for a tool of todosh's
+// MCP server, named server: its raw input names the server
+// (codex-acp's "Approve MCP tool call" carries {"server_name":"todosh",
+// "tool_name":"todo_write"}), or its title, content or raw input names the
+// server and one of todosh's todo tools, as agents title MCP calls
+// ("mcp__todosh__todo_write", "todo_write (todosh MCP Server)").
+func OwnTool(server string, tc acp.ToolCallUpdate) bool {
+	if raw, ok := tc.RawInput.(map[string]any); ok {
+		for _, k := range []string{"server_name", "serverName", "server"} {
+			if v, _ := raw[k].(string); v == server {
+				return true
+			}
+		}
+	}
+	var text strings.Builder
+	if tc.Title != nil {
+		text.WriteString(*tc.Title + "\n")
+	}
+	for _, c := range tc.Content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			text.WriteString(c.Content.Content.Text.Text + "\n")
+		}
+	}
+	if tc.RawInput != nil {
+		if b, err := json.Marshal(tc.RawInput); err == nil {
+			text.Write(b)
+		}
+	}
+	if !containsWord(text.String(), server) {
 		return false
 	}
-	for _, name := range []string{todotools.Write, todotools.Read, todotools.Tick, todotools.Pause} {
-		if strings.Contains(*tc.Title, name) {
+	for _, name := range todotools.Names() {
+		if containsWord(text.String(), name) {
 			return true
 		}
 	}
 	return false
+}
+
+// containsWord reports whether s holds w with no letter or digit right
+// before or after it (an underscore counts as a separator: mcp_todosh_).
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isAlnum(s[j-1])) && (end == len(s) || !isAlnum(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// AllowOption picks the option that allows a request for good: an
+// "always" option limited to this session or this server first (codex-acp's
+// "Allow for this session", Gemini's proceed_always_server), then any
+// other "always" one that is not saved beyond the session, then "once".
+// An "always" option the agent keeps in the person's configuration
+// ("Allow and don't ask again") is picked before "once" only when
+// persist is true (--approve always, which the person chose).
+func AllowOption(opts []acp.PermissionOption, persist bool) (acp.PermissionOption, bool) {
+	best, score := acp.PermissionOption{}, 0
+	for _, o := range opts {
+		s := 0
+		text := strings.ToLower(string(o.OptionId) + " " + o.Name)
+		saved := strings.Contains(text, "don't ask again") || strings.Contains(text, "save") || strings.Contains(text, "approved-always")
+		switch {
+		case o.Kind == acp.PermissionOptionKindAllowAlways && strings.Contains(text, "session"):
+			s = 6
+		case o.Kind == acp.PermissionOptionKindAllowAlways && strings.Contains(text, "server") && !saved:
+			s = 5
+		case o.Kind == acp.PermissionOptionKindAllowAlways && !saved:
+			s = 4
+		case o.Kind == acp.PermissionOptionKindAllowAlways && persist:
+			s = 3
+		case o.Kind == acp.PermissionOptionKindAllowOnce:
+			s = 2
+		case o.Kind == acp.PermissionOptionKindAllowAlways:
+			s = 1
+		}
+		if s > score {
+			best, score = o, s
+		}
+	}
+	return best, score > 0
 }
 
 // permissionText names the agent, the tool and what it wants, on one line.

@@ -94,7 +94,7 @@ func TestPermissionAnswers(t *testing.T) {
 	}{
 		{"script, default", ApproveAsk, agent.Turn{}, "no"},
 		{"script, never", ApproveNever, agent.Turn{}, "no"},
-		{"script, always", ApproveAlways, agent.Turn{}, "once"},
+		{"script, always", ApproveAlways, agent.Turn{}, "always"},
 		{"terminal, person allows", ApproveAsk, agent.Turn{Ask: pick(1)}, "once"},
 		{"terminal, continuation asks too", ApproveAsk, agent.Turn{Continuation: true, Ask: pick(0)}, "always"},
 		{"terminal, never wins", ApproveNever, agent.Turn{Ask: pick(0)}, "no"},
@@ -103,7 +103,7 @@ func TestPermissionAnswers(t *testing.T) {
 	for _, tt := range tests {
 		a := &Agent{cfg: Config{Name: "acp", Approve: tt.approve}}
 		var ev events
-		resp, _ := a.permission(context.Background(), tt.turn, req, ev.emit)
+		resp, _ := a.permission(context.Background(), &process{label: "acp"}, tt.turn, req, ev.emit)
 		got := "cancelled"
 		if resp.Outcome.Selected != nil {
 			got = string(resp.Outcome.Selected.OptionId)
@@ -116,17 +116,17 @@ func TestPermissionAnswers(t *testing.T) {
 	own := "mcp__todosh__todo_write"
 	a := &Agent{cfg: Config{Name: "acp", Approve: ApproveNever, MCP: &agent.MCPServer{Name: "todosh"}}}
 	var ev0 events
-	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &own}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "always" {
+	if resp, _ := a.permission(context.Background(), &process{label: "acp"}, agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &own}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "always" {
 		t.Errorf("todosh's own tool: %+v", resp.Outcome)
 	}
 	other := "mcp__other__todo_write"
-	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &other}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "no" {
+	if resp, _ := a.permission(context.Background(), &process{label: "acp"}, agent.Turn{}, acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Title: &other}, Options: opts}, ev0.emit); resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "no" {
 		t.Errorf("another server's tool: %+v", resp.Outcome)
 	}
 	// Without reject options a refusal is the cancelled outcome.
 	a = &Agent{cfg: Config{Name: "acp", Approve: ApproveNever}}
 	var ev events
-	if resp, _ := a.permission(context.Background(), agent.Turn{}, acp.RequestPermissionRequest{Options: opts[:2]}, ev.emit); resp.Outcome.Cancelled == nil {
+	if resp, _ := a.permission(context.Background(), &process{label: "acp"}, agent.Turn{}, acp.RequestPermissionRequest{Options: opts[:2]}, ev.emit); resp.Outcome.Cancelled == nil {
 		t.Errorf("no reject option: %+v", resp.Outcome)
 	}
 }
@@ -293,4 +293,93 @@ func BenchmarkContinuationStart(b *testing.B) {
 		}
 		b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-first-text")
 	})
+}
+
+// TestOwnToolShapes: the permission requests of each agent for todosh's
+// own tools are recognised, and no other.
+func TestOwnToolShapes(t *testing.T) {
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name string
+		tc   acp.ToolCallUpdate
+		want bool
+	}{
+		{"claude-agent-acp title", acp.ToolCallUpdate{Title: str("mcp__todosh__todo_write")}, true},
+		{"gemini title", acp.ToolCallUpdate{Title: str("todo_tick (todosh MCP Server)")}, true},
+		{"gemini spelled", acp.ToolCallUpdate{Title: str("mcp_todosh_todo_pause")}, true},
+		{"codex-acp raw input", acp.ToolCallUpdate{Title: str("Approve MCP tool call"), RawInput: map[string]any{"server_name": "todosh", "tool_name": "todo_write"}}, true},
+		{"codex-acp content", acp.ToolCallUpdate{Title: str("Approve MCP tool call"), Content: []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(`Allow the todosh MCP server to run tool "todo_write"?`))}}, true},
+		{"another server", acp.ToolCallUpdate{Title: str("mcp__other__todo_write")}, false},
+		{"another server's raw input", acp.ToolCallUpdate{Title: str("Approve MCP tool call"), RawInput: map[string]any{"server_name": "todoshx", "tool_name": "todo_write"}}, false},
+		{"a name inside a word", acp.ToolCallUpdate{Title: str("mcp__todoshell__todo_writer")}, false},
+		{"shell command", acp.ToolCallUpdate{Title: str("rm -rf todosh")}, false},
+	}
+	for _, tt := range tests {
+		if got := OwnTool("todosh", tt.tc); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAllowOption: todosh's own tools get the session-wide "always" of
+// each agent, never one saved in the person's configuration, and
+// --approve always takes a saved one only when nothing else is offered.
+func TestAllowOption(t *testing.T) {
+	o := func(id, name string, kind acp.PermissionOptionKind) acp.PermissionOption {
+		return acp.PermissionOption{OptionId: acp.PermissionOptionId(id), Name: name, Kind: kind}
+	}
+	codex := []acp.PermissionOption{o("approved", "Allow", acp.PermissionOptionKindAllowOnce),
+		o("approved-for-session", "Allow for this session", acp.PermissionOptionKindAllowAlways),
+		o("approved-always", "Allow and don't ask again", acp.PermissionOptionKindAllowAlways),
+		o("cancel", "Cancel", acp.PermissionOptionKindRejectOnce)}
+	gemini := []acp.PermissionOption{o("proceed_always_server", "Always allow all tools from server todosh", acp.PermissionOptionKindAllowAlways),
+		o("proceed_always_tool", "Always allow tool todo_write", acp.PermissionOptionKindAllowAlways),
+		o("proceed_once", "Allow once", acp.PermissionOptionKindAllowOnce), o("cancel", "Cancel", acp.PermissionOptionKindRejectOnce)}
+	claude := []acp.PermissionOption{o("allow_always", "Always Allow", acp.PermissionOptionKindAllowAlways),
+		o("allow", "Allow", acp.PermissionOptionKindAllowOnce), o("reject", "Reject", acp.PermissionOptionKindRejectOnce)}
+	savedOnly := []acp.PermissionOption{o("approved-always", "Allow and don't ask again", acp.PermissionOptionKindAllowAlways),
+		o("approved", "Allow", acp.PermissionOptionKindAllowOnce)}
+	tests := []struct {
+		name    string
+		opts    []acp.PermissionOption
+		persist bool
+		want    string
+	}{
+		{"codex", codex, false, "approved-for-session"},
+		{"codex, --approve always", codex, true, "approved-for-session"},
+		{"gemini", gemini, false, "proceed_always_server"},
+		{"claude", claude, false, "allow_always"},
+		{"saved only", savedOnly, false, "approved"},
+		{"saved only, --approve always", savedOnly, true, "approved-always"},
+		{"nothing allows", []acp.PermissionOption{o("cancel", "Cancel", acp.PermissionOptionKindRejectOnce)}, true, ""},
+	}
+	for _, tt := range tests {
+		got, ok := AllowOption(tt.opts, tt.persist)
+		if string(got.OptionId) != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s: %q %v, want %q", tt.name, got.OptionId, ok, tt.want)
+		}
+	}
+}
+
+// TestWriteTodosInput: the list of a whole-list call is read from each
+// agent's raw input; input without one is not a list.
+func TestWriteTodosInput(t *testing.T) {
+	gem := map[string]any{"todos": []any{map[string]any{"description": "a", "status": "in_progress"},
+		map[string]any{"description": "b", "status": "cancelled"}, map[string]any{"description": "c", "status": "pending"}}}
+	e, ok := WriteTodosInput(gem)
+	if !ok || len(e) != 2 || e[0].Content != "a" || e[0].Status != acp.PlanEntryStatusInProgress || e[1].Content != "c" {
+		t.Errorf("gemini: %+v %v", e, ok)
+	}
+	codex := map[string]any{"plan": []any{map[string]any{"step": "x", "status": "completed"}}}
+	if e, ok := WriteTodosInput(codex); !ok || len(e) != 1 || e[0].Status != acp.PlanEntryStatusCompleted {
+		t.Errorf("codex: %+v %v", e, ok)
+	}
+	for _, raw := range []any{nil, "todos", map[string]any{"command": "ls"}, map[string]any{"todos": "x"}} {
+		if _, ok := WriteTodosInput(raw); ok {
+			t.Errorf("%v read as a list", raw)
+		}
+	}
+	if !setTodosTitle("Set 3 todo(s)") || setTodosTitle("Settle the todo") {
+		t.Error("setTodosTitle")
+	}
 }

@@ -1,6 +1,7 @@
 package acpagent
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -51,4 +52,50 @@ func tickCompleted(todos []todostore.Todo) {
 			todos[i].Subtasks[j].Status = todostore.Completed
 		}
 	}
+}
+
+// WriteTodosInput reads the items of a whole-list todo call from a tool
+// call's raw input, for agents that send the call but no plan: Gemini
+// CLI's write_todos ({"todos":[{"description","status"}]}), a TodoWrite
+// ({"todos":[{"content","status"}]}), Codex's update_plan replayed
+// ({"plan":[{"step","status"}]}). ok is false when the input holds no
+// such list.
+func WriteTodosInput(raw any) (entries []acp.PlanEntry, ok bool) {
+	m, isMap := raw.(map[string]any)
+	if !isMap {
+		return nil, false
+	}
+	list, isList := m["todos"].([]any)
+	if !isList {
+		if list, isList = m["plan"].([]any); !isList {
+			return nil, false
+		}
+	}
+	entries = []acp.PlanEntry{}
+	for _, v := range list {
+		it, _ := v.(map[string]any)
+		text := ""
+		for _, k := range []string{"description", "content", "step", "text"} {
+			if s, _ := it[k].(string); s != "" {
+				text = s
+				break
+			}
+		}
+		st, _ := it["status"].(string)
+		if text == "" || st == "cancelled" {
+			continue
+		}
+		entries = append(entries, acp.PlanEntry{Content: text, Status: acp.PlanEntryStatus(st), Priority: acp.PlanEntryPriorityMedium})
+	}
+	return entries, true
+}
+
+// setTodosRegexp matches the title Gemini CLI gives a write_todos call
+// over ACP, whose content is empty: "Set 3 todo(s)".
+var setTodosRegexp = regexp.MustCompile(`(?i)^set \d+ todo`)
+
+// setTodosTitle reports whether a tool call's title says the agent set
+// its own todo list.
+func setTodosTitle(title string) bool {
+	return setTodosRegexp.MatchString(title) || strings.Contains(strings.ToLower(title), "write_todos")
 }

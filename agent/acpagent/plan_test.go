@@ -82,3 +82,25 @@ func FuzzPlanTodos(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWriteTodosInput: any JSON raw input is read or refused without
+// panicking, and what is read fits the list's limits once mapped.
+func FuzzWriteTodosInput(f *testing.F) {
+	f.Add([]byte(`{"todos":[{"description":"a","status":"in_progress"}]}`))
+	f.Add([]byte(`{"plan":[{"step":"x","status":"completed"},{"step":7}]}`))
+	f.Add([]byte(`{"todos":"x"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var raw any
+		if json.Unmarshal(data, &raw) != nil {
+			return
+		}
+		entries, ok := WriteTodosInput(raw)
+		if !ok {
+			return
+		}
+		todos, _ := PlanTodos(entries)
+		if len(todos) > todostore.MaxTodos {
+			t.Fatalf("%d todos", len(todos))
+		}
+	})
+}

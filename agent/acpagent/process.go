@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s not found: install it, or give its path with --agent-bin", a.cfg.Name, a.cfg.Bin)
 	}
+	path = nativeBinary(path)
 	cmd := exec.Command(path, a.cfg.Args...)
 	cmd.Dir = a.cfg.Dir
 	cmd.Env = a.cfg.Env
@@ -45,6 +47,9 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	// adapter runs the agent as a child); Pdeathsig ends it should todosh
 	// itself be killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// Wait returns soon after the process ends even when what it left
+	// behind holds its stderr, so the group watch sees a launcher end.
+	cmd.WaitDelay = 500 * time.Millisecond
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
@@ -62,6 +67,8 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 		cmd.Wait()
 		close(p.exited)
 	}()
+	p.group.done = make(chan struct{})
+	go p.group.watch(p, a.cfg.KillGrace)
 	p.conn = acp.NewClientSideConnection(p.client, stdin, p.in)
 	p.conn.SetLogger(slog.New(&p.skipped))
 	a.proc = p
@@ -77,6 +84,12 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if err != nil {
 		return nil, a.died(p, "initialize failed", err)
 	}
+	p.label = filepath.Base(path) // "codex-acp", when it does not say its name
+	if in := init.AgentInfo; in != nil {
+		if n := todostore.ShortLine(firstNonEmpty(derefStr(in.Title), in.Name), 40); n != "" {
+			p.label = n
+		}
+	}
 	if init.ProtocolVersion != acp.ProtocolVersionNumber {
 		a.stop(p)
 		return nil, fmt.Errorf("%s: speaks ACP protocol version %d; todosh speaks %d", a.cfg.Name, init.ProtocolVersion, acp.ProtocolVersionNumber)
@@ -88,6 +101,10 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 			}
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
 				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
+		} else if n := p.client.settle(replayQuiet, replayMax); n > 0 {
+			// The history an agent replays (some after answering
+			// session/load) is old: one line says it was there.
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: resumed: %s", a.cfg.Name, todostore.Plural(n, "earlier message"))})
 		}
 	} else if ref != nil && ref.Session != "" {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.cfg.Name)})
@@ -177,10 +194,23 @@ func (a *Agent) connectionEnd(p *process, err error) string {
 	case <-p.exited:
 	case <-time.After(500 * time.Millisecond):
 	}
-	if st := p.cmd.ProcessState; st != nil {
-		return "the agent exited (" + st.String() + ")"
+	st := p.cmd.ProcessState
+	if st == nil {
+		return "the agent closed its output"
 	}
-	return "the agent closed its output"
+	// The process that died speaks for the agent: the leader when it
+	// was alone, else the member that ended first behind it.
+	leader := fmt.Sprintf("%s (pid %d)", filepath.Base(p.cmd.Path), p.cmd.Process.Pid)
+	firstGone, orphans := p.group.report(a.cfg.KillGrace + time.Second)
+	switch {
+	case orphans != "":
+		return fmt.Sprintf("its launcher %s ended (%s); todosh stopped %s, which it left running", leader, st, orphans)
+	case firstGone != "" && st.Success():
+		return fmt.Sprintf("%s ended first; its launcher %s then exited 0, which hides how", firstGone, leader)
+	case firstGone != "":
+		return fmt.Sprintf("%s ended first; its launcher %s then ended (%s)", firstGone, leader, st)
+	}
+	return fmt.Sprintf("%s ended (%s)", leader, st)
 }
 
 // maxMessage is the SDK's limit on one message (its scanner's buffer).
@@ -290,6 +320,11 @@ type client struct {
 	mu    sync.Mutex
 	turn  *turnChans
 	relay Relay // nil in the shell
+	// dropped counts the messages of updates that came while no turn
+	// listened; lastKind is the speaker of the last, lastDrop its time.
+	dropped  int
+	lastKind string
+	lastDrop time.Time
 }
 
 func (c *client) setTurn(t *turnChans) {
@@ -304,7 +339,16 @@ func (c *client) current() *turnChans {
 	return c.turn
 }
 
-// SessionUpdate implements acp.Client.
+// replayQuiet and replayMax bound the wait for a reopened session's
+// replay: it is over once the agent has sent nothing for replayQuiet, or
+// after replayMax whatever it sends.
+const (
+	replayQuiet = 300 * time.Millisecond
+	replayMax   = 5 * time.Second
+)
+
+// SessionUpdate implements acp.Client. An update that comes while no turn
+// listens (a session/load's replay of the history) is dropped and counted.
 func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
 	c.relayUpdate(ctx, n.Update)
 	if t := c.current(); t != nil {
@@ -313,8 +357,47 @@ func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) e
 		case <-t.done:
 		case <-ctx.Done():
 		}
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastDrop = time.Now()
+	kind := ""
+	switch {
+	case n.Update.UserMessageChunk != nil:
+		kind = "user"
+	case n.Update.AgentMessageChunk != nil:
+		kind = "agent"
+	}
+	if kind != "" && kind != c.lastKind {
+		c.dropped++ // a new message starts where the speaker changes
+	}
+	if kind != "" || n.Update.ToolCall != nil {
+		c.lastKind = kind
 	}
 	return nil
+}
+
+// settle waits until no update has been dropped for quiet since it was
+// called (at most max) and returns how many messages were dropped since the last settle.
+func (c *client) settle(quiet, max time.Duration) int {
+	start := time.Now()
+	deadline := start.Add(max)
+	for {
+		c.mu.Lock()
+		idle := time.Since(c.lastDrop)
+		c.mu.Unlock()
+		idle = min(idle, time.Since(start)) // a replay may not have begun
+		if idle >= quiet || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(min(quiet-idle, time.Until(deadline)))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.dropped
+	c.dropped, c.lastKind = 0, ""
+	return n
 }
 
 // RequestPermission implements acp.Client: the turn answers it.
@@ -417,7 +500,7 @@ func (t *tail) Write(b []byte) (int, error) {
 }
 
 // meaningful is the last line of stderr that says something: not blank,
-// not a stack frame, not a bare bracket.
+// not a stack frame, not a bare bracket, not a warning.
 func (t *tail) meaningful() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -427,7 +510,28 @@ func (t *tail) meaningful() string {
 		if len(l) < 3 || strings.HasPrefix(l, "at ") || strings.Trim(l, "{}[]()^~ ") == "" {
 			continue
 		}
+		// A warning is no cause ("WARNING: proceeding, even though we
+		// could not update PATH: ...", which codex-acp prints at start).
+		if low := strings.ToLower(l); strings.HasPrefix(low, "warning") || strings.HasPrefix(low, "warn:") || strings.HasPrefix(low, "(node:") {
+			continue
+		}
 		return todostore.ShortLine(l, 200)
+	}
+	return ""
+}
+
+func derefStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
 	}
 	return ""
 }

@@ -307,10 +307,10 @@ func BenchmarkLineSplit(b *testing.B) {
 	}
 }
 
-// BenchmarkJScanClaude walks every line of the Claude stream with the
+// BenchmarkJSONScanClaude walks every line of the Claude stream with the
 // scanner and nothing else: what checking each line is well formed costs,
 // which bounds ClaudeParser (it must walk assistant lines to their end).
-func BenchmarkJScanClaude(b *testing.B) {
+func BenchmarkJSONScanClaude(b *testing.B) {
 	stream := benchStream(b, "", "claude-todowrite", "claude-tasks")
 	lines := bytes.Split(stream, []byte("\n"))
 	b.SetBytes(int64(len(stream)))
@@ -319,7 +319,7 @@ func BenchmarkJScanClaude(b *testing.B) {
 			if len(l) == 0 {
 				continue
 			}
-			if _, err := jscanValue(l, 0); err != nil {
+			if _, err := jsonValue(l, 0); err != nil {
 				b.Fatal(err)
 			}
 		}

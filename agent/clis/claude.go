@@ -188,6 +188,11 @@ type ClaudeParser struct {
 	// instead of TodoWrite; set it when an earlier turn did.
 	UsesTasks bool
 
+	// MCPTools are todosh's MCP tools as the CLI spells them, the
+	// whole-list tool first (mcp__todosh__todo_write); empty when the CLI
+	// was not given todosh's MCP server.
+	MCPTools []string
+
 	// cli names the CLI in notices and todoWrite its whole-list todo tool:
 	// "claude" and "TodoWrite" when empty. Qwen Code writes the same
 	// stream with its own names (NewQwenParser).
@@ -210,7 +215,6 @@ type claudeTaskCall struct {
 }
 
 var (
-	markTaskCreate   = []byte(`"TaskCreate"`)
 	taskCreatedRegex = regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`)
 )
 
@@ -255,30 +259,74 @@ func (p *ClaudeParser) mentionsPending(line []byte) bool {
 
 func (p *ClaudeParser) setSession(raw []byte, emit func(Update)) {
 	if len(raw) > 2 && string(raw[1:len(raw)-1]) != p.session {
-		if id := jscanStr(raw); id != "" && id != p.session {
+		if id := jsonStr(raw); id != "" && id != p.session {
 			p.session = id
 			emit(Update{Kind: UpdateSession, Text: id})
 		}
 	}
 }
 
+// init reads the init line's session id and tools: which todo tools the
+// session has (TodoWrite, the Task tools, todosh's MCP tools, each maybe
+// deferred behind ToolSearch, which the line lists like any other tool),
+// reported as UpdateTools, or UpdateNoTodoTool with the cause when it has
+// none.
 func (p *ClaudeParser) init(line []byte, emit func(Update)) error {
-	var subtype, session, tools []byte
-	err := jscanPickLine(line, jfield{"subtype", &subtype}, jfield{"session_id", &session}, jfield{"tools", &tools})
+	var subtype, session, tools, servers []byte
+	err := jsonPickLine(line, jsonField{"subtype", &subtype}, jsonField{"session_id", &session}, jsonField{"tools", &tools},
+		jsonField{"mcp_servers", &servers})
 	if err != nil || string(subtype) != `"init"` {
 		return err
 	}
-	todoWrite := []byte(`"` + p.todoName() + `"`)
-	hasWrite, hasTasks := bytes.Contains(tools, todoWrite), p.cli == "" && bytes.Contains(tools, markTaskCreate)
-	if hasTasks && !hasWrite {
-		p.UsesTasks = true
-	}
 	p.setSession(session, emit)
-	if !jscanIsNull(tools) && !hasWrite && !hasTasks {
-		emit(Update{Kind: UpdateNoTodoTool, Text: "its tools do not include " + p.todoName()})
+	if jsonIsNull(tools) {
+		return nil
 	}
+	has := map[string]bool{}
+	_ = jsonElements(tools, func(v []byte) { has[jsonStr(v)] = true })
+	seen := Update{Kind: UpdateTools}
+	if has["ToolSearch"] {
+		seen.Load = "ToolSearch"
+	}
+	switch {
+	case p.cli == "" && has["TaskCreate"] && has["TaskUpdate"] && !has[p.todoName()]:
+		p.UsesTasks = true
+		seen.Text = "TaskUpdate"
+	case has[p.todoName()]:
+		seen.Text = p.todoName()
+	case len(p.MCPTools) > 0 && has[p.MCPTools[0]]:
+		seen.Text = p.MCPTools[0]
+	default:
+		emit(Update{Kind: UpdateNoTodoTool, Text: p.noToolCause(servers)})
+		return nil
+	}
+	emit(seen)
 	return nil
 }
+
+// noToolCause says why a session has no todo tool: todosh's MCP server
+// did not connect, or the tools were not offered.
+func (p *ClaudeParser) noToolCause(servers []byte) string {
+	if len(p.MCPTools) > 0 {
+		status := "missing"
+		_ = jsonElements(servers, func(v []byte) {
+			var srv struct{ Name, Status string }
+			if json.Unmarshal(v, &srv) == nil && strings.Contains(p.MCPTools[0], "__"+srv.Name+"__") {
+				status = srv.Status
+			}
+		})
+		if status != "connected" {
+			return "its tools include no todo tool, and todosh's MCP server is " + todostore.ShortLine(status, 40)
+		}
+	}
+	if p.cli == "" {
+		return "its tools include neither TodoWrite nor the Task tools (TaskCreate, TaskUpdate)"
+	}
+	return "its tools do not include " + p.todoName()
+}
+
+// usesTasks implements taskParser.
+func (p *ClaudeParser) usesTasks() bool { return p.UsesTasks }
 
 // name is the CLI in notices.
 func (p *ClaudeParser) name() string {
@@ -301,19 +349,19 @@ func (p *ClaudeParser) todoName() string {
 // Claude Code retrying its API, which it otherwise does in silence.
 func (p *ClaudeParser) apiRetry(line []byte, emit func(Update)) error {
 	var subtype, attempt, maxRetries, delay, status, errName []byte
-	if err := jscanPickLine(line, jfield{"subtype", &subtype}, jfield{"attempt", &attempt}, jfield{"max_retries", &maxRetries},
-		jfield{"retry_delay_ms", &delay}, jfield{"error_status", &status}, jfield{"error", &errName}); err != nil || string(subtype) != `"api_retry"` {
+	if err := jsonPickLine(line, jsonField{"subtype", &subtype}, jsonField{"attempt", &attempt}, jsonField{"max_retries", &maxRetries},
+		jsonField{"retry_delay_ms", &delay}, jsonField{"error_status", &status}, jsonField{"error", &errName}); err != nil || string(subtype) != `"api_retry"` {
 		return err
 	}
-	emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jscanNumber(attempt), jscanNumber(maxRetries), jscanNumber(delay),
-		strings.TrimSpace(jscanScalar(errName)+" "+jscanScalar(status)))})
+	emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jsonNumber(attempt), jsonNumber(maxRetries), jsonNumber(delay),
+		strings.TrimSpace(jsonScalar(errName)+" "+jsonScalar(status)))})
 	return nil
 }
 
 // rateLimit reads a rate_limit_event; only a refusal is worth a status.
 func (p *ClaudeParser) rateLimit(line []byte, emit func(Update)) error {
 	var info []byte
-	if err := jscanPickLine(line, jfield{"rate_limit_info", &info}); err != nil {
+	if err := jsonPickLine(line, jsonField{"rate_limit_info", &info}); err != nil {
 		return err
 	}
 	var st struct {
@@ -332,22 +380,22 @@ func (p *ClaudeParser) rateLimit(line []byte, emit func(Update)) error {
 func (p *ClaudeParser) result(line []byte, emit func(Update)) error {
 	var subtype, result, session, errs, isError, errMsg []byte
 	// Qwen Code puts a failed turn's message in .error.message.
-	err := jscanPickError(line, &errMsg, jfield{"subtype", &subtype}, jfield{"is_error", &isError}, jfield{"result", &result},
-		jfield{"session_id", &session}, jfield{"errors", &errs})
+	err := jsonPickError(line, &errMsg, jsonField{"subtype", &subtype}, jsonField{"is_error", &isError}, jsonField{"result", &result},
+		jsonField{"session_id", &session}, jsonField{"errors", &errs})
 	if err != nil {
 		return err
 	}
 	p.setSession(session, emit)
-	sub := jscanStr(subtype)
-	if jscanTrue(isError) || strings.HasPrefix(sub, "error") {
-		msg := jscanStr(result)
+	sub := jsonStr(subtype)
+	if jsonTrue(isError) || strings.HasPrefix(sub, "error") {
+		msg := jsonStr(result)
 		if msg == "" {
-			msg = jscanStr(errMsg)
+			msg = jsonStr(errMsg)
 		}
 		if msg == "" {
 			var list []string
-			_ = jscanElements(errs, func(v []byte) {
-				if s := jscanStr(v); s != "" {
+			_ = jsonElements(errs, func(v []byte) {
+				if s := jsonStr(v); s != "" {
 					list = append(list, s)
 				}
 			})
@@ -359,7 +407,7 @@ func (p *ClaudeParser) result(line []byte, emit func(Update)) error {
 		emit(Update{Kind: UpdateError, Text: msg})
 		return nil
 	}
-	final := jscanStr(result)
+	final := jsonStr(result)
 	if final == "" {
 		final = p.lastText
 	}
@@ -383,22 +431,22 @@ type claudeLine struct {
 // slice is reused from line to line.
 func (cl *claudeLine) scan(line []byte) error {
 	cl.parent, cl.toolResult, cl.blocks = nil, nil, cl.blocks[:0]
-	return jscanLine(line, func(key []byte, v int) (int, error) {
+	return jsonLine(line, func(key []byte, v int) (int, error) {
 		switch string(key) {
 		case "message":
-			return jscanObject(line, v, func(key []byte, v int) (int, error) {
+			return jsonObject(line, v, func(key []byte, v int) (int, error) {
 				if string(key) != "content" {
 					return -1, nil
 				}
-				return jscanArray(line, v, func(v int) (int, error) {
+				return jsonArray(line, v, func(v int) (int, error) {
 					cl.blocks = append(cl.blocks, claudeBlock{})
 					return cl.blocks[len(cl.blocks)-1].scan(line, v)
 				})
 			})
 		case "parent_tool_use_id":
-			return jscanRaw(line, v, &cl.parent)
+			return jsonRaw(line, v, &cl.parent)
 		case "tool_use_result":
-			return jscanRaw(line, v, &cl.toolResult)
+			return jsonRaw(line, v, &cl.toolResult)
 		}
 		return -1, nil
 	})
@@ -411,8 +459,8 @@ func (cl *claudeLine) release() {
 }
 
 func (b *claudeBlock) scan(line []byte, v int) (int, error) {
-	return jscanPick(line, v, jfield{"type", &b.typ}, jfield{"text", &b.text}, jfield{"name", &b.name}, jfield{"id", &b.id},
-		jfield{"tool_use_id", &b.toolUseID}, jfield{"input", &b.input}, jfield{"content", &b.content}, jfield{"is_error", &b.isError})
+	return jsonPick(line, v, jsonField{"type", &b.typ}, jsonField{"text", &b.text}, jsonField{"name", &b.name}, jsonField{"id", &b.id},
+		jsonField{"tool_use_id", &b.toolUseID}, jsonField{"input", &b.input}, jsonField{"content", &b.content}, jsonField{"is_error", &b.isError})
 }
 
 func (p *ClaudeParser) assistant(line []byte, emit func(Update)) error {
@@ -420,7 +468,7 @@ func (p *ClaudeParser) assistant(line []byte, emit func(Update)) error {
 	if err := p.cl.scan(line); err != nil {
 		return err
 	}
-	if !jscanIsNull(p.cl.parent) {
+	if !jsonIsNull(p.cl.parent) {
 		return nil // a sub-agent's line: its todos are not the main list
 	}
 	for _, b := range p.cl.blocks {
@@ -455,7 +503,7 @@ type claudeTaskInput struct {
 }
 
 func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
-	name := jscanStr(b.name)
+	name := jsonStr(b.name)
 	switch {
 	case name == p.todoName():
 		var in claudeTodoWriteInput
@@ -482,7 +530,7 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 		if p.pending == nil {
 			p.pending = map[string]claudeTaskCall{}
 		}
-		if id := jscanStr(b.id); id != "" {
+		if id := jsonStr(b.id); id != "" {
 			p.pending[id] = call
 		}
 		if call.create {
@@ -519,7 +567,7 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 	if err := p.cl.scan(line); err != nil {
 		return err
 	}
-	if !jscanIsNull(p.cl.parent) {
+	if !jsonIsNull(p.cl.parent) {
 		return nil
 	}
 	var res claudeTaskResult
@@ -538,13 +586,13 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 		if string(b.typ) != `"tool_result"` {
 			continue
 		}
-		id := jscanStr(b.toolUseID)
+		id := jsonStr(b.toolUseID)
 		call, ok := p.pending[id]
 		if !ok {
 			continue
 		}
 		delete(p.pending, id)
-		if jscanTrue(b.isError) || (results == 1 && res.Success != nil && !*res.Success) {
+		if jsonTrue(b.isError) || (results == 1 && res.Success != nil && !*res.Success) {
 			continue
 		}
 		op := TaskOp{Create: call.create, ID: call.taskID, Subject: call.subject, ActiveForm: call.activeForm}
@@ -553,7 +601,7 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 				op.ID = anyID(res.Task.ID)
 			}
 			if op.ID == "" {
-				if m := taskCreatedRegex.FindStringSubmatch(jscanStr(b.content)); m != nil {
+				if m := taskCreatedRegex.FindStringSubmatch(jsonStr(b.content)); m != nil {
 					op.ID = m[1]
 				}
 			}

@@ -78,8 +78,8 @@ const (
 // codexErrorMessage reads .message (error) or .error.message (turn.failed).
 func codexErrorMessage(line []byte) (string, error) {
 	var msg []byte
-	err := jscanPickError(line, &msg, jfield{"message", &msg})
-	s := jscanStr(msg)
+	err := jsonPickError(line, &msg, jsonField{"message", &msg})
+	s := jsonStr(msg)
 	if s == "" {
 		s = "codex reported an error"
 	}
@@ -96,15 +96,15 @@ type codexItem struct {
 // not scanned at all.
 func (it *codexItem) scan(line []byte, p *CodexParser, phase codexPhase) error {
 	*it = codexItem{}
-	fields := [...]jfield{{"id", &it.id}, {"type", &it.typ}, {"text", &it.text}, {"command", &it.command},
+	fields := [...]jsonField{{"id", &it.id}, {"type", &it.typ}, {"text", &it.text}, {"command", &it.command},
 		{"server", &it.server}, {"tool", &it.tool}, {"query", &it.query}, {"message", &it.message},
 		{"items", &it.items}, {"changes", &it.changes}}
-	err := jscanLine(line, func(key []byte, v int) (int, error) {
+	err := jsonLine(line, func(key []byte, v int) (int, error) {
 		if string(key) != "item" {
 			return -1, nil
 		}
-		return jscanObject(line, v, func(key []byte, v int) (int, error) {
-			end, err := jscanPickMember(line, key, v, fields[:])
+		return jsonObject(line, v, func(key []byte, v int) (int, error) {
+			end, err := jsonPickMember(line, key, v, fields[:])
 			if err == nil && p.enough(it, phase) {
 				return end, errStopScan
 			}
@@ -128,12 +128,12 @@ const (
 // codexMessage reads the text of a completed agent_message line written
 // exactly as Codex writes it; for any other line ok is false and the
 // general path reads it.
-func codexMessage(line []byte) (text jstring, ok bool) {
-	_, i, ok := jscanFixed(line, 0, codexMessageHead)
+func codexMessage(line []byte) (text scannedText, ok bool) {
+	_, i, ok := jsonFixed(line, 0, codexMessageHead)
 	if !ok || !bytes.HasPrefix(line[i:], []byte(codexMessageMid)) {
 		return text, false
 	}
-	end, text, err := jscanText(line, i+len(codexMessageMid)-1)
+	end, text, err := jsonText(line, i+len(codexMessageMid)-1)
 	return text, err == nil && string(line[end:]) == "}}"
 }
 
@@ -155,11 +155,11 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 	case `"todo_list"`:
 		p.todoList(it.items, phase, emit)
 	case `"command_execution"`:
-		p.toolOnce(id, phase, func() string { return toolLine("exec", jscanStr(it.command)) }, emit)
+		p.toolOnce(id, phase, func() string { return toolLine("exec", jsonStr(it.command)) }, emit)
 	case `"mcp_tool_call"`:
-		p.toolOnce(id, phase, func() string { return jscanStr(it.server) + "." + jscanStr(it.tool) }, emit)
+		p.toolOnce(id, phase, func() string { return jsonStr(it.server) + "." + jsonStr(it.tool) }, emit)
 	case `"web_search"`:
-		p.toolOnce(id, phase, func() string { return toolLine("web_search", jscanStr(it.query)) }, emit)
+		p.toolOnce(id, phase, func() string { return toolLine("web_search", jsonStr(it.query)) }, emit)
 	case `"file_change"`:
 		p.toolOnce(id, phase, func() string {
 			var changes []struct {
@@ -174,7 +174,7 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 		}, emit)
 	case `"error"`:
 		// An error item is a warning inside a turn that goes on.
-		if msg := jscanStr(it.message); phase == codexCompleted && msg != "" {
+		if msg := jsonStr(it.message); phase == codexCompleted && msg != "" {
 			emit(Update{Kind: UpdateNotice, Text: "codex: " + todostore.ShortLine(msg, 200)})
 		}
 	}

@@ -76,22 +76,22 @@ func FuzzGemini(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, &GeminiParser{}, data) })
 }
 
-// FuzzJScan checks the scanner against encoding/json: valid JSON is never
+// FuzzJSONScan checks the scanner against encoding/json: valid JSON is never
 // refused, and a value the scanner accepts ends where it should.
-func FuzzJScan(f *testing.F) {
+func FuzzJSONScan(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"c\"d"}],"e":null}`))
 	f.Add([]byte(`{"type":"x","k":"\\\\"}`))
 	f.Add([]byte(`[[[[]]]]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		valid := json.Valid(data)
-		i := jscanWS(data, 0)
-		end, err := jscanValue(data, i)
-		if valid && (err != nil || jscanTrailer(data, end) != nil) {
+		i := jsonWS(data, 0)
+		end, err := jsonValue(data, i)
+		if valid && (err != nil || jsonTrailer(data, end) != nil) {
 			t.Fatalf("valid JSON refused: %v", err)
 		}
 		if valid && len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
 			n := 0
-			if err := jscanFields(data, func(key, val []byte) {
+			if err := jsonFields(data, func(key, val []byte) {
 				n++
 				if !json.Valid(val) {
 					t.Fatalf("member value %q is not valid JSON", val)

@@ -38,13 +38,13 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 		return p.toolUse(line, emit)
 	case "error":
 		var severity, msg []byte
-		if err := jscanPickLine(line, jfield{"severity", &severity}, jfield{"message", &msg}); err != nil {
+		if err := jsonPickLine(line, jsonField{"severity", &severity}, jsonField{"message", &msg}); err != nil {
 			return err
 		}
 		if string(severity) == `"warning"` {
-			emit(Update{Kind: UpdateNotice, Text: "gemini: " + todostore.ShortLine(jscanStr(msg), 200)})
+			emit(Update{Kind: UpdateNotice, Text: "gemini: " + todostore.ShortLine(jsonStr(msg), 200)})
 		} else {
-			emit(Update{Kind: UpdateError, Text: jscanStr(msg)})
+			emit(Update{Kind: UpdateError, Text: jsonStr(msg)})
 		}
 	case "result":
 		return p.result(line, emit)
@@ -59,7 +59,7 @@ func (p *GeminiParser) endMessage() {
 // geminiMessage is what the parser reads of a message line.
 type geminiMessage struct {
 	role    []byte
-	content jstring
+	content scannedText
 	delta   bool
 }
 
@@ -73,19 +73,19 @@ const (
 )
 
 // scanGeminiMessage reads a message line written exactly as Gemini CLI
-// writes it; for any other line ok is false and jscanPickLine reads it.
+// writes it; for any other line ok is false and jsonPickLine reads it.
 func scanGeminiMessage(line []byte) (m geminiMessage, ok bool) {
-	_, i, ok := jscanFixed(line, 0, geminiMessageHead)
+	_, i, ok := jsonFixed(line, 0, geminiMessageHead)
 	if !ok {
 		return m, false
 	}
-	r, i, ok := jscanFixed(line, i, geminiRoleKey)
+	r, i, ok := jsonFixed(line, i, geminiRoleKey)
 	if !ok || !bytes.HasPrefix(line[i:], []byte(geminiContentKey)) {
 		return m, false
 	}
 	m.role = line[r:i]
 	var err error
-	if i, m.content, err = jscanText(line, i+len(geminiContentKey)-1); err != nil {
+	if i, m.content, err = jsonText(line, i+len(geminiContentKey)-1); err != nil {
 		return m, false
 	}
 	switch string(line[i:]) {
@@ -102,10 +102,10 @@ func (p *GeminiParser) messageLine(line []byte, emit func(Update)) error {
 	m, ok := scanGeminiMessage(line)
 	if !ok {
 		var delta []byte
-		if err := jscanPickLine(line, jfield{"role", &m.role}, jfield{"content", &m.content.raw}, jfield{"delta", &delta}); err != nil {
+		if err := jsonPickLine(line, jsonField{"role", &m.role}, jsonField{"content", &m.content.raw}, jsonField{"delta", &delta}); err != nil {
 			return err
 		}
-		m.delta = jscanTrue(delta)
+		m.delta = jsonTrue(delta)
 	}
 	if string(m.role) != `"assistant"` {
 		return nil
@@ -134,11 +134,11 @@ type geminiTodos struct {
 
 func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
 	var name, params []byte
-	if err := jscanPickLine(line, jfield{"tool_name", &name}, jfield{"parameters", &params}); err != nil {
+	if err := jsonPickLine(line, jsonField{"tool_name", &name}, jsonField{"parameters", &params}); err != nil {
 		return err
 	}
 	if string(name) != `"write_todos"` {
-		emit(Update{Kind: UpdateToolCall, Text: toolLine(jscanStr(name), toolArg(params))})
+		emit(Update{Kind: UpdateToolCall, Text: toolLine(jsonStr(name), toolArg(params))})
 		return nil
 	}
 	var in geminiTodos
@@ -160,16 +160,16 @@ func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
 
 func (p *GeminiParser) result(line []byte, emit func(Update)) error {
 	var status, msg []byte
-	if err := jscanPickError(line, &msg, jfield{"status", &status}); err != nil {
+	if err := jsonPickError(line, &msg, jsonField{"status", &status}); err != nil {
 		return err
 	}
 	if string(status) == `"success"` {
 		emit(Update{Kind: UpdateTurnEnd, Text: string(p.last)})
 		return nil
 	}
-	text := jscanStr(msg)
+	text := jsonStr(msg)
 	if text == "" {
-		text = "turn ended with status " + jscanStr(status)
+		text = "turn ended with status " + jsonStr(status)
 	}
 	emit(Update{Kind: UpdateError, Text: text})
 	return nil
@@ -180,13 +180,13 @@ func (p *GeminiParser) result(line []byte, emit func(Update)) error {
 // the stream never lists the tools: the model is all there is to go on.
 func (p *GeminiParser) init(line []byte, emit func(Update)) error {
 	var model []byte
-	if err := jscanPickLine(line, jfield{"model", &model}); err != nil {
+	if err := jsonPickLine(line, jsonField{"model", &model}); err != nil {
 		return err
 	}
 	if err := emitSession(line, "session_id", emit); err != nil {
 		return err
 	}
-	if m := jscanStr(model); m != "" && !strings.HasPrefix(m, "gemini-2") {
+	if m := jsonStr(model); m != "" && !strings.HasPrefix(m, "gemini-2") {
 		emit(Update{Kind: UpdateNoTodoTool, Text: "model " + m + " is not offered write_todos"})
 	}
 	return nil

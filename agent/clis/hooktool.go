@@ -61,7 +61,7 @@ func MapHookCall(kind string, call HookCall, prev []todostore.Todo) (HookResult,
 	if err != nil {
 		return res, err
 	}
-	p := c.parser(prev, false)
+	p := c.parser(parserIn{prev: prev})
 	var lines [][]byte
 	if pm, ok := p.(hookLister); ok {
 		pm.hookList(call, prev, func(u Update) { res.add(u) })

@@ -217,7 +217,7 @@ func TestTranscriptGolden(t *testing.T) {
 	}
 }
 
-var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task"}
+var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task", UpdateNoTodoTool: "no todo tool", UpdateStatus: "status"}
 
 func formatUpdate(u Update) string {
 	switch u.Kind {
@@ -226,6 +226,8 @@ func formatUpdate(u Update) string {
 		return "todos:\n" + todostore.FormatList(u.Todos)
 	case UpdateTask:
 		return "task: " + formatTask(*u.Task) + "\n"
+	case UpdateTools:
+		return fmt.Sprintf("tools: %q load %q\n", u.Text, u.Load)
 	}
 	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
 }
@@ -616,7 +618,7 @@ func TestPayloadWithoutListChangesNothing(t *testing.T) {
 	}
 }
 
-func TestJScanStrings(t *testing.T) {
+func TestJSONScanStrings(t *testing.T) {
 	long := strings.Repeat("x", 70)
 	cases := map[string]bool{
 		`"abc"`: true, `"a\"b"`: true, `"a\\"`: true, `"a\\\"b"`: true,
@@ -624,7 +626,7 @@ func TestJScanStrings(t *testing.T) {
 		`"1234567\"`: false, `"abc`: false, `"` + long + `\"`: false, `"\`: false,
 	}
 	for s, ok := range cases {
-		end, err := jscanString([]byte(s), 0)
+		end, err := jsonSkipString([]byte(s), 0)
 		if ok && (err != nil || end != len(s)) {
 			t.Errorf("%s: end %d err %v", s, end, err)
 		}
@@ -650,6 +652,44 @@ func TestToolCallLineCountsItems(t *testing.T) {
 		calls := ofKind(collect(t, tc.p, tc.line+"\n"), UpdateToolCall)
 		if len(calls) != 1 || calls[0].Text != tc.want {
 			t.Errorf("%T: tool call lines %v, want one %q", tc.p, calls, tc.want)
+		}
+	}
+}
+
+// TestClaudeInitTools: the init line decides which todo tool the session
+// has, whether it is deferred, and why there is none.
+func TestClaudeInitTools(t *testing.T) {
+	own := []string{"mcp__todosh__todo_write", "mcp__todosh__todo_read"}
+	initLine := func(tools, servers string) string {
+		return `{"type":"system","subtype":"init","session_id":"s","tools":[` + tools + `],"mcp_servers":[` + servers + `]}` + "\n"
+	}
+	tests := []struct {
+		name, line string
+		mcp        []string
+		tool, load string // the UpdateTools, "" for none
+		noTool     string // a piece of the UpdateNoTodoTool text, "" for none
+	}{
+		{"TodoWrite", initLine(`"Bash","TodoWrite"`, ``), nil, "TodoWrite", "", ""},
+		{"tasks deferred", initLine(`"Bash","TaskCreate","TaskUpdate","ToolSearch"`, ``), nil, "TaskUpdate", "ToolSearch", ""},
+		{"both: TodoWrite wins", initLine(`"TodoWrite","TaskCreate","TaskUpdate"`, ``), nil, "TodoWrite", "", ""},
+		{"only todosh's MCP tools, deferred", initLine(`"Bash","ToolSearch","mcp__todosh__todo_write"`, `{"name":"todosh","status":"connected"}`), own, "mcp__todosh__todo_write", "ToolSearch", ""},
+		{"none, MCP failed", initLine(`"Bash","ToolSearch"`, `{"name":"todosh","status":"failed"}`), own, "", "", "todosh's MCP server is failed"},
+		{"none, MCP connected", initLine(`"Bash"`, `{"name":"todosh","status":"connected"}`), own, "", "", "neither TodoWrite nor the Task tools"},
+		{"none, no MCP given", initLine(`"Bash","Agent"`, ``), nil, "", "", "neither TodoWrite nor the Task tools"},
+		{"MCP tools of another server", initLine(`"mcp__other__todo_write"`, ``), own, "", "", "todosh's MCP server is missing"},
+	}
+	for _, tt := range tests {
+		us := collect(t, &ClaudeParser{MCPTools: tt.mcp}, tt.line)
+		tools, none := ofKind(us, UpdateTools), ofKind(us, UpdateNoTodoTool)
+		switch {
+		case tt.tool != "" && (len(tools) != 1 || tools[0].Text != tt.tool || tools[0].Load != tt.load):
+			t.Errorf("%s: tools %+v, want %q load %q", tt.name, tools, tt.tool, tt.load)
+		case tt.tool == "" && len(tools) != 0:
+			t.Errorf("%s: tools %+v, want none", tt.name, tools)
+		case tt.noTool != "" && (len(none) != 1 || !strings.Contains(none[0].Text, tt.noTool)):
+			t.Errorf("%s: no-tool %+v, want %q", tt.name, none, tt.noTool)
+		case tt.noTool == "" && len(none) != 0:
+			t.Errorf("%s: no-tool %+v, want none", tt.name, none)
 		}
 	}
 }

@@ -63,27 +63,27 @@ func (p *PiParser) Line(line []byte, emit func(Update)) error {
 		return p.messageEnd(line, emit)
 	case "tool_execution_start":
 		var name, args []byte
-		if err := jscanPickLine(line, jfield{"toolName", &name}, jfield{"args", &args}); err != nil {
+		if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"args", &args}); err != nil {
 			return err
 		}
-		if n := jscanStr(name); n != "todo" {
+		if n := jsonStr(name); n != "todo" {
 			emit(Update{Kind: UpdateToolCall, Text: toolLine(n, toolArg(args))})
 		}
 	case "tool_execution_end":
 		return p.toolEnd(line, emit)
 	case "auto_retry_start":
 		var attempt, maxAttempts, delay, msg []byte
-		if err := jscanPickLine(line, jfield{"attempt", &attempt}, jfield{"maxAttempts", &maxAttempts}, jfield{"delayMs", &delay}, jfield{"errorMessage", &msg}); err != nil {
+		if err := jsonPickLine(line, jsonField{"attempt", &attempt}, jsonField{"maxAttempts", &maxAttempts}, jsonField{"delayMs", &delay}, jsonField{"errorMessage", &msg}); err != nil {
 			return err
 		}
-		emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jscanNumber(attempt), jscanNumber(maxAttempts), jscanNumber(delay), jscanStr(msg))})
+		emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jsonNumber(attempt), jsonNumber(maxAttempts), jsonNumber(delay), jsonStr(msg))})
 	case "auto_retry_end":
 		var success, finalErr []byte
-		if err := jscanPickLine(line, jfield{"success", &success}, jfield{"finalError", &finalErr}); err != nil {
+		if err := jsonPickLine(line, jsonField{"success", &success}, jsonField{"finalError", &finalErr}); err != nil {
 			return err
 		}
-		if !jscanTrue(success) {
-			msg := jscanStr(finalErr)
+		if !jsonTrue(success) {
+			msg := jsonStr(finalErr)
 			if msg == "" {
 				msg = "retries exhausted"
 			}
@@ -104,7 +104,7 @@ func (p *PiParser) Line(line []byte, emit func(Update)) error {
 
 func (p *PiParser) messageEnd(line []byte, emit func(Update)) error {
 	var raw []byte
-	if err := jscanPickLine(line, jfield{"message", &raw}); err != nil {
+	if err := jsonPickLine(line, jsonField{"message", &raw}); err != nil {
 		return err
 	}
 	var m piMessage
@@ -133,10 +133,10 @@ func (p *PiParser) messageEnd(line []byte, emit func(Update)) error {
 
 func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
 	var name, result, isError []byte
-	if err := jscanPickLine(line, jfield{"toolName", &name}, jfield{"result", &result}, jfield{"isError", &isError}); err != nil {
+	if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"result", &result}, jsonField{"isError", &isError}); err != nil {
 		return err
 	}
-	if jscanStr(name) != "todo" || jscanTrue(isError) {
+	if jsonStr(name) != "todo" || jsonTrue(isError) {
 		return nil
 	}
 	p.sawTodo = true

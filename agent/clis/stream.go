@@ -47,6 +47,11 @@ const (
 	// UpdateNoTodoTool: the stream shows the CLI has no todo tool this
 	// session (Text says how it shows), so its list cannot be kept.
 	UpdateNoTodoTool
+	// UpdateTools: the stream shows which todo tool the session has: Text
+	// is the one the continuation prompt names, as the CLI spells it;
+	// Load is the tool that loads deferred tools ("ToolSearch"), "" when
+	// there is none.
+	UpdateTools
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -55,6 +60,7 @@ type Update struct {
 	Text  string
 	Todos []todostore.Todo
 	Task  *TaskOp
+	Load  string
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps
@@ -227,14 +233,14 @@ func parseLine(p Parser, line []byte, emit func(Update)) error {
 func lineType(line []byte) ([]byte, error) {
 	const prefix = `{"type":"`
 	if bytes.HasPrefix(line, []byte(prefix)) {
-		if end, t, err := jscanText(line, len(prefix)-1); err == nil && t.plain {
+		if end, t, err := jsonText(line, len(prefix)-1); err == nil && t.plain {
 			return line[len(prefix) : end-1], nil
 		}
 	}
 	var typ []byte
-	err := jscanFields(line, func(key, val []byte) {
+	err := jsonFields(line, func(key, val []byte) {
 		if string(key) == "type" {
-			typ = []byte(jscanStr(val))
+			typ = []byte(jsonStr(val))
 		}
 	})
 	return typ, err
@@ -243,10 +249,10 @@ func lineType(line []byte) ([]byte, error) {
 // emitSession emits the string member key of line as the CLI's session id.
 func emitSession(line []byte, key string, emit func(Update)) error {
 	var id []byte
-	if err := jscanPickLine(line, jfield{key, &id}); err != nil {
+	if err := jsonPickLine(line, jsonField{key, &id}); err != nil {
 		return err
 	}
-	if s := jscanStr(id); s != "" {
+	if s := jsonStr(id); s != "" {
 		emit(Update{Kind: UpdateSession, Text: s})
 	}
 	return nil
@@ -277,7 +283,7 @@ var toolArgKeys = [...]string{"command", "file_path", "absolute_path", "notebook
 // object without decoding the rest of it.
 func toolArg(input []byte) string {
 	var found [len(toolArgKeys)][]byte
-	_ = jscanFields(input, func(key, val []byte) {
+	_ = jsonFields(input, func(key, val []byte) {
 		for i, k := range toolArgKeys {
 			if string(key) == k && found[i] == nil {
 				found[i] = val
@@ -285,7 +291,7 @@ func toolArg(input []byte) string {
 		}
 	})
 	for _, v := range found {
-		if s := jscanStr(v); s != "" {
+		if s := jsonStr(v); s != "" {
 			return s
 		}
 	}
@@ -335,7 +341,7 @@ func emitCut(name string, emit func(Update)) {
 // as such and the list stays as it is.
 func decodePayload(cli, what string, raw []byte, v any, emit func(Update)) bool {
 	err := errors.New("missing")
-	if !jscanIsNull(raw) {
+	if !jsonIsNull(raw) {
 		err = json.Unmarshal(raw, v)
 	}
 	if err != nil {
@@ -387,21 +393,21 @@ func retryStatus(what, attempt, limit, delayMs, cause string) string {
 	return b.String()
 }
 
-// jscanNumber is a raw JSON number as written, "" for anything else.
-func jscanNumber(raw []byte) string {
+// jsonNumber is a raw JSON number as written, "" for anything else.
+func jsonNumber(raw []byte) string {
 	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
 		return ""
 	}
 	return string(raw)
 }
 
-// jscanScalar is a raw JSON string's text or a number as written, "" for
+// jsonScalar is a raw JSON string's text or a number as written, "" for
 // anything else.
-func jscanScalar(raw []byte) string {
-	if n := jscanNumber(raw); n != "" {
+func jsonScalar(raw []byte) string {
+	if n := jsonNumber(raw); n != "" {
 		return n
 	}
-	return jscanStr(raw)
+	return jsonStr(raw)
 }
 
 // doneItem is one item of a list that says only done or not done (Codex's

@@ -153,8 +153,8 @@ func TestTextDecoding(t *testing.T) {
 		if got := a.str([]byte(raw)); got != want {
 			t.Errorf("str(%s) = %q, want %q", raw, got, want)
 		}
-		if got := jscanStr([]byte(raw)); got != want {
-			t.Errorf("jscanStr(%s) = %q, want %q", raw, got, want)
+		if got := jsonStr([]byte(raw)); got != want {
+			t.Errorf("jsonStr(%s) = %q, want %q", raw, got, want)
 		}
 	}
 }
@@ -165,7 +165,7 @@ func TestTextDecoding(t *testing.T) {
 func FuzzUnescape(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		raw := append(append([]byte{'"'}, body...), '"')
-		if end, err := jscanString(raw, 0); err != nil || end != len(raw) {
+		if end, err := jsonSkipString(raw, 0); err != nil || end != len(raw) {
 			return // not one string: the scanner never hands such a body on
 		}
 		got, ok := appendUnescaped(nil, body)

@@ -2,6 +2,7 @@ package clis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/todosh/todosh/agent"
@@ -27,12 +28,24 @@ type cli struct {
 	// contextFlag names the file of todo context, "" when the CLI has no
 	// such flag.
 	contextFlag string
-	// parser makes the stream parser of one turn; prev is the list before it.
-	parser func(prev []todostore.Todo, usesTasks bool) Parser
+	// parser makes the stream parser of one turn.
+	parser func(in parserIn) Parser
 	// todoTools are the CLI's own todo tools; the first is the one the
 	// continuation prompt names.
 	todoTools []string
 	caps      Caps
+	// tasks: the CLI's todo tools change one task at a time by ids made in
+	// earlier turns (Claude Code's Task tools). The runner keeps those ids
+	// in the session's agent record, seeds each turn's parser with them,
+	// and asks the parser (taskParser) whether the session uses them.
+	tasks bool
+	// env is added to the CLI's environment unless the person's own sets
+	// the same variable (GeminiEnv).
+	env []string
+	// toolEnv is added the same way, and is what the CLI needs to offer its
+	// todo tools (ClaudeEnv): a person's value that differs is named when
+	// the list cannot be kept.
+	toolEnv []string
 	// sessionGone are lower-case pieces of what the CLI prints when the
 	// session it was asked to resume no longer exists.
 	sessionGone []string
@@ -40,6 +53,60 @@ type cli struct {
 	// CLI cannot keep a list: one short line (a notice is cut at 120
 	// characters).
 	listHint string
+}
+
+// parserIn is what a turn's parser starts from.
+type parserIn struct {
+	prev      []todostore.Todo // the list before the turn
+	usesTasks bool             // an earlier turn used the task tools
+	mcpTools  []string         // Config.MCPTools
+}
+
+// ClaudeEnv is what Claude Code needs in its environment to offer any todo
+// tool: since 2.1.233 its newer models get TodoWrite and the Task tools
+// only with CLAUDE_CODE_ENABLE_TODO_TOOLS=1, and then deferred behind
+// ToolSearch. todosh sets it for claude and claude-agent-acp unless the
+// person set it.
+var ClaudeEnv = []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}
+
+// GeminiEnv keeps Gemini CLI in one process: without it, gemini relaunches
+// itself as a child node process (for a larger heap), so the process todosh
+// starts is only a launcher that hides how the agent ended.
+var GeminiEnv = []string{"GEMINI_CLI_NO_RELAUNCH=true"}
+
+// WithDefaults returns env with each KEY=VALUE of defaults added whose
+// KEY env does not set.
+func WithDefaults(env, defaults []string) []string {
+	out := env
+	for _, kv := range defaults {
+		key, _, _ := strings.Cut(kv, "=")
+		if _, set := lookupEnv(env, key); !set {
+			out = append(slices.Clip(out), kv)
+		}
+	}
+	return out
+}
+
+// lookupEnv is the value of key in env (the last one wins, as in exec).
+func lookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// overridden names the first of the row's toolEnv the person set to
+// another value: "CLAUDE_CODE_ENABLE_TODO_TOOLS=0", "" when none.
+func (c *cli) overridden(env []string) string {
+	for _, kv := range c.toolEnv {
+		key, want, _ := strings.Cut(kv, "=")
+		if v, set := lookupEnv(env, key); set && v != want {
+			return key + "=" + v
+		}
+	}
+	return ""
 }
 
 // argsIn is what a turn's command line depends on.
@@ -62,13 +129,15 @@ var clisTable = []cli{
 			return append(args, in.extra...)
 		},
 		contextFlag: "--append-system-prompt-file",
-		parser: func(_ []todostore.Todo, usesTasks bool) Parser {
-			return &ClaudeParser{UsesTasks: usesTasks}
+		parser: func(in parserIn) Parser {
+			return &ClaudeParser{UsesTasks: in.usesTasks, MCPTools: in.mcpTools}
 		},
 		todoTools:   []string{"TodoWrite", "TaskCreate", "TaskUpdate"},
 		caps:        Caps{Resume: true},
+		tasks:       true,
+		toolEnv:     ClaudeEnv,
 		sessionGone: []string{"no conversation found with session id"},
-		listHint:    "allow TodoWrite or the Task tools (check --allowedTools and --disallowedTools)",
+		listHint:    "allow TodoWrite or the Task tools (check --allowedTools, --disallowedTools and `todosh doctor`)",
 	},
 	{
 		name: "codex",
@@ -82,7 +151,7 @@ var clisTable = []cli{
 			args = appendIf(args, in.resume, "resume", in.resume)
 			return append(args, "-")
 		},
-		parser:      func(prev []todostore.Todo, _ bool) Parser { return &CodexParser{Prev: todostore.CloneTodos(prev)} },
+		parser:      func(in parserIn) Parser { return &CodexParser{Prev: todostore.CloneTodos(in.prev)} },
 		todoTools:   []string{"update_plan"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no rollout found for thread id", "no rollout found for conversation id", "thread not found"},
@@ -92,7 +161,8 @@ var clisTable = []cli{
 		// Gemini CLI runs headless and reads the prompt from stdin when
 		// stdin is not a terminal.
 		args:        geminiArgs,
-		parser:      func([]todostore.Todo, bool) Parser { return &GeminiParser{} },
+		parser:      func(parserIn) Parser { return &GeminiParser{} },
+		env:         GeminiEnv,
 		todoTools:   []string{"write_todos"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"invalid session identifier", "no conversation found with session id", "session not found"},
@@ -103,7 +173,7 @@ var clisTable = []cli{
 		// Qwen Code (a Gemini CLI fork) reads the prompt from stdin the
 		// same way; --verbose is refused, and its stream is Claude's shape.
 		args:        geminiArgs,
-		parser:      func([]todostore.Todo, bool) Parser { return NewQwenParser() },
+		parser:      func(parserIn) Parser { return NewQwenParser() },
 		todoTools:   []string{"todo_write"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no saved session found", "session not found", "no conversation found with session id"},
@@ -121,12 +191,18 @@ var clisTable = []cli{
 			return append(args, in.extra...)
 		},
 		contextFlag: "--append-system-prompt",
-		parser:      func(prev []todostore.Todo, _ bool) Parser { return &PiParser{Prev: todostore.CloneTodos(prev)} },
+		parser:      func(in parserIn) Parser { return &PiParser{Prev: todostore.CloneTodos(in.prev)} },
 		todoTools:   []string{"todo"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no session found matching"},
 		listHint:    "pi has none built in: load one, --agent-arg=-e --agent-arg=PATH/examples/extensions/todo.ts",
 	},
+}
+
+// taskParser is the parser of a CLI with task tools (cli.tasks): it tells
+// whether the session offered or used them instead of a whole-list tool.
+type taskParser interface {
+	usesTasks() bool
 }
 
 // Kinds are the CLIs New accepts, in the table's order.

@@ -263,15 +263,16 @@ func SystemPrompt(todoContext string, requireEvidence bool) string {
 	b.WriteString(`You are a coding agent working inside todosh, a terminal shell that keeps a todo list for this conversation. The list is saved on disk and shown to the person after every change.
 
 Tools:
-- todo_write: replace the whole list. Plan multi-step work with it before you start, then keep statuses current as you work. Items you leave out are removed; to drop an item on purpose, mark it cancelled.
-- todo_read: show the list with positions.
-- todo_tick: tick (or untick) one subtask by its id, such as "2.1". An item with subtasks is completed when all its subtasks are ticked.
-- todo_pause: when you cannot go on without the person, give the reason; todosh then waits for their reply.
-
+`)
+	// The tools' lines come from their specs, the one list of their names.
+	for _, spec := range (&todotools.Tools{RequireEvidence: requireEvidence}).Specs() {
+		fmt.Fprintf(&b, "- %s: %s\n", spec.Name, spec.Description)
+	}
+	fmt.Fprintf(&b, `
 Rules:
 - Keep the list up to date: mark an item in_progress when you start it and completed as soon as it is done.
-- Do not end your turn while items are open unless you are blocked; when blocked, call todo_pause.
-`)
+- Do not end your turn while items are open unless you are blocked; when blocked, call %s.
+`, todotools.Pause)
 	if requireEvidence {
 		b.WriteString("- Completing an item or ticking a subtask needs evidence: what you ran or saw that shows it is done.\n")
 	} else {

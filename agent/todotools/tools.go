@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,6 +27,52 @@ const (
 	Tick  = "todo_tick"
 	Pause = "todo_pause"
 )
+
+// Names are the names of todosh's todo tools in Specs' order: the one list
+// the ACP allow-list, the wrapped CLIs' MCP configuration and every prompt
+// that names a tool read (ARCHITECTURE.md §4).
+func Names() []string {
+	specs := (&Tools{}).Specs()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Spelling is how an agent names a tool of todosh's MCP server: the
+// separator around the server's name ("__" for mcp__todosh__todo_write),
+// or "" for the bare name.
+type Spelling string
+
+// The spellings of the agents todosh knows.
+const (
+	// SpellBare is todo_write: todosh's own model backends, and an agent
+	// whose spelling is unknown.
+	SpellBare Spelling = ""
+	// SpellClaude is mcp__todosh__todo_write: Claude Code, and Codex,
+	// whose namespace for the server is mcp__todosh.
+	SpellClaude Spelling = "__"
+	// SpellGemini is mcp_todosh_todo_write: Gemini CLI.
+	SpellGemini Spelling = "_"
+)
+
+// Of spells one tool of todosh's server as the agent sees it.
+func (s Spelling) Of(tool string) string {
+	if s == SpellBare {
+		return tool
+	}
+	return "mcp" + string(s) + agent.MCPName + string(s) + tool
+}
+
+// All spells every todo tool, in Names' order.
+func (s Spelling) All() []string {
+	names := Names()
+	for i, n := range names {
+		names[i] = s.Of(n)
+	}
+	return names
+}
 
 // MaxPauseReason is the longest todo_pause reason, in characters; the reason
 // is shown to the person in one line.
@@ -77,13 +124,13 @@ func (t *Tools) Specs() []Spec {
 		evidence = "Required when completed: what you ran or saw that shows it is done."
 	}
 	subtask := toolObject(map[string]any{
-		"id":       toolString("Its position, such as \"2.1\" (optional)."),
+		"id":       toolString("Its stable id as the replies show it, such as \"s4\" (optional; left out, it matches by text)."),
 		"content":  toolString("What to do."),
 		"status":   toolEnum("Subtasks are pending or completed.", "pending", "completed"),
 		"evidence": toolString(evidence),
 	}, "content", "status")
 	item := toolObject(map[string]any{
-		"id":         toolString("Its position as todo_read shows it, such as \"2\" (optional). With new content it renames that item, which keeps its subtasks and evidence."),
+		"id":         toolString("Its stable id as the replies show it, such as \"t3\" (optional; left out, it matches by text; a position such as \"2\" is refused if the list changed since your last read). With new content it renames that item, which keeps its subtasks and evidence."),
 		"content":    toolString("What to do, in the imperative (at most 1000 characters)."),
 		"status":     toolEnum("An item with subtasks completes when all its subtasks are completed.", "pending", "in_progress", "completed", "cancelled"),
 		"activeForm": toolString("The present-continuous form shown while it is in progress (optional)."),
@@ -94,21 +141,27 @@ func (t *Tools) Specs() []Spec {
 		{
 			Name: Write,
 			Description: "Replace the whole todo list. Plan multi-step work with it before you start and update " +
-				"statuses as you go. Items you leave out are removed: to drop an item on purpose, mark it cancelled.",
+				"statuses as you go. Items you leave out are removed: to drop an item on purpose, mark it cancelled. " +
+				"The person edits the same list: items and subtasks the person added, and any the person added, edited, " +
+				"completed or reopened since your last read (your last todo tool reply that showed the list), stay as the " +
+				"person left them whatever your list says; the reply names what was kept. Give items their ids (\"t3\") " +
+				"so each change lands on the item you mean.",
 			Parameters: toolSchema(toolObject(map[string]any{
 				"todos": map[string]any{"type": "array", "description": "The whole list, in order.", "items": item},
 			}, "todos")),
 		},
 		{
 			Name:        Read,
-			Description: "Show the todo list with positions, as the person sees it.",
+			Description: "Show the todo list as the person sees it, with the stable id of every item and subtask (\"t3\", \"s4\"), which never changes when items move.",
 			Parameters:  toolSchema(toolObject(map[string]any{})),
 		},
 		{
-			Name:        Tick,
-			Description: "Tick one subtask by its id (such as \"2.1\"), or untick it if it is ticked. Returns the subtasks still open.",
+			Name: Tick,
+			Description: "Tick one subtask by its stable id (such as \"s4\"), or untick it if it is ticked. A position " +
+				"(such as \"2.1\") works only while the list is as your last read showed it, else it is refused. " +
+				"Returns the subtask's and its item's text, and the subtasks still open.",
 			Parameters: toolSchema(toolObject(map[string]any{
-				"id":       toolString("The subtask's id, such as \"2.1\"."),
+				"id":       toolString("The subtask's stable id, such as \"s4\" (or its position, such as \"2.1\")."),
 				"evidence": toolString(strings.Replace(evidence, " (for completed items)", "", 1)),
 			}, "id")),
 		},
@@ -233,7 +286,8 @@ func toolTypeName(kind string) string {
 // toolID is an id the model may write as "2.1" or as a bare number.
 type toolID string
 
-// UnmarshalJSON accepts a string or a number; ids are positions.
+// UnmarshalJSON accepts a string or a number: a stable id ("t3") or a
+// position ("2", "2.1").
 func (id *toolID) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
@@ -258,11 +312,37 @@ func (t *Tools) read(args []byte) (Outcome, error) {
 	if err := toolDecode(args, &none); err != nil {
 		return Outcome{}, err
 	}
-	sess, err := t.Session.Load()
+	// The reply shows the whole list: the agent's read (one owner: the
+	// store's Commit), so positions and the merge know what it saw.
+	sess, _, err := t.Session.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+		s.MarkAgentRead()
+		return nil
+	})
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Result: todostore.FormatListForModel(sess.Todos), Todos: sess.Todos}, nil
+	return Outcome{Result: toolListWithIDs(sess.Todos), Todos: sess.Todos}, nil
+}
+
+// toolListWithIDs is the list for the model (FormatListForModel) after a
+// line giving each position's stable id.
+func toolListWithIDs(todos []todostore.Todo) string {
+	var ids []string
+	for _, td := range todos {
+		if td.UID != "" {
+			ids = append(ids, td.ID+" "+td.UID)
+		}
+		for _, st := range td.Subtasks {
+			if st.UID != "" {
+				ids = append(ids, st.ID+" "+st.UID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return todostore.FormatListForModel(todos)
+	}
+	return "Stable ids (use them in " + Tick + " and " + Write + "; positions change when items move): " +
+		strings.Join(ids, ", ") + "\n" + todostore.FormatListForModel(todos)
 }
 
 // --- todo_pause ---
@@ -325,12 +405,15 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 	)
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
-		item, sub, err = todostore.FindID(s.Todos, id)
+		item, sub, err = toolFind(s, id)
 		if err != nil {
 			return err
 		}
 		if sub < 0 {
 			return toolNotSubtask(s.Todos[item], item)
+		}
+		if !s.AgentStale() {
+			s.MarkAgentRead() // the agent saw the list; it knows its own tick
 		}
 		st := s.Todos[item].Subtasks[sub]
 		ticked = st.Status != todostore.Completed
@@ -352,6 +435,25 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 	return Outcome{Result: toolTickResult(sess.Todos, item, sub, ticked), Changed: true, Todos: sess.Todos}, nil
 }
 
+// toolFind resolves the id of a todo_tick: a stable id ("s4", "t3")
+// anywhere in the list, or a position ("2.1") only while the list is as
+// the agent last read it, so a tick never lands on another item after the
+// person moved or removed items.
+func toolFind(s *todostore.Session, id string) (item, sub int, err error) {
+	if !todostore.IsPosition(id) {
+		item, sub, ok := todostore.FindUID(s.Todos, id)
+		if !ok {
+			return 0, 0, fmt.Errorf("no item or subtask has the id %q (it may have been removed): call %s for the ids", todostore.ShortLine(id, 20), Read)
+		}
+		return item, sub, nil
+	}
+	if s.AgentStale() {
+		return 0, 0, fmt.Errorf("the list changed since your last read, so position %s may name another subtask now: "+
+			"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+	}
+	return todostore.FindID(s.Todos, id)
+}
+
 func toolNotSubtask(t todostore.Todo, item int) error {
 	if len(t.Subtasks) > 0 {
 		return fmt.Errorf("%d is an item, not a subtask: tick its subtasks %d.1-%d.%d one by one (its status follows them)",
@@ -361,40 +463,47 @@ func toolNotSubtask(t todostore.Todo, item int) error {
 		"set the item's status with %s", item+1, Write)
 }
 
-// toolTickResult tells the model what it ticked, what is left of that item,
-// and to go on (seed 000's tick result). Sentences name positions only;
-// todo text appears only in the list lines under them.
+// toolTickResult tells the model what it ticked, naming the subtask and
+// its item by position, stable id and text, what is left of that item, and
+// to go on (seed 000's tick result). Sentences name positions and ids
+// only; todo text appears only in the list lines under them.
 func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	it := todos[item]
+	st := it.Subtasks[sub]
 	var b strings.Builder
 	if !ticked {
-		fmt.Fprintf(&b, "Unticked %s: it was already ticked, so it is open again (call %s again to tick it).\n",
-			it.Subtasks[sub].ID, Tick)
+		fmt.Fprintf(&b, "Unticked %s (%s) of item %s (%s): it was already ticked, so it is open again (call %s again to tick it).\n",
+			st.ID, st.UID, it.ID, it.UID, Tick)
 	} else {
-		fmt.Fprintf(&b, "Ticked %s.", it.Subtasks[sub].ID)
+		fmt.Fprintf(&b, "Ticked %s (%s) of item %s (%s).\n", st.ID, st.UID, it.ID, it.UID)
 	}
+	fmt.Fprintf(&b, "  %s %s\n  %s %s %s\n", it.ID, todostore.QuoteForModel(it.Content), st.ID, toolBox(st), todostore.QuoteForModel(st.Content))
 	if len(todostore.OpenSubtaskIDs(it)) == 0 {
-		fmt.Fprintf(&b, " All subtasks of %s are done: %s is now %s.\n", it.ID, it.ID, toolStatusWord(it.Status))
+		fmt.Fprintf(&b, "All subtasks of %s are done: %s is now %s.\n", it.ID, it.ID, toolStatusWord(it.Status))
 		for _, next := range todos {
 			if next.IsOpen() {
-				fmt.Fprintf(&b, "Continue with the next open item, %s:\n  %s %s\n", next.ID, next.ID, todostore.QuoteForModel(next.Content))
+				fmt.Fprintf(&b, "Continue with the next open item, %s (%s):\n  %s %s\n", next.ID, next.UID, next.ID, todostore.QuoteForModel(next.Content))
 				return b.String()
 			}
 		}
 		b.WriteString("Every item on the list is done.\n")
 		return b.String()
 	}
-	if ticked {
-		b.WriteByte('\n')
-	}
 	fmt.Fprintf(&b, "Remaining in %s:\n", it.ID)
 	for _, s := range it.Subtasks {
 		if s.Status != todostore.Completed {
-			fmt.Fprintf(&b, "  %s [ ] %s\n", s.ID, todostore.QuoteForModel(s.Content))
+			fmt.Fprintf(&b, "  %s (%s) [ ] %s\n", s.ID, s.UID, todostore.QuoteForModel(s.Content))
 		}
 	}
 	b.WriteString("Continue working through the remaining subtasks.\n")
 	return b.String()
+}
+
+func toolBox(s todostore.Subtask) string {
+	if s.Status == todostore.Completed {
+		return "[x]"
+	}
+	return "[ ]"
 }
 
 func toolStatusWord(s todostore.Status) string {
@@ -433,9 +542,12 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	res, err := agent.ApplyAgentList(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
+	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
 		return toolCheckMerge(current, agentList, m, t.RequireEvidence)
 	})
+	if errors.Is(err, agent.ErrStalePositions) {
+		return Outcome{}, fmt.Errorf("%v: call %s and send the items with their stable ids (such as \"t3\"), or without ids", err, Read)
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -457,8 +569,14 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 		if len(a.Subtasks) > todostore.MaxSubtasks {
 			return nil, fmt.Errorf("todo %d has %d subtasks, over the limit of %d", i+1, len(a.Subtasks), todostore.MaxSubtasks)
 		}
-		// The id is kept so that MergeAgentList can tell a renamed item.
-		todos[i] = todostore.Todo{ID: strings.TrimSpace(string(a.ID)), Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
+		// The id is kept so that MergeAgentList can tell which item the
+		// model means: a stable id, or a position.
+		todos[i] = todostore.Todo{Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
+		if id := strings.TrimSpace(string(a.ID)); todostore.IsPosition(id) {
+			todos[i].ID = id
+		} else {
+			todos[i].UID = id
+		}
 		for j, sa := range a.Subtasks {
 			where := fmt.Sprintf("subtask %d.%d", i+1, j+1)
 			sst, err := toolStatus(sa.Status, where)
@@ -468,7 +586,11 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 			if sst != todostore.Pending && sst != todostore.Completed {
 				return nil, fmt.Errorf("%s has status %q: subtasks are pending or completed", where, sst)
 			}
-			todos[i].Subtasks = append(todos[i].Subtasks, todostore.Subtask{Content: sa.Content, Status: sst, Evidence: sa.Evidence})
+			ts := todostore.Subtask{Content: sa.Content, Status: sst, Evidence: sa.Evidence}
+			if id := strings.TrimSpace(string(sa.ID)); !todostore.IsPosition(id) {
+				ts.UID = id // a position of a subtask is not used: its text matches it
+			}
+			todos[i].Subtasks = append(todos[i].Subtasks, ts)
 		}
 	}
 	check := todostore.CloneTodos(todos)
@@ -488,8 +610,8 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 	done := toolDoneBefore(current)
 	for i := range m.Todos {
 		j := m.FromAgent[i]
-		if j < 0 {
-			continue // the person's item, kept as it was
+		if j < 0 || slices.Contains(m.KeptChanges, i) {
+			continue // the person's item or version, kept as it was
 		}
 		it, own, pos := m.Todos[i], agentList[j], j+1
 		for k, sub := range it.Subtasks {
@@ -597,26 +719,46 @@ func toolWriteResult(res agent.Applied) string {
 		fmt.Fprintf(&b, "Your list left out %d subtask(s) of items it kept, now removed and archived (was %s, listed below).\n",
 			len(subs), strings.Join(subs, ", "))
 	}
-	if len(m.KeptItems) > 0 {
-		var kept []string
+	if len(m.KeptItems) > 0 || len(m.KeptSubtasks) > 0 || len(m.KeptChanges) > 0 || len(m.KeptSubtaskChanges) > 0 {
+		b.WriteString("Kept as the person left them (the person's own items, and what the person added or changed since your last read; " +
+			"your list did not change them):\n")
+		// res.Todos is the list on disk, in the merge's order, with the
+		// stable ids Commit gave new entries.
+		itemLine := func(i int, why string) string {
+			td := res.Todos[i]
+			return fmt.Sprintf("  %s (%s) %s: %s", td.ID, td.UID, todostore.QuoteForModel(todostore.ShortLine(td.Content, 80)), why)
+		}
+		subLine := func(p [2]int, why string) string {
+			st := res.Todos[p[0]].Subtasks[p[1]]
+			return fmt.Sprintf("  %s (%s) %s: %s", st.ID, st.UID, todostore.QuoteForModel(todostore.ShortLine(st.Content, 80)), why)
+		}
 		for _, i := range m.KeptItems {
-			kept = append(kept, m.Todos[i].ID)
+			b.WriteString(itemLine(i, "left out by your list, kept") + "\n")
 		}
-		fmt.Fprintf(&b, "Kept %d item(s) the person added that your list left out: now %s. "+
-			"Items the person added can be marked cancelled but not removed.\n", len(kept), strings.Join(kept, ", "))
-	}
-	if len(m.KeptSubtasks) > 0 {
-		var kept []string
+		for _, i := range m.KeptChanges {
+			b.WriteString(itemLine(i, "changed by the person since your last read, your version not applied") + "\n")
+		}
 		for _, p := range m.KeptSubtasks {
-			kept = append(kept, m.Todos[p[0]].Subtasks[p[1]].ID)
+			b.WriteString(subLine(p, "left out by your list, kept") + "\n")
 		}
-		fmt.Fprintf(&b, "Kept %d subtask(s) the person added that your list left out: now %s. "+
-			"Subtasks the person added can be ticked but not removed.\n", len(kept), strings.Join(kept, ", "))
+		for _, p := range m.KeptSubtaskChanges {
+			b.WriteString(subLine(p, "changed by the person since your last read, your version not applied") + "\n")
+		}
+		fmt.Fprintf(&b, "Items the person added can be marked cancelled but not removed. To change what the person "+
+			"changed, send it again now that you have seen it.\n")
+	}
+	if len(m.Gone) > 0 {
+		var lines []string
+		for _, g := range m.Gone {
+			lines = append(lines, fmt.Sprintf("  %s %s", g.UID, todostore.QuoteForModel(todostore.ShortLine(g.Content, 80))))
+		}
+		fmt.Fprintf(&b, "Not added again: %d entries of your list name ids of items or subtasks that were removed "+
+			"(the person removed them; to add one again, send it without its id):\n%s\n", len(m.Gone), strings.Join(lines, "\n"))
 	}
 	if len(gone) > 0 {
 		b.WriteString("Archived from your list:\n" + strings.Join(gone, "\n") + "\n")
 	}
-	b.WriteString(todostore.FormatListForModel(res.Todos))
+	b.WriteString(toolListWithIDs(res.Todos))
 	return b.String()
 }
 

@@ -14,7 +14,7 @@ import (
 var toolTestNow = time.Date(2026, 11, 21, 22, 33, 44, 0, time.UTC)
 
 // toolTestTools returns Tools on a fresh store whose session holds todos
-// (nil: no file at all).
+// (nil: no file at all), as the agent last read it.
 func toolTestTools(t testing.TB, todos []todostore.Todo) *Tools {
 	t.Helper()
 	st := todostore.Open(t.TempDir())
@@ -23,6 +23,7 @@ func toolTestTools(t testing.TB, todos []todostore.Todo) *Tools {
 	if todos != nil {
 		if _, err := sess.Update(func(s *todostore.Session) error {
 			s.Todos = todostore.CloneTodos(todos)
+			s.MarkAgentRead()
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -213,7 +214,7 @@ func TestToolWrite(t *testing.T) {
 			start:   person,
 			args:    `{"todos":[]}`,
 			want:    "Ask about licence:pending(person)",
-			result:  []string{"Kept 1 item(s) the person added that your list left out: now 1.", "left out 2 open item(s)"},
+			result:  []string{"Kept as the person left them", "  1 (t6) \"Ask about licence\": left out by your list, kept\n", "left out 2 open item(s)"},
 			changed: true,
 			archived: "Create project skeleton:completed[go build ok] | Implement the parser:in_progress{quoted fields:completed[TestQuoted passes], CRLF endings:pending} | " +
 				"Write unit tests:pending",
@@ -254,7 +255,7 @@ func TestToolWrite(t *testing.T) {
 			start:   []todostore.Todo{{Content: "A", Status: todostore.Pending}, {Content: "P", Status: todostore.Pending, Origin: todostore.OriginPerson}, {Content: "B", Status: todostore.Pending}},
 			args:    `{"todos":[{"content":"A","status":"completed"},{"content":"B","status":"in_progress"}]}`,
 			want:    "A:completed | P:pending(person) | B:in_progress",
-			result:  []string{"Kept 1 item(s) the person added that your list left out: now 2."},
+			result:  []string{"  2 (t2) \"P\": left out by your list, kept\n"},
 			changed: true,
 		},
 		{
@@ -290,7 +291,7 @@ func TestToolWrite(t *testing.T) {
 				{Content: "a", Status: todostore.Pending}, {Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson}, {Content: "b", Status: todostore.Pending}}}},
 			args:     `{"todos":[{"content":"P","status":"pending","subtasks":[{"content":"a","status":"completed"},{"content":"c","status":"pending"}]}]}`,
 			want:     "P:in_progress{a:completed, mine:pending, c:pending}",
-			result:   []string{"Kept 1 subtask(s) the person added that your list left out: now 1.2.", "left out 1 subtask(s) of items it kept, now removed and archived (was 1.3, listed below)", "  was 1.3: \"b\"\n"},
+			result:   []string{"  1.2 (s3) \"mine\": left out by your list, kept\n", "left out 1 subtask(s) of items it kept, now removed and archived (was 1.3, listed below)", "  was 1.3: \"b\"\n"},
 			changed:  true,
 			archived: "P:pending{b:pending}",
 		},
@@ -413,21 +414,21 @@ func TestToolTick(t *testing.T) {
 			start:  three,
 			args:   `{"id":"1.1","evidence":"TestQuoted ok"}`,
 			want:   "Parser:in_progress{quoted:completed[TestQuoted ok], crlf:pending} | Tests:pending",
-			result: []string{"Ticked 1.1.\nRemaining in 1:\n  1.2 [ ] \"crlf\"\nContinue working through the remaining subtasks.\n"},
+			result: []string{"Ticked 1.1 (s2) of item 1 (t1).\n  1 \"Parser\"\n  1.1 [x] \"quoted\"\nRemaining in 1:\n  1.2 (s3) [ ] \"crlf\"\nContinue working through the remaining subtasks.\n"},
 		},
 		{
 			name:   "tick the last subtask completes the item",
 			start:  toolTestList(),
 			args:   `{"id":2.2}`,
 			want:   "Create project skeleton:completed[go build ok] | Implement the parser:completed{quoted fields:completed[TestQuoted passes], CRLF endings:completed} | Write unit tests:pending",
-			result: []string{"Ticked 2.2. All subtasks of 2 are done: 2 is now completed.\nContinue with the next open item, 3:\n  3 \"Write unit tests\"\n"},
+			result: []string{"Ticked 2.2 (s4) of item 2 (t2).\n  2 \"Implement the parser\"\n  2.2 [x] \"CRLF endings\"\nAll subtasks of 2 are done: 2 is now completed.\nContinue with the next open item, 3 (t5):\n  3 \"Write unit tests\"\n"},
 		},
 		{
 			name:   "untick a ticked subtask",
 			start:  toolTestList(),
 			args:   `{"id":"2.1","evidence":"ignored"}`,
 			want:   "Create project skeleton:completed[go build ok] | Implement the parser:in_progress{quoted fields:pending, CRLF endings:pending} | Write unit tests:pending",
-			result: []string{"Unticked 2.1: it was already ticked", `  2.1 [ ] "quoted fields"`, `  2.2 [ ] "CRLF endings"`},
+			result: []string{"Unticked 2.1 (s3) of item 2 (t2): it was already ticked", `  2.1 [ ] "quoted fields"`, `  2.2 (s4) [ ] "CRLF endings"`},
 		},
 		{
 			name:     "the last open work done",
@@ -469,7 +470,8 @@ func TestToolReadAndPause(t *testing.T) {
 	tools := toolTestTools(t, toolTestList())
 	for _, args := range []string{``, ` `, `{}`, `{"verbose":true}`} {
 		out := tools.Call(Read, []byte(args))
-		want := todostore.FormatListForModel(toolTestLoad(t, tools).Todos)
+		want := "Stable ids (use them in todo_tick and todo_write; positions change when items move): 1 t1, 2 t2, 2.1 s3, 2.2 s4, 3 t5\n" +
+			todostore.FormatListForModel(toolTestLoad(t, tools).Todos)
 		if out.IsError || out.Changed || out.Result != want {
 			t.Fatalf("todo_read(%q) = %+v, want %q", args, out, want)
 		}
@@ -588,4 +590,109 @@ func FuzzToolCall(f *testing.F) {
 			t.Fatalf("the person's item was lost: %s", todostore.FormatListForModel(s.Todos))
 		}
 	})
+}
+
+// personEdit changes the session as the person does (/todo move, edit,
+// done, add): by ByYou, outside the agent's tools.
+func personEdit(t *testing.T, tools *Tools, fn func(s *todostore.Session)) {
+	t.Helper()
+	if _, err := tools.Session.Store.Update(tools.Session.ID, func(s *todostore.Session) error { fn(s); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestToolTickAfterMove: after the person moves items, a tick by the
+// position the agent last read is refused instead of landing on another
+// item's subtask; a tick by stable id lands on the subtask the agent
+// means wherever it is now, and the reply names its text and its item's.
+func TestToolTickAfterMove(t *testing.T) {
+	tools := toolTestTools(t, []todostore.Todo{
+		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}}},
+		{Content: "Docs", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "usage", Status: todostore.Pending}}},
+	})
+	read := tools.Call(Read, nil)
+	if !strings.Contains(read.Result, "1 t1, 1.1 s2, 2 t3, 2.1 s4") {
+		t.Fatalf("todo_read shows no stable ids:\n%s", read.Result)
+	}
+	personEdit(t, tools, func(s *todostore.Session) { s.Todos[0], s.Todos[1] = s.Todos[1], s.Todos[0] }) // /todo move 2 1
+
+	out := tools.Call(Tick, []byte(`{"id":"1.1"}`))
+	if !out.IsError || !strings.Contains(out.Result, "changed since your last read") || !strings.Contains(out.Result, "unchanged") {
+		t.Fatalf("tick by a stale position: %+v", out)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending} | Parser:pending{quoted:pending}" {
+		t.Fatalf("a refused tick changed the list: %s", got)
+	}
+	out = tools.Call(Tick, []byte(`{"id":"s2"}`))
+	if out.IsError {
+		t.Fatal(out.Result)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending} | Parser:completed{quoted:completed}" {
+		t.Errorf("tick s2 landed elsewhere: %s", got)
+	}
+	if !strings.Contains(out.Result, "Ticked 2.1 (s2) of item 2 (t1).\n  2 \"Parser\"\n  2.1 [x] \"quoted\"\n") {
+		t.Errorf("the tick's reply does not name what it ticked:\n%s", out.Result)
+	}
+	// The tick did not show the moved list, so positions stay refused
+	// until the agent reads it; then they name what the read showed.
+	if out := tools.Call(Tick, []byte(`{"id":"1.1"}`)); !out.IsError {
+		t.Errorf("a position after a tick of a changed list was taken: %s", out.Result)
+	}
+	tools.Call(Read, nil)
+	if out := tools.Call(Tick, []byte(`{"id":"1.1"}`)); out.IsError || !strings.Contains(out.Result, `1.1 [x] "usage"`) {
+		t.Errorf("tick 1.1 after a read: %s", out.Result)
+	}
+	if out := tools.Call(Tick, []byte(`{"id":"s9"}`)); !out.IsError || !strings.Contains(out.Result, `no item or subtask has the id "s9"`) {
+		t.Errorf("tick of an unknown id: %s", out.Result)
+	}
+}
+
+// TestToolWriteNeverUndoesThePerson: an agent's todo_write restating the
+// list it last read does not undo what the person did since: a rename, a
+// completion and a subtask the person added stay, a reused position is
+// refused, and the reply names what was kept.
+func TestToolWriteNeverUndoesThePerson(t *testing.T) {
+	tools := toolTestTools(t, []todostore.Todo{
+		{Content: "Write the parser", Status: todostore.InProgress, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}}},
+		{Content: "Write tests", Status: todostore.Pending},
+		{Content: "Old step", Status: todostore.Pending},
+	})
+	older := `{"todos":[{"id":"1","content":"Write the parser","status":"in_progress","subtasks":[{"content":"quoted","status":"pending"}]},` +
+		`{"id":"2","content":"Write tests","status":"pending"}]}`
+	personEdit(t, tools, func(s *todostore.Session) {
+		s.Todos[0].Content = "Write the CSV parser"                                                                      // /todo edit 1
+		s.Todos[0].Subtasks = append(s.Todos[0].Subtasks, todostore.Subtask{Content: "CRLF", Status: todostore.Pending}) // a subtask added
+		s.Todos[1].Status = todostore.Completed                                                                          // /todo done 2
+	})
+	out := tools.Call(Write, []byte(older))
+	if !out.IsError || !strings.Contains(out.Result, "changed since your last read") {
+		t.Fatalf("a write by stale positions: %+v", out)
+	}
+	// The same older list without positions: merged, nothing undone.
+	out = tools.Call(Write, []byte(strings.ReplaceAll(strings.ReplaceAll(older, `"id":"1",`, ""), `"id":"2",`, "")))
+	if out.IsError {
+		t.Fatal(out.Result)
+	}
+	got := toolTestSummary(toolTestLoad(t, tools).Todos)
+	want := "Write the CSV parser:in_progress{quoted:pending, CRLF:pending} | Write the parser:in_progress{quoted:pending} | Write tests:completed"
+	if got != want {
+		t.Errorf("list\n got %s\nwant %s", got, want)
+	}
+	for _, w := range []string{
+		`  1 (t1) "Write the CSV parser": left out by your list, kept`,
+		`  3 (t3) "Write tests": changed by the person since your last read, your version not applied`,
+		`was 3: "Old step"`, // the agent saw it and left it out: archived
+	} {
+		if !strings.Contains(out.Result, w) {
+			t.Errorf("reply lacks %q:\n%s", w, out.Result)
+		}
+	}
+	// Now that it has seen the list, the agent's changes apply, by id.
+	out = tools.Call(Write, []byte(`{"todos":[{"id":"t1","content":"Write the CSV parser","status":"in_progress","subtasks":[{"id":"s2","content":"quoted","status":"completed"},{"content":"CRLF","status":"pending"}]},{"id":"t3","content":"Write tests","status":"in_progress"}]}`))
+	if out.IsError {
+		t.Fatal(out.Result)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Write the CSV parser:in_progress{quoted:completed, CRLF:pending} | Write tests:in_progress" {
+		t.Errorf("after a read: %s", got)
+	}
 }

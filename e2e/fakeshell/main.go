@@ -3,8 +3,8 @@
 // a turn and the countdown before a continuation in a real terminal, with
 // no network. It is not installed or documented for people.
 //
-// The agent answers a prompt by putting two open items on the list and
-// stopping (a lazy model), so the shell continues it; the prompt "block"
+// The agent answers a prompt by running one tool call, putting two open
+// items on an empty list and stopping (a lazy model), so the shell continues it; the prompt "block"
 // makes a turn that waits for Ctrl-C. FAKESHELL_DELAY sets the countdown.
 package main
 
@@ -47,6 +47,9 @@ func (l lazy) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Even
 		return agent.Result{}, ctx.Err()
 	}
 	emit(agent.Event{Kind: agent.EventText, Text: "got: " + turn.Prompt + "\n"})
+	// A tool call, so the status line has an activity to drop at the end
+	// of the turn.
+	emit(agent.Event{Kind: agent.EventToolCall, Text: "Bash ls -la"})
 	sess, err := l.sess.Update(func(s *todostore.Session) error {
 		if len(s.Todos) == 0 {
 			s.Todos = []todostore.Todo{

@@ -21,7 +21,21 @@
 // After session/new it sends its commands (available_commands_update), as
 // claude-agent-acp does.
 //
-// Environment: FAKEACP_LOG appends every line received; FAKEACP_CAPS is
+// FAKEACP_PLAYS picks whose shapes it speaks where the agents differ:
+// "claude" (the default: claude-agent-acp's agentInfo and its MCP
+// permission request, titled mcp__todosh__todo_write, allow_always once per
+// server), "codex" (codex-acp 0.16: agentInfo Codex, and before every call
+// of an MCP tool an "Approve MCP tool call" request whose raw input names
+// the server and tool, options approved / approved-for-session /
+// approved-always / cancel, asked again unless allowed for the session),
+// "gemini" (gemini --acp 0.61: the MCP request titled "todo_write (todosh
+// MCP Server)" with proceed_always_server; [[plan]] keeps the list with its
+// own write_todos, seen only as a permission request and a tool call "Set 3
+// todo(s)" with no content, unless FAKEACP_RAW=1 puts the items in the
+// call's rawInput).
+//
+// Environment: FAKEACP_LOG appends every line received; FAKEACP_ENV
+// receives the CLAUDE_CODE_ENABLE_TODO_TOOLS it was given; FAKEACP_CAPS is
 // "load" or "resume" (what it advertises); FAKEACP_FAIL is "initialize" or
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
@@ -50,6 +64,13 @@ import (
 func main() {
 	if f := os.Getenv("FAKEACP_PID"); f != "" {
 		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	if f := os.Getenv("FAKEACP_ENV"); f != "" {
+		v, set := os.LookupEnv("CLAUDE_CODE_ENABLE_TODO_TOOLS")
+		if !set {
+			v = "(unset)"
+		}
+		os.WriteFile(f, []byte(v), 0o644)
 	}
 	var in io.Reader = os.Stdin
 	if path := os.Getenv("FAKEACP_LOG"); path != "" {
@@ -116,7 +137,22 @@ func (a *fake) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Initi
 	case "resume":
 		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
 	}
-	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber, AgentCapabilities: caps, AuthMethods: []acp.AuthMethod{}}, nil
+	info := map[string]*acp.Implementation{
+		"claude": {Name: "@zed-industries/claude-agent-acp", Title: ptr("Claude Agent"), Version: "0.23.1"},
+		"codex":  {Name: "codex-acp", Title: ptr("Codex"), Version: "0.16.0"},
+		"gemini": {Name: "gemini-cli", Version: "0.61.0"},
+	}[plays()]
+	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber, AgentCapabilities: caps, AgentInfo: info, AuthMethods: []acp.AuthMethod{}}, nil
+}
+
+func ptr(s string) *string { return &s }
+
+// plays is the agent whose shapes the fake speaks (FAKEACP_PLAYS).
+func plays() string {
+	if p := os.Getenv("FAKEACP_PLAYS"); p != "" {
+		return p
+	}
+	return "claude"
 }
 
 func (a *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
@@ -151,14 +187,30 @@ func (a *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSe
 }
 
 // LoadSession replays the history as Codex does (update_plan tool calls)
-// before answering.
+// before answering; with FAKEACP_REPLAY_LATE=1, as Gemini was seen to,
+// after answering.
 func (a *fake) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	a.newSession(p.SessionId, p.McpServers)
+	if os.Getenv("FAKEACP_REPLAY_LATE") == "1" {
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			a.replay(context.Background(), p.SessionId)
+		}()
+		return acp.LoadSessionResponse{}, nil
+	}
+	a.replay(ctx, p.SessionId)
+	return acp.LoadSessionResponse{}, nil
+}
+
+// replay sends a session's history: the earlier prompt, the replies and
+// the plan's tool call.
+func (a *fake) replay(ctx context.Context, id acp.SessionId) {
+	p := struct{ SessionId acp.SessionId }{id}
 	a.send(ctx, p.SessionId, acp.UpdateUserMessageText("[[plan]] earlier prompt"))
+	a.send(ctx, p.SessionId, acp.UpdateAgentMessageText("An old reply from the earlier run."))
 	a.send(ctx, p.SessionId, acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: "call_old", Title: "update_plan", Status: acp.ToolCallStatusCompleted,
 		RawInput: map[string]any{"plan": []map[string]any{{"step": "Replayed item", "status": "completed"}}}}})
 	a.send(ctx, p.SessionId, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: []acp.PlanEntry{{Content: "Replayed item", Status: acp.PlanEntryStatusCompleted, Priority: "medium"}}}})
-	return acp.LoadSessionResponse{}, nil
 }
 
 func (a *fake) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
@@ -227,6 +279,8 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	end := acp.PromptResponse{StopReason: acp.StopReasonEndTurn}
 	has := func(m string) bool { return strings.Contains(prompt, "[["+m+"]]") }
 	switch {
+	case has("plan") && plays() == "gemini":
+		return a.geminiTodos(ctx, id)
 	case has("plan"):
 		s.plan = nil
 		for i, t := range planTexts {
@@ -377,21 +431,31 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 		return err
 	}
 	defer cs.Close()
-	asked := false
+	allowed := false // for the session: no more questions
+	var answers []string
 	call := func(name string, args map[string]any) error {
 		title := "mcp__" + srv.Name + "__" + name
+		if plays() == "gemini" {
+			title = name + " (" + srv.Name + " MCP Server)"
+		}
 		a.send(ctx, id, acp.StartToolCall(acp.ToolCallId("mcp_"+name), title, acp.WithStartKind(acp.ToolKindOther)))
-		if !asked { // as claude-agent-acp, before the first call of a server's tool
-			asked = true
-			resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: id,
-				ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId("mcp_" + name), Title: &title},
-				Options: []acp.PermissionOption{
-					{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
-					{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-					{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-				}})
-			if err != nil || resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "allow_always" {
+		if !allowed {
+			req := mcpPermission(srv.Name, name, title)
+			req.SessionId = id
+			resp, err := a.conn.RequestPermission(ctx, req)
+			if err != nil || resp.Outcome.Selected == nil {
 				return fmt.Errorf("%s not allowed", title)
+			}
+			answer := string(resp.Outcome.Selected.OptionId)
+			answers = append(answers, answer)
+			switch answer {
+			case "allow_always", "approved-for-session", "proceed_always_server":
+				allowed = true
+			case "approved-always", "proceed_always_tool":
+				return fmt.Errorf("%s: %s saves the approval in the person's configuration", title, answer)
+			case "allow", "approved", "proceed_once":
+			default:
+				return fmt.Errorf("%s not allowed (%s)", title, answer)
 			}
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -421,8 +485,76 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 	if err := call("todo_tick", map[string]any{"id": "1.1"}); err != nil {
 		return err
 	}
-	a.say(ctx, id, "Used todosh's tools.\n")
+	a.say(ctx, id, "Used todosh's tools; permission answers: "+strings.Join(answers, ",")+".\n")
 	return nil
+}
+
+// mcpPermission is the request each agent sends before a call of an MCP
+// server's tool.
+func mcpPermission(server, tool, title string) acp.RequestPermissionRequest {
+	tc := acp.ToolCallUpdate{ToolCallId: acp.ToolCallId("mcp_" + tool), Title: &title}
+	switch plays() {
+	case "codex":
+		t := "Approve MCP tool call"
+		tc.Title = &t
+		tc.RawInput = map[string]any{"server_name": server, "tool_name": tool, "message": "Allow the " + server + " MCP server to run tool \"" + tool + "\"?"}
+		return acp.RequestPermissionRequest{ToolCall: tc, Options: []acp.PermissionOption{
+			{OptionId: "approved", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: "approved-for-session", Name: "Allow for this session", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: "approved-always", Name: "Allow and don't ask again", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: "cancel", Name: "Cancel", Kind: acp.PermissionOptionKindRejectOnce},
+		}}
+	case "gemini":
+		return acp.RequestPermissionRequest{ToolCall: tc, Options: geminiOptions(server, tool)}
+	}
+	return acp.RequestPermissionRequest{ToolCall: tc, Options: []acp.PermissionOption{
+		{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+		{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+	}}
+}
+
+// geminiOptions are Gemini CLI's answers to a permission request.
+func geminiOptions(server, tool string) []acp.PermissionOption {
+	opts := []acp.PermissionOption{}
+	if server != "" {
+		opts = append(opts, acp.PermissionOption{OptionId: "proceed_always_server", Name: "Always Allow all tools from server " + server, Kind: acp.PermissionOptionKindAllowAlways})
+	}
+	return append(opts,
+		acp.PermissionOption{OptionId: "proceed_always_tool", Name: "Always Allow " + tool, Kind: acp.PermissionOptionKindAllowAlways},
+		acp.PermissionOption{OptionId: "proceed_once", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+		acp.PermissionOption{OptionId: "cancel", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce})
+}
+
+// geminiTodos plays Gemini CLI keeping its list with write_todos: a
+// permission request for the first call, then a tool call titled "Set 3
+// todo(s)" whose content is empty (its items reach the client only with
+// FAKEACP_RAW=1, in rawInput), and no plan.
+func (a *fake) geminiTodos(ctx context.Context, id acp.SessionId) (acp.PromptResponse, error) {
+	title := "Set 3 todo(s)"
+	kind := acp.ToolKindOther
+	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: id,
+		ToolCall: acp.ToolCallUpdate{ToolCallId: "write_todos_1", Title: &title, Kind: &kind}, Options: geminiOptions("", "write_todos")})
+	if err != nil || resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId == "cancel" {
+		a.say(ctx, id, "write_todos was refused.\n")
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	}
+	var raw any
+	if os.Getenv("FAKEACP_RAW") == "1" {
+		var todos []any
+		for i, t := range planTexts {
+			st := "pending"
+			if i == 0 {
+				st = "in_progress"
+			}
+			todos = append(todos, map[string]any{"description": t, "status": st})
+		}
+		raw = map[string]any{"todos": todos}
+	}
+	a.send(ctx, id, acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: "write_todos_1", Title: title, Kind: kind,
+		Status: acp.ToolCallStatusCompleted, Content: []acp.ToolCallContent{}, RawInput: raw}})
+	a.say(ctx, id, "I have set the todo list and started on the first item.\n")
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
 func lastLine(s string) string {

@@ -16,6 +16,15 @@
 // pi's auto_retry_start; Gemini CLI's and Qwen Code's retry lines on
 // standard error); "stray" replays, then exits leaving such a child;
 // "child" is that child.
+//
+// FAKECLI_CLAUDE_RULE=1 plays Claude Code 2.1.328's rule for claude: its
+// init line lists the todo tools (TodoWrite, TaskCreate, TaskGet,
+// TaskList, TaskUpdate) only when CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is in its
+// environment, and lists the tools of an --mcp-config server (their names
+// from --allowedTools) with the server's status (FAKECLI_MCP_STATUS,
+// default "connected"; a server that is not connected lends no tools).
+// Without the todo tools the model has none to call: the turn is one
+// reply in prose.
 package main
 
 import (
@@ -27,6 +36,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -73,10 +83,89 @@ func main() {
 		}
 		src = os.Getenv("FAKECLI_RESUME")
 	}
+	if kind == "claude" && os.Getenv("FAKECLI_CLAUDE_RULE") == "1" {
+		var err error
+		if src, err = claudeRule(src, args); err != nil {
+			fmt.Fprintln(os.Stderr, "fakecli:", err)
+			os.Exit(2)
+		}
+		defer os.Remove(src)
+	}
 	if err := replay(src, os.Getenv("FAKECLI_LINE_DELAY")); err != nil {
 		fmt.Fprintln(os.Stderr, "fakecli:", err)
 		os.Exit(2)
 	}
+}
+
+// claudeTodoTools are the tools Claude Code 2.1.328 hides without
+// CLAUDE_CODE_ENABLE_TODO_TOOLS=1.
+var claudeTodoTools = map[string]bool{"TodoWrite": true, "TaskCreate": true, "TaskGet": true, "TaskList": true, "TaskUpdate": true}
+
+// claudeRule writes the stream Claude Code 2.1.328 would write for the
+// transcript at src with these arguments and environment (see the package
+// doc) to a temporary file and returns its path.
+func claudeRule(src string, args []string) (string, error) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	first, rest, _ := strings.Cut(string(data), "\n")
+	var init map[string]any
+	if err := json.Unmarshal([]byte(first), &init); err != nil {
+		return "", fmt.Errorf("%s: the first line is no init line: %w", src, err)
+	}
+	enabled := os.Getenv("CLAUDE_CODE_ENABLE_TODO_TOOLS") == "1"
+	var tools []any
+	for _, t := range init["tools"].([]any) {
+		if name, _ := t.(string); enabled || !claudeTodoTools[name] {
+			tools = append(tools, t)
+		}
+	}
+	status := os.Getenv("FAKECLI_MCP_STATUS")
+	if status == "" {
+		status = "connected"
+	}
+	servers := []any{}
+	for i, a := range args {
+		if a == "--mcp-config" && i+1 < len(args) {
+			var cfg struct {
+				MCPServers map[string]any `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(args[i+1]), &cfg); err != nil {
+				return "", fmt.Errorf("--mcp-config: %w", err)
+			}
+			for name := range cfg.MCPServers {
+				servers = append(servers, map[string]any{"name": name, "status": status})
+			}
+		}
+		if a == "--allowedTools" && i+1 < len(args) && status == "connected" {
+			for _, t := range strings.Split(args[i+1], ",") {
+				if strings.HasPrefix(t, "mcp__") {
+					tools = append(tools, t)
+				}
+			}
+		}
+	}
+	init["tools"], init["mcp_servers"] = tools, servers
+	line, err := json.Marshal(init)
+	if err != nil {
+		return "", err
+	}
+	out := string(line) + "\n"
+	if enabled {
+		out += rest
+	} else {
+		id, _ := init["session_id"].(string)
+		out += `{"type":"assistant","message":{"id":"msg_plain","type":"message","role":"assistant","content":[{"type":"text","text":"I have no todo tool here, so the plan is in prose: skeleton, parser, tests."}],"stop_reason":null},"parent_tool_use_id":null,"session_id":"` + id + `"}` + "\n" +
+			`{"type":"result","subtype":"success","is_error":false,"stop_reason":"end_turn","session_id":"` + id + `","result":"I have no todo tool here, so the plan is in prose: skeleton, parser, tests."}` + "\n"
+	}
+	f, err := os.CreateTemp("", "fakecli-claude-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.WriteString(out)
+	return f.Name(), err
 }
 
 // replay copies the transcript at src to standard output, waiting delay
@@ -202,7 +291,12 @@ func record(args []string, resume, stdin, ctxFile string) error {
 		return nil
 	}
 	wd, _ := os.Getwd()
-	rec := map[string]any{"argv": args, "resume": resume, "stdin": stdin, "dir": wd, "todoshSession": os.Getenv("TODOSH_SESSION")}
+	todoTools, set := os.LookupEnv("CLAUDE_CODE_ENABLE_TODO_TOOLS")
+	if !set {
+		todoTools = "(unset)"
+	}
+	rec := map[string]any{"argv": args, "resume": resume, "stdin": stdin, "dir": wd, "todoshSession": os.Getenv("TODOSH_SESSION"),
+		"claudeTodoTools": todoTools}
 	if ctxFile != "" {
 		if fi, err := os.Stat(ctxFile); err == nil {
 			data, _ := os.ReadFile(ctxFile)

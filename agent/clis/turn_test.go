@@ -653,14 +653,7 @@ func TestCompletedItemTicksSubtasks(t *testing.T) {
 	}
 }
 
-func TestProcStat(t *testing.T) {
-	st, pg, ok := procStat([]byte("1234 (a) b (c)) S 1 777 777 0 -1"))
-	if !ok || st != 'S' || pg != 777 {
-		t.Errorf("got %c %d %v", st, pg, ok)
-	}
-	if _, _, ok := procStat([]byte("garbage")); ok {
-		t.Error("garbage parsed")
-	}
+func TestGroupAlive(t *testing.T) {
 	if groupAlive(os.Getpid()) != (syscall.Getpgrp() == os.Getpid()) {
 		t.Error("groupAlive wrong about the test's own group")
 	}
@@ -1102,4 +1095,35 @@ func TestCancelSaysLastStatus(t *testing.T) {
 		t.Errorf("last event %+v", last)
 	}
 	assertGroupGone(t, pidFile)
+}
+
+// TestEnvDefaults: a row's variables are added unless the person set
+// them, and a person's other value is what the no-list notice names.
+func TestEnvDefaults(t *testing.T) {
+	row, _ := lookup("claude")
+	tests := []struct {
+		env        []string
+		want       string // the variable's value in the result
+		overridden string
+	}{
+		{[]string{"HOME=/h"}, "1", ""},
+		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=0"}, "0", "CLAUDE_CODE_ENABLE_TODO_TOOLS=0"},
+		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, "1", ""},
+		{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TODO_TOOLS="}, "", "CLAUDE_CODE_ENABLE_TODO_TOOLS="},
+	}
+	for _, tt := range tests {
+		env := WithDefaults(tt.env, row.toolEnv)
+		if v, _ := lookupEnv(env, "CLAUDE_CODE_ENABLE_TODO_TOOLS"); v != tt.want {
+			t.Errorf("%v: value %q, want %q", tt.env, v, tt.want)
+		}
+		if got := row.overridden(env); got != tt.overridden {
+			t.Errorf("%v: overridden %q, want %q", tt.env, got, tt.overridden)
+		}
+	}
+	if codex, _ := lookup("codex"); len(WithDefaults([]string{"A=1"}, slices.Concat(codex.env, codex.toolEnv))) != 1 {
+		t.Error("codex got variables it has no row for")
+	}
+	if gemini, _ := lookup("gemini"); gemini.overridden([]string{"GEMINI_CLI_NO_RELAUNCH=0"}) != "" {
+		t.Error("a variable that does not hide todo tools is named as the cause")
+	}
 }

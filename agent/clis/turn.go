@@ -1,31 +1,15 @@
-// Package clis wraps the agent CLIs people already use — Claude Code, Codex
-// and Gemini CLI — behind agent.Agent. Each turn runs the CLI once in its
-// headless streaming mode, maps its todo events onto the session's list
-// (whole lists merged with agent.ApplyAgentList so the person's items
-// survive, Claude's Task tools applied one item at a time) and
-// saves the CLI's own session id so every later turn resumes it.
-//
-// The stream parsers (ClaudeParser, CodexParser, GeminiParser) are pure and
-// fast; this file is the process handling around them.
-// Its place in the whole is ARCHITECTURE.md §4.
 package clis
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/todosh/todosh/agent"
@@ -49,6 +33,10 @@ type Config struct {
 	// zero means no limit (the --idle-limit flag defaults to
 	// DefaultIdleLimit).
 	IdleLimit time.Duration
+	// MCPTools are todosh's MCP tools as the CLI spells them, the
+	// whole-list tool first (mcp__todosh__todo_write); empty when the CLI
+	// is not given todosh's MCP server.
+	MCPTools []string
 	// MaxRetries stops a turn whose CLI reported this many retries or
 	// reconnects in a row with nothing else between them; zero means
 	// DefaultMaxRetries.
@@ -68,10 +56,6 @@ const DefaultIdleLimit = 10 * time.Minute
 // CLI that never gives up is stopped.
 const DefaultMaxRetries = 30
 
-// outputLinger is how long todosh keeps reading after the CLI exited, in
-// case a process it left behind still holds its standard output.
-const outputLinger = 500 * time.Millisecond
-
 // New returns the backend for kind (one of Kinds) working on sess. The
 // executable is looked up when a turn starts, so a missing CLI is a turn
 // error the person can fix without restarting.
@@ -89,6 +73,12 @@ func New(kind string, cfg Config, sess agent.Session) (agent.Agent, error) {
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
+	if defaults := slices.Concat(row.env, row.toolEnv); len(defaults) > 0 {
+		if cfg.Env == nil {
+			cfg.Env = os.Environ()
+		}
+		cfg.Env = WithDefaults(cfg.Env, defaults)
+	}
 	return &cliAgent{kind: kind, row: row, cfg: cfg, sess: sess}, nil
 }
 
@@ -101,20 +91,31 @@ type cliAgent struct {
 	cfg       Config
 	sess      agent.Session
 	usesTasks bool
-	sawTodo   bool // a todo update arrived this session
-	warned    bool // the person was told the list cannot be kept
+	// tool and load are the todo tool the stream showed the session has,
+	// as the CLI spells it, and the tool that loads it when deferred.
+	tool, load string
+	sawTodo    bool // a todo update arrived this session
+	warned     bool // the person was told the list cannot be kept
 }
 
 // Name is the CLI's kind.
 func (a *cliAgent) Name() string { return a.kind }
 
-// TodoTool names the CLI's own todo tool for the continuation prompt.
+// TodoTool names the todo tool the continuation prompt names: the one the
+// stream showed the session has, else the CLI's first.
 func (a *cliAgent) TodoTool() string {
-	if a.usesTasks {
+	switch {
+	case a.usesTasks:
 		return "TaskUpdate"
+	case a.tool != "":
+		return a.tool
 	}
 	return a.row.todoTools[0]
 }
+
+// LoadTool is the tool that loads deferred tools ("ToolSearch") when the
+// stream showed the CLI has one; see agent.ToolLoader.
+func (a *cliAgent) LoadTool() string { return a.load }
 
 // turnState is what one turn has gathered from the stream.
 type turnState struct {
@@ -246,14 +247,21 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.kind, err)})
 		}
 	}
-	if a.kind == "claude" {
-		a.usesTasks = a.usesTasks || parser.(*ClaudeParser).UsesTasks
+	if tp, ok := parser.(taskParser); ok && tp.usesTasks() {
+		a.usesTasks = true
 	}
 	if st.noTool != "" && !a.sawTodo && !a.warned && a.row.listHint != "" && ctx.Err() == nil {
 		a.warned = true
-		// Two short lines: what is wrong, then what to change.
-		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, st.noTool)})
-		emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + ": " + a.row.listHint})
+		// Two short lines: what is wrong, then what to change. A variable
+		// the person set against the row's default is the likeliest cause.
+		cause, hint := st.noTool, a.row.listHint
+		if kv := a.row.overridden(a.cfg.Env); kv != "" {
+			key, _, _ := strings.Cut(kv, "=")
+			cause = kv + " in your environment hides its todo tools"
+			hint = "unset " + key + " (todosh then sets it to what " + a.kind + " needs)"
+		}
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its todo list cannot be kept: %s", a.kind, cause)})
+		emit(agent.Event{Kind: agent.EventNotice, Text: a.kind + ": " + hint})
 	}
 	res = agent.Result{FinalText: st.finalText}
 	if res.FinalText == "" {
@@ -353,12 +361,12 @@ func (a *cliAgent) dirOrCwd() string {
 }
 
 // newParser makes the turn's parser, seeded with what earlier turns left:
-// the previous list; for Claude, the task ids of the resumed session (into
-// st.tasks) and whether it uses the Task tools.
+// the previous list; for a CLI with task tools (its row's tasks), the task
+// ids of the resumed session (into st.tasks) and whether it uses them.
 func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState) Parser {
-	if a.kind == "claude" {
+	if a.row.tasks {
 		st.tasks = ClaudeTasks{Session: resume}
-		if resume != "" && s.Agent != nil && s.Agent.Kind == "claude" && s.Agent.Session == resume {
+		if resume != "" && s.Agent != nil && s.Agent.Kind == a.kind && s.Agent.Session == resume {
 			st.tasks.Tasks = slices.Clone(s.Agent.Tasks)
 		}
 		if resume != "" && len(st.tasks.Tasks) == 0 {
@@ -372,7 +380,7 @@ func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState)
 		}
 		a.usesTasks = len(st.tasks.Tasks) > 0
 	}
-	return a.row.parser(s.Todos, a.usesTasks)
+	return a.row.parser(parserIn{prev: s.Todos, usesTasks: a.usesTasks, mcpTools: a.cfg.MCPTools})
 }
 
 // handle acts on one update of the stream.
@@ -390,7 +398,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 	}
 	switch u.Kind {
 	case UpdateSession:
-		if a.kind == "claude" {
+		if a.row.tasks {
 			// A resumed session may come back under a new id; its tasks
 			// are the same tasks, and the next turn resumes the new id.
 			st.tasks.Session = u.Text
@@ -411,6 +419,8 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
 	case UpdateNoTodoTool:
 		st.noTool = u.Text
+	case UpdateTools:
+		a.tool, a.load = u.Text, u.Load
 	case UpdateTodos:
 		a.sawTodo = true
 		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
@@ -465,7 +475,7 @@ func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 		}
 		listChanged = !agent.SameList(s.Todos, out)
 		if next.Session != "" && st.pendingSession == "" {
-			s.Agent = &todostore.AgentRef{Kind: "claude", Session: next.Session, Tasks: next.Tasks}
+			s.Agent = &todostore.AgentRef{Kind: a.kind, Session: next.Session, Tasks: next.Tasks}
 		}
 		s.AppendArchive(agent.DroppedReason, archived, time.Now())
 		s.Todos = out
@@ -481,12 +491,13 @@ func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 	a.shown(todos, changed && listChanged, err, emit)
 }
 
-// saveSession records the CLI's session id (and Claude's task ids) in the
-// session file; the store writes nothing when they are already there.
+// saveSession records the CLI's session id (and its task ids, for a CLI
+// with task tools) in the session file; the store writes nothing when they
+// are already there.
 func (a *cliAgent) saveSession(id string, tasks []ClaudeTask) error {
 	_, err := a.sess.Update(func(s *todostore.Session) error {
 		ref := &todostore.AgentRef{Kind: a.kind, Session: id}
-		if a.kind == "claude" {
+		if a.row.tasks {
 			ref.Tasks = slices.Clone(tasks)
 		}
 		s.Agent = ref
@@ -499,365 +510,6 @@ func (a *cliAgent) saveSession(id string, tasks []ClaudeTask) error {
 func (a *cliAgent) hasFile() bool {
 	_, err := os.Lstat(a.sess.Store.Path(a.sess.ID))
 	return err == nil
-}
-
-// runOut is what a run leaves besides its updates.
-type runOut struct {
-	stderr string // the start and end of the CLI's standard error
-}
-
-// run starts the CLI with stdin as its standard input, feeds its output to
-// parser, and waits for it. When ctx ends it ends the CLI's whole process
-// group: SIGTERM, then SIGKILL after the grace period. Whatever the CLI
-// left behind in its group when it exited is ended the same way, so no
-// process of a turn outlives it. It returns only when the group is gone.
-func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser Parser, handle func(Update)) (runOut, error) {
-	var out runOut
-	path, err := exec.LookPath(a.cfg.Bin)
-	if err != nil {
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			return out, fmt.Errorf("%s: %s not found (install it, or name it with --agent-bin PATH)", a.kind, a.cfg.Bin)
-		}
-		return out, fmt.Errorf("%s: %w", a.kind, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return out, err
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return out, fmt.Errorf("%s: %w", a.kind, err)
-	}
-	defer pr.Close()
-	stderr := &stderrBuffer{max: 8 << 10, trouble: make(chan string, 16)}
-	cmd := exec.Command(path, args...)
-	cmd.Dir = a.cfg.Dir
-	cmd.Env = a.cfg.Env
-	// The prompt goes on stdin: never on the command line, where other
-	// users can read it and one argument is limited to 128 KiB.
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Stdout = pw
-	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Wait returns this long after the CLI exits even if something it left
-	// behind still holds its standard error open.
-	cmd.WaitDelay = outputLinger
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		return out, fmt.Errorf("%s: start %s: %w", a.kind, a.cfg.Bin, err)
-	}
-	pw.Close()
-	pgid := cmd.Process.Pid
-
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-		// Unblock a read that waits on a pipe a stray process still holds.
-		_ = pr.SetReadDeadline(time.Now().Add(outputLinger))
-	}()
-	finished := make(chan struct{})
-	var killer sync.WaitGroup
-	killer.Add(1)
-	go func() {
-		defer killer.Done()
-		select {
-		case <-ctx.Done():
-			killGroup(pgid, a.cfg.KillGrace)
-		case <-finished:
-		}
-	}()
-
-	readErr := a.read(&outputReader{f: pr, exited: exited}, parser, stderr.trouble, handle)
-	<-exited
-	close(finished)
-	killer.Wait()
-	if groupAlive(pgid) {
-		killGroup(pgid, a.cfg.KillGrace) // what the CLI forked and left behind
-	}
-	out.stderr = stderr.String()
-
-	if ctx.Err() != nil {
-		return out, ctx.Err()
-	}
-	if readErr != nil {
-		return out, fmt.Errorf("%s: read output: %w", a.kind, readErr)
-	}
-	var ee *exec.ExitError
-	if errors.As(waitErr, &ee) {
-		// The CLI's own error event, when it sent one, says more than this.
-		return out, &exitError{cli: a.kind, status: ee.ProcessState.String(), stderr: stderr.meaningfulLine()}
-	}
-	if waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return out, fmt.Errorf("%s: %w", a.kind, waitErr)
-	}
-	return out, nil
-}
-
-// read parses the CLI's output and hands each update to handle, together
-// with the trouble lines of its standard error as statuses, all on this
-// goroutine (agent.Agent emits from the caller's goroutine only). It
-// returns ParseStream's error when the output ends.
-//
-// Updates own their memory (texts come from append-only arena blocks), so
-// the parser may run ahead by a buffer's worth: fewer goroutine handoffs.
-func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handle func(Update)) error {
-	updates := make(chan Update, 64)
-	done := make(chan error, 1)
-	go func() {
-		done <- ParseStream(r, a.kind, parser, func(u Update) { updates <- u })
-	}()
-	for {
-		select {
-		case u := <-updates:
-			handle(u)
-		case line := <-trouble:
-			handle(Update{Kind: UpdateStatus, Text: line})
-		case err := <-done:
-			for { // what the parser sent before it ended, in order
-				select {
-				case u := <-updates:
-					handle(u)
-				default:
-					return err
-				}
-			}
-		}
-	}
-}
-
-// outputReader reads a CLI's standard output. Once the CLI has exited it
-// reads on until the pipe is empty and idle for outputLinger, so output
-// still buffered is never cut, while a process the CLI left behind holding
-// the pipe cannot keep the turn open.
-type outputReader struct {
-	f      *os.File
-	exited <-chan struct{}
-}
-
-func (r *outputReader) Read(p []byte) (int, error) {
-	select {
-	case <-r.exited:
-		_ = r.f.SetReadDeadline(time.Now().Add(outputLinger))
-	default:
-	}
-	n, err := r.f.Read(p)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return n, io.EOF
-	}
-	return n, err
-}
-
-// exitError is a CLI that ended with a non-zero status or a signal.
-type exitError struct {
-	cli, status, stderr string
-}
-
-func (e *exitError) Error() string {
-	if e.stderr == "" {
-		return e.cli + ": " + e.status
-	}
-	return e.cli + ": " + e.status + ": " + e.stderr
-}
-
-// killGroup ends process group pgid: SIGTERM, then SIGKILL once grace has
-// passed with members still alive. It returns when no member is running.
-func killGroup(pgid int, grace time.Duration) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		if !groupAlive(pgid) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	for i := 0; i < 500 && groupAlive(pgid); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// groupAlive reports whether a process of group pgid is still running.
-// Members that died but wait for their parent (or, orphaned, for init) to
-// reap them do not count: some inits reap seconds late. Without /proc it
-// asks the kernel, where such zombies still count.
-func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
-		return false
-	}
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, p := range procs {
-		if p.Name()[0] < '0' || p.Name()[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + p.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if state, pg, ok := procStat(data); ok && pg == pgid && state != 'Z' && state != 'X' {
-			return true
-		}
-	}
-	return false
-}
-
-// procStat reads the state and process group from a /proc/PID/stat line:
-// "pid (comm) state ppid pgrp ...", where comm may hold spaces and parens.
-func procStat(data []byte) (state byte, pgrp int, ok bool) {
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	pg, err := strconv.Atoi(f[2])
-	if err != nil {
-		return 0, 0, false
-	}
-	return f[0][0], pg, true
-}
-
-// stderrBuffer keeps the first and the last max bytes written to it: a
-// CLI's standard error, for the line that says why it failed. A usage
-// complaint is at the start, before the help text; most errors at the end.
-//
-// Lines that tell of trouble as it happens (Gemini CLI's "Attempt 2 failed
-// with status 429. Retrying with backoff...", Qwen Code's "[qwen-code]
-// Waiting for API capacity... attempt 3, retry in 45s") also go to trouble,
-// when it is not nil and has room, to be shown as the agent's status.
-type stderrBuffer struct {
-	mu         sync.Mutex
-	head, tail []byte
-	max        int
-	cut        bool // bytes between head and tail were dropped
-	trouble    chan string
-	line       []byte // the line being written, up to maxTroubleLine bytes
-}
-
-// maxTroubleLine bounds a line of standard error kept to look for trouble.
-const maxTroubleLine = 1 << 10
-
-func (b *stderrBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.scanTrouble(p)
-	n := len(p)
-	if room := b.max - len(b.head); room > 0 {
-		k := min(room, len(p))
-		b.head = append(b.head, p[:k]...)
-		p = p[k:]
-	}
-	b.tail = append(b.tail, p...)
-	if over := len(b.tail) - b.max; over > 0 {
-		b.tail = append(b.tail[:0], b.tail[over:]...)
-		b.cut = true
-	}
-	return n, nil
-}
-
-// scanTrouble passes the trouble lines completed by p to b.trouble.
-func (b *stderrBuffer) scanTrouble(p []byte) {
-	if b.trouble == nil {
-		return
-	}
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		seg := p
-		if i >= 0 {
-			seg = p[:i]
-		}
-		if room := maxTroubleLine - len(b.line); room > 0 {
-			b.line = append(b.line, seg[:min(room, len(seg))]...)
-		}
-		if i < 0 {
-			return
-		}
-		if l := strings.TrimSpace(string(b.line)); troubleLine(l) {
-			select {
-			case b.trouble <- todostore.ShortLine(strings.TrimPrefix(l, "[qwen-code] "), 200):
-			default: // the status is behind; the next line will do
-			}
-		}
-		b.line, p = b.line[:0], p[i+1:]
-	}
-}
-
-// troubleWords mark a line of standard error that tells of trouble the CLI
-// is working through, in lower case.
-var troubleWords = []string{"retrying", "retry in", "reconnecting", "rate limit", "waiting for api capacity", "status 429", "status 529", "overloaded"}
-
-// troubleLine reports whether a line of standard error tells of trouble
-// the CLI is working through.
-func troubleLine(l string) bool {
-	low := strings.ToLower(l)
-	for _, w := range troubleWords {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// String is what was kept, with a line marking a gap.
-func (b *stderrBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cut {
-		return string(b.head) + "\n…\n" + string(b.tail)
-	}
-	return string(b.head) + string(b.tail)
-}
-
-// meaningfulLine is the line of what was written that best says why the
-// CLI failed, cut to one short line.
-func (b *stderrBuffer) meaningfulLine() string {
-	return todostore.ShortLine(meaningfulLine(b.String()), 300)
-}
-
-// meaningfulLine picks the line of a CLI's error output that names the
-// cause: the last line that reads as an error ("Error: …", "fatal: …",
-// "Unknown argument: verbose"), else the last line that is not help text
-// (an option's description, a usage line), else the last line.
-func meaningfulLine(text string) string {
-	best, bestScore := "", -1
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || l == "…" {
-			continue
-		}
-		if score := lineScore(l); score >= bestScore {
-			best, bestScore = l, score
-		}
-	}
-	return best
-}
-
-// errorWords are what an error line of the CLIs says, in lower case.
-var errorWords = []string{"error", "unknown", "invalid", "not found", "failed", "cannot", "can't", "denied", "refused", "missing", "unexpected", "not supported", "no such", "exceeded", "expired", "unauthorized", "forbidden"}
-
-// lineScore ranks a line of error output: 3 an error's own line, 2 a line
-// with an error word, 1 any other line, 0 help text.
-func lineScore(l string) int {
-	low := strings.ToLower(l)
-	if strings.HasPrefix(low, "-") || strings.HasPrefix(low, "usage:") || (strings.HasSuffix(low, "]") && strings.Contains(low, "  ")) {
-		return 0 // "-h, --help  Show help  [boolean]", "Usage: qwen [options]"
-	}
-	for _, p := range []string{"error", "fatal", "panic"} {
-		if strings.HasPrefix(low, p) || strings.HasPrefix(low, "[error") {
-			return 3
-		}
-	}
-	for _, w := range errorWords {
-		if strings.Contains(low, w) {
-			return 2
-		}
-	}
-	return 1
 }
 
 // insideGitRepo reports whether dir or one of its parents holds .git.

@@ -20,8 +20,8 @@ import (
 // still reported as malformed. Payloads that matter (todo lists) are then
 // decoded with encoding/json from the sub-slice the scanner found.
 
-// jscanMaxDepth bounds nesting so hostile input cannot exhaust memory.
-const jscanMaxDepth = 10000
+// jsonMaxDepth bounds nesting so hostile input cannot exhaust memory.
+const jsonMaxDepth = 10000
 
 var errJSONSyntax = errors.New("invalid JSON")
 
@@ -33,8 +33,8 @@ func jsonSyntaxErr(data []byte, i int, what string) error {
 	return fmt.Errorf("%w: %s at offset %d of %d", errJSONSyntax, what, i, len(data))
 }
 
-// jscanWS returns the index of the first non-whitespace byte at or after i.
-func jscanWS(data []byte, i int) int {
+// jsonWS returns the index of the first non-whitespace byte at or after i.
+func jsonWS(data []byte, i int) int {
 	for i < len(data) && data[i] <= ' ' {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r':
@@ -46,13 +46,13 @@ func jscanWS(data []byte, i int) int {
 	return i
 }
 
-// jscanString returns the index just after the string that starts with the
+// jsonSkipString returns the index just after the string that starts with the
 // quote at data[i]. Most strings in these streams are short keys and
 // values: they are scanned eight bytes at a time for a quote or a
-// backslash; past jscanShort bytes, bytes.IndexByte (vectorised) takes over.
-func jscanString(data []byte, i int) (int, error) {
+// backslash; past jsonShort bytes, bytes.IndexByte (vectorised) takes over.
+func jsonSkipString(data []byte, i int) (int, error) {
 	j := i + 1
-	for j+8 <= len(data) && j-i < jscanShort {
+	for j+8 <= len(data) && j-i < jsonShort {
 		w := binary.LittleEndian.Uint64(data[j:])
 		m := swarHas(w, '"') | swarHas(w, '\\')
 		if m == 0 {
@@ -65,7 +65,7 @@ func jscanString(data []byte, i int) (int, error) {
 		}
 		j += 2 // a backslash and the byte it escapes
 	}
-	for j < len(data) && j-i < jscanShort {
+	for j < len(data) && j-i < jsonShort {
 		switch data[j] {
 		case '"':
 			return j + 1, nil
@@ -95,32 +95,32 @@ func jscanString(data []byte, i int) (int, error) {
 	}
 }
 
-// jscanFixed reads a line written in a fixed shape: it expects lit at
+// jsonFixed reads a line written in a fixed shape: it expects lit at
 // data[i], ending with the opening quote of a string, and returns where
 // that string starts (the quote) and ends. ok is false for anything else.
-func jscanFixed(data []byte, i int, lit string) (start, end int, ok bool) {
+func jsonFixed(data []byte, i int, lit string) (start, end int, ok bool) {
 	if !bytes.HasPrefix(data[i:], []byte(lit)) {
 		return 0, 0, false
 	}
 	start = i + len(lit) - 1
-	end, err := jscanString(data, start)
+	end, err := jsonSkipString(data, start)
 	return start, end, err == nil
 }
 
-// jstring is a raw JSON string value with what jscanText learnt of it on
+// scannedText is a raw JSON string value with what jsonText learnt of it on
 // the way, which spares decoding a second look at its bytes.
-type jstring struct {
+type scannedText struct {
 	raw   []byte
 	plain bool // no escapes
 	ascii bool // plain and all ASCII: no UTF-8 check either
 }
 
-// jscanText reads the string that starts with the quote at data[i], a
+// jsonText reads the string that starts with the quote at data[i], a
 // message text as a rule, and returns its end. Texts rarely hold escapes:
 // one pass looks at eight bytes at a time for the closing quote, a
 // backslash and a high bit at once, and only a string with a backslash is
-// read again by jscanString.
-func jscanText(data []byte, i int) (int, jstring, error) {
+// read again by jsonSkipString.
+func jsonText(data []byte, i int) (int, scannedText, error) {
 	const hi = 0x8080808080808080
 	var high uint64
 	j := i + 1
@@ -129,36 +129,36 @@ func jscanText(data []byte, i int) (int, jstring, error) {
 		if m := swarHas(w, '"') | swarHas(w, '\\'); m != 0 {
 			n := bits.TrailingZeros64(m) / 8
 			if data[j+n] != '"' {
-				return jscanEscaped(data, i)
+				return jsonEscaped(data, i)
 			}
 			high |= w & hi & (1<<(8*n) - 1)
-			return j + n + 1, jstring{raw: data[i : j+n+1], plain: true, ascii: high == 0}, nil
+			return j + n + 1, scannedText{raw: data[i : j+n+1], plain: true, ascii: high == 0}, nil
 		}
 		high |= w & hi
 	}
 	for ; j < len(data); j++ {
 		switch c := data[j]; {
 		case c == '"':
-			return j + 1, jstring{raw: data[i : j+1], plain: true, ascii: high == 0}, nil
+			return j + 1, scannedText{raw: data[i : j+1], plain: true, ascii: high == 0}, nil
 		case c == '\\':
-			return jscanEscaped(data, i)
+			return jsonEscaped(data, i)
 		case c >= utf8.RuneSelf:
 			high = 1
 		}
 	}
-	return 0, jstring{}, jsonSyntaxErr(data, i, "unterminated string")
+	return 0, scannedText{}, jsonSyntaxErr(data, i, "unterminated string")
 }
 
-func jscanEscaped(data []byte, i int) (int, jstring, error) {
-	end, err := jscanString(data, i)
+func jsonEscaped(data []byte, i int) (int, scannedText, error) {
+	end, err := jsonSkipString(data, i)
 	if err != nil {
-		return 0, jstring{}, err
+		return 0, scannedText{}, err
 	}
-	return end, jstring{raw: data[i:end]}, nil
+	return end, scannedText{raw: data[i:end]}, nil
 }
 
-// jscanShort is the length up to which strings are scanned word by word.
-const jscanShort = 64
+// jsonShort is the length up to which strings are scanned word by word.
+const jsonShort = 64
 
 // swarHas sets the high bit of each byte of w that equals c; the lowest
 // set bit is exact (higher ones may be false after a match, which is
@@ -169,23 +169,23 @@ func swarHas(w uint64, c byte) uint64 {
 	return (x - lo) & ^x & hi
 }
 
-// jscanValue returns the index just after the JSON value that starts at
+// jsonValue returns the index just after the JSON value that starts at
 // data[i] (no leading whitespace). Containers are walked without recursion.
-func jscanValue(data []byte, i int) (int, error) {
+func jsonValue(data []byte, i int) (int, error) {
 	if i >= len(data) {
 		return 0, jsonSyntaxErr(data, i, "missing value")
 	}
 	switch c := data[i]; {
 	case c == '"':
-		return jscanString(data, i)
+		return jsonSkipString(data, i)
 	case c == '{' || c == '[':
-		return jscanContainer(data, i)
+		return jsonContainer(data, i)
 	case c == 't':
-		return jscanLiteral(data, i, "true")
+		return jsonLiteral(data, i, "true")
 	case c == 'f':
-		return jscanLiteral(data, i, "false")
+		return jsonLiteral(data, i, "false")
 	case c == 'n':
-		return jscanLiteral(data, i, "null")
+		return jsonLiteral(data, i, "null")
 	case c == '-' || (c >= '0' && c <= '9'):
 		j := i + 1
 		for j < len(data) {
@@ -202,23 +202,23 @@ func jscanValue(data []byte, i int) (int, error) {
 	}
 }
 
-func jscanLiteral(data []byte, i int, lit string) (int, error) {
+func jsonLiteral(data []byte, i int, lit string) (int, error) {
 	if !bytes.HasPrefix(data[i:], []byte(lit)) {
 		return 0, jsonSyntaxErr(data, i, "bad literal")
 	}
 	return i + len(lit), nil
 }
 
-// jscanContainer skips the object or array at data[i], keeping a stack of
+// jsonContainer skips the object or array at data[i], keeping a stack of
 // open brackets instead of recursing.
-func jscanContainer(data []byte, i int) (int, error) {
+func jsonContainer(data []byte, i int) (int, error) {
 	var stackBuf [64]byte
 	stack := append(stackBuf[:0], data[i])
 	i++
 	// member: a value (or key) may come next; closing: a bracket may.
 	member, closing := true, true
 	for {
-		i = jscanWS(data, i)
+		i = jsonWS(data, i)
 		if i >= len(data) {
 			return 0, jsonSyntaxErr(data, i, "unterminated container")
 		}
@@ -245,20 +245,20 @@ func jscanContainer(data []byte, i int) (int, error) {
 				return 0, jsonSyntaxErr(data, i, "expected object key")
 			}
 			var err error
-			if i, err = jscanString(data, i); err != nil {
+			if i, err = jsonSkipString(data, i); err != nil {
 				return 0, err
 			}
-			i = jscanWS(data, i)
+			i = jsonWS(data, i)
 			if i >= len(data) || data[i] != ':' {
 				return 0, jsonSyntaxErr(data, i, "expected :")
 			}
-			i = jscanWS(data, i+1)
+			i = jsonWS(data, i+1)
 			if i >= len(data) {
 				return 0, jsonSyntaxErr(data, i, "missing value")
 			}
 		}
 		if c := data[i]; c == '{' || c == '[' {
-			if len(stack) >= jscanMaxDepth {
+			if len(stack) >= jsonMaxDepth {
 				return 0, jsonSyntaxErr(data, i, "nesting too deep")
 			}
 			stack = append(stack, c)
@@ -267,26 +267,26 @@ func jscanContainer(data []byte, i int) (int, error) {
 			continue
 		}
 		var err error
-		if i, err = jscanValue(data, i); err != nil {
+		if i, err = jsonValue(data, i); err != nil {
 			return 0, err
 		}
 		member, closing = false, true
 	}
 }
 
-// jscanObject walks the object whose value starts at data[i] in one pass.
+// jsonObject walks the object whose value starts at data[i] in one pass.
 // For each member it calls fn with the key (without quotes, escapes kept)
 // and the index where the value starts; fn either consumes the value itself
-// (descending into it with jscanObject or jscanArray, or taking its bytes
-// with jscanRaw) and returns its end, or returns -1 to have it skipped. It
+// (descending into it with jsonObject or jsonArray, or taking its bytes
+// with jsonRaw) and returns its end, or returns -1 to have it skipped. It
 // returns the index after the object. Another JSON value there has no
 // members and is only checked.
-func jscanObject(data []byte, i int, fn func(key []byte, v int) (int, error)) (int, error) {
-	i = jscanWS(data, i)
+func jsonObject(data []byte, i int, fn func(key []byte, v int) (int, error)) (int, error) {
+	i = jsonWS(data, i)
 	if i >= len(data) || data[i] != '{' {
-		return jscanValue(data, i)
+		return jsonValue(data, i)
 	}
-	i = jscanWS(data, i+1)
+	i = jsonWS(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, nil
 	}
@@ -294,32 +294,32 @@ func jscanObject(data []byte, i int, fn func(key []byte, v int) (int, error)) (i
 		if i >= len(data) || data[i] != '"' {
 			return 0, jsonSyntaxErr(data, i, "expected object key")
 		}
-		end, err := jscanString(data, i)
+		end, err := jsonSkipString(data, i)
 		if err != nil {
 			return 0, err
 		}
 		key := data[i+1 : end-1]
-		i = jscanWS(data, end)
+		i = jsonWS(data, end)
 		if i >= len(data) || data[i] != ':' {
 			return 0, jsonSyntaxErr(data, i, "expected :")
 		}
-		i = jscanWS(data, i+1)
+		i = jsonWS(data, i+1)
 		vend, err := fn(key, i)
 		if err != nil {
 			return 0, err
 		}
 		if vend < 0 {
-			if vend, err = jscanValue(data, i); err != nil {
+			if vend, err = jsonValue(data, i); err != nil {
 				return 0, err
 			}
 		}
-		i = jscanWS(data, vend)
+		i = jsonWS(data, vend)
 		if i >= len(data) {
 			return 0, jsonSyntaxErr(data, i, "unterminated object")
 		}
 		switch data[i] {
 		case ',':
-			i = jscanWS(data, i+1)
+			i = jsonWS(data, i+1)
 		case '}':
 			return i + 1, nil
 		default:
@@ -328,15 +328,15 @@ func jscanObject(data []byte, i int, fn func(key []byte, v int) (int, error)) (i
 	}
 }
 
-// jscanArray walks the array whose value starts at data[i], calling fn with
+// jsonArray walks the array whose value starts at data[i], calling fn with
 // the start of each element; fn returns the element's end or -1 to skip
-// it, as for jscanObject. Another JSON value there has no elements.
-func jscanArray(data []byte, i int, fn func(v int) (int, error)) (int, error) {
-	i = jscanWS(data, i)
+// it, as for jsonObject. Another JSON value there has no elements.
+func jsonArray(data []byte, i int, fn func(v int) (int, error)) (int, error) {
+	i = jsonWS(data, i)
 	if i >= len(data) || data[i] != '[' {
-		return jscanValue(data, i)
+		return jsonValue(data, i)
 	}
-	i = jscanWS(data, i+1)
+	i = jsonWS(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return i + 1, nil
 	}
@@ -346,17 +346,17 @@ func jscanArray(data []byte, i int, fn func(v int) (int, error)) (int, error) {
 			return 0, err
 		}
 		if end < 0 {
-			if end, err = jscanValue(data, i); err != nil {
+			if end, err = jsonValue(data, i); err != nil {
 				return 0, err
 			}
 		}
-		i = jscanWS(data, end)
+		i = jsonWS(data, end)
 		if i >= len(data) {
 			return 0, jsonSyntaxErr(data, i, "unterminated array")
 		}
 		switch data[i] {
 		case ',':
-			i = jscanWS(data, i+1)
+			i = jsonWS(data, i+1)
 		case ']':
 			return i + 1, nil
 		default:
@@ -365,79 +365,79 @@ func jscanArray(data []byte, i int, fn func(v int) (int, error)) (int, error) {
 	}
 }
 
-// jscanRaw takes the bytes of the value at data[v] into *dst and returns
+// jsonRaw takes the bytes of the value at data[v] into *dst and returns
 // its end.
-func jscanRaw(data []byte, v int, dst *[]byte) (int, error) {
-	end, err := jscanValue(data, v)
+func jsonRaw(data []byte, v int, dst *[]byte) (int, error) {
+	end, err := jsonValue(data, v)
 	if err == nil {
 		*dst = data[v:end]
 	}
 	return end, err
 }
 
-// jfield names a member to pick and where its raw value goes.
-type jfield struct {
+// jsonField names a member to pick and where its raw value goes.
+type jsonField struct {
 	key string
 	dst *[]byte
 }
 
-// jscanPick walks the object at data[v], storing the raw value of each
+// jsonPick walks the object at data[v], storing the raw value of each
 // member named in fields, and returns the object's end.
-func jscanPick(data []byte, v int, fields ...jfield) (int, error) {
-	return jscanObject(data, v, func(key []byte, v int) (int, error) {
-		return jscanPickMember(data, key, v, fields)
+func jsonPick(data []byte, v int, fields ...jsonField) (int, error) {
+	return jsonObject(data, v, func(key []byte, v int) (int, error) {
+		return jsonPickMember(data, key, v, fields)
 	})
 }
 
-// jscanPickMember takes the value at data[v] if key is one of fields, or
+// jsonPickMember takes the value at data[v] if key is one of fields, or
 // has it skipped (-1).
-func jscanPickMember(data, key []byte, v int, fields []jfield) (int, error) {
+func jsonPickMember(data, key []byte, v int, fields []jsonField) (int, error) {
 	for _, f := range fields {
 		if string(key) == f.key {
-			return jscanRaw(data, v, f.dst)
+			return jsonRaw(data, v, f.dst)
 		}
 	}
 	return -1, nil
 }
 
-// jscanPickLine is jscanPick for a whole line.
-func jscanPickLine(line []byte, fields ...jfield) error {
-	end, err := jscanPick(line, 0, fields...)
+// jsonPickLine is jsonPick for a whole line.
+func jsonPickLine(line []byte, fields ...jsonField) error {
+	end, err := jsonPick(line, 0, fields...)
 	if err != nil {
 		return err
 	}
-	return jscanTrailer(line, end)
+	return jsonTrailer(line, end)
 }
 
-// jscanPickError is jscanPickLine that also reads .error.message, the
+// jsonPickError is jsonPickLine that also reads .error.message, the
 // shape Codex's turn.failed and Gemini's result use, into msg.
-func jscanPickError(line []byte, msg *[]byte, fields ...jfield) error {
-	return jscanLine(line, func(key []byte, v int) (int, error) {
+func jsonPickError(line []byte, msg *[]byte, fields ...jsonField) error {
+	return jsonLine(line, func(key []byte, v int) (int, error) {
 		if string(key) == "error" {
-			return jscanPick(line, v, jfield{"message", msg})
+			return jsonPick(line, v, jsonField{"message", msg})
 		}
-		return jscanPickMember(line, key, v, fields)
+		return jsonPickMember(line, key, v, fields)
 	})
 }
 
-// jscanLine walks a whole line that must be one JSON object.
-func jscanLine(line []byte, fn func(key []byte, v int) (int, error)) error {
-	end, err := jscanObject(line, 0, fn)
+// jsonLine walks a whole line that must be one JSON object.
+func jsonLine(line []byte, fn func(key []byte, v int) (int, error)) error {
+	end, err := jsonObject(line, 0, fn)
 	if err != nil {
 		return err
 	}
-	return jscanTrailer(line, end)
+	return jsonTrailer(line, end)
 }
 
-// jscanFields calls fn with the raw key and raw value of each member of
+// jsonFields calls fn with the raw key and raw value of each member of
 // the object data holds; empty data or another JSON value has no members.
 // An error means data is not JSON.
-func jscanFields(data []byte, fn func(key, val []byte)) error {
+func jsonFields(data []byte, fn func(key, val []byte)) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
-	return jscanLine(data, func(key []byte, v int) (int, error) {
-		end, err := jscanValue(data, v)
+	return jsonLine(data, func(key []byte, v int) (int, error) {
+		end, err := jsonValue(data, v)
 		if err == nil {
 			fn(key, data[v:end])
 		}
@@ -445,22 +445,22 @@ func jscanFields(data []byte, fn func(key, val []byte)) error {
 	})
 }
 
-// jscanTrailer refuses anything but whitespace after a top-level value.
-func jscanTrailer(data []byte, i int) error {
-	if i = jscanWS(data, i); i != len(data) {
+// jsonTrailer refuses anything but whitespace after a top-level value.
+func jsonTrailer(data []byte, i int) error {
+	if i = jsonWS(data, i); i != len(data) {
 		return jsonSyntaxErr(data, i, "data after the value")
 	}
 	return nil
 }
 
-// jscanElements calls fn with each raw element of the array that data
+// jsonElements calls fn with each raw element of the array that data
 // holds. Another value (null, say) has no elements.
-func jscanElements(data []byte, fn func(val []byte)) error {
+func jsonElements(data []byte, fn func(val []byte)) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
-	_, err := jscanArray(data, 0, func(v int) (int, error) {
-		end, err := jscanValue(data, v)
+	_, err := jsonArray(data, 0, func(v int) (int, error) {
+		end, err := jsonValue(data, v)
 		if err == nil {
 			fn(data[v:end])
 		}
@@ -490,12 +490,12 @@ const (
 // message is shown; anything else is "".
 func (a *textArena) text(raw []byte) string { return a.decode(raw, true) }
 
-// str decodes a raw JSON string value as jscanStr does.
+// str decodes a raw JSON string value as jsonStr does.
 func (a *textArena) str(raw []byte) string { return a.decode(raw, false) }
 
-// scanned decodes a string jscanText read, as text does when nl is set
+// scanned decodes a string jsonText read, as text does when nl is set
 // and as str does otherwise.
-func (a *textArena) scanned(s jstring, nl bool) string {
+func (a *textArena) scanned(s scannedText, nl bool) string {
 	if s.plain {
 		return a.plain(s.raw[1:len(s.raw)-1], s.ascii, nl)
 	}
@@ -517,7 +517,7 @@ func (a *textArena) decode(raw []byte, nl bool) string {
 	if ok {
 		return a.add(b, nl)
 	}
-	s := jscanStr(raw)
+	s := jsonStr(raw)
 	if nl && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
@@ -654,9 +654,9 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// jscanStr decodes a raw JSON string value; anything else (null, a number)
+// jsonStr decodes a raw JSON string value; anything else (null, a number)
 // is "". Invalid UTF-8 becomes U+FFFD as encoding/json would make it.
-func jscanStr(raw []byte) string {
+func jsonStr(raw []byte) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""
 	}
@@ -677,10 +677,10 @@ func jscanStr(raw []byte) string {
 	return s
 }
 
-// jscanIsNull reports whether a raw value is absent or JSON null.
-func jscanIsNull(raw []byte) bool {
+// jsonIsNull reports whether a raw value is absent or JSON null.
+func jsonIsNull(raw []byte) bool {
 	return len(raw) == 0 || (len(raw) == 4 && string(raw) == "null")
 }
 
-// jscanTrue reports whether a raw value is JSON true.
-func jscanTrue(raw []byte) bool { return len(raw) == 4 && string(raw) == "true" }
+// jsonTrue reports whether a raw value is JSON true.
+func jsonTrue(raw []byte) bool { return len(raw) == 4 && string(raw) == "true" }
