@@ -81,8 +81,8 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			fmt.Fprintf(stdout, "hooks do nothing in this environment (%s)\n", why)
 		}
 		for _, a := range hooks.Agents() {
-			for _, sc := range []hooks.Scope{hooks.ScopeUser, hooks.ScopeProject} {
-				fmt.Fprintln(stdout, hooks.Status(a.Path(sc, home, cwd, getenv), a, sc).Line())
+			for _, r := range hookReports(a, home, cwd, getenv) {
+				fmt.Fprintln(stdout, r.Line())
 			}
 		}
 		return repl.ExitOK
@@ -126,13 +126,30 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		} else {
 			fmt.Fprintf(stdout, "todosh's hooks for %s are already in %s\n", a.Title, path)
 		}
-		for _, t := range hooks.Status(path, a, scope).Todo() {
-			fmt.Fprintf(stdout, "next: %s\n", t)
+		for _, r := range hookReports(a, home, cwd, getenv) {
+			if r.Scope != scope {
+				continue
+			}
+			for _, t := range r.Todo() {
+				fmt.Fprintf(stdout, "next: %s\n", t)
+			}
 		}
 		return repl.ExitOK
 	default:
 		return fail("unknown command %q: want install, uninstall or status", cmd)
 	}
+}
+
+// hookReports are the agent's settings files, user then project, as
+// `todosh hooks status` reports them; its todo tool counts as on when
+// either file or the environment turns it on, as the agent merges them.
+func hookReports(a hooks.Agent, home, cwd string, getenv func(string) string) []hooks.Report {
+	var reps []hooks.Report
+	for _, sc := range []hooks.Scope{hooks.ScopeUser, hooks.ScopeProject} {
+		reps = append(reps, hooks.Status(a.Path(sc, home, cwd, getenv), a, sc))
+	}
+	hooks.ShareToolOn(reps, getenv)
+	return reps
 }
 
 // runHook is `todosh hook AGENT EVENT`, the command the installed entries

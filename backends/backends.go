@@ -161,7 +161,7 @@ var cliExtras = map[string]cliExtra{
 	"claude": {"Claude Code", claudeMCP, todotools.SpellClaude, "@anthropic-ai/claude-code", checkClaude},
 	"codex":  {"Codex CLI", codexMCP, todotools.SpellClaude, "@openai/codex", checkCodex},
 	"gemini": {title: "Gemini CLI", pkg: "@google/gemini-cli", check: checkGemini},
-	"qwen":   {title: "Qwen Code", pkg: "@qwen-code/qwen-code"},
+	"qwen":   {title: "Qwen Code", pkg: "@qwen-code/qwen-code", check: checkQwen},
 	"pi":     {title: "pi", pkg: "@mariozechner/pi-coding-agent"},
 }
 

@@ -74,6 +74,25 @@ func checkGemini(string, func(string) string) Check {
 		Notes: []string{"the default model (auto) may be offered no write_todos: pass --agent-arg=-m --agent-arg=gemini-2.5-pro"}}
 }
 
+// qwenHidesTodos is the first Qwen Code known to offer todo_write only
+// when its settings turn it on: 0.24.4 does, 0.15.10 offered it always
+// (the versions between were not checked).
+const qwenHidesTodos = "0.24.0"
+
+// QwenTodoSetting is the settings member that turns Qwen Code's todo_write
+// on since qwenHidesTodos.
+const QwenTodoSetting = `"tools": {"todoWrite": {"enabled": true}}`
+
+func checkQwen(v string, _ func(string) string) Check {
+	c := Check{TodoTools: "todo_write"}
+	if v == "" || versionAtLeast(v, qwenHidesTodos) {
+		c.TodoTools = "todo_write, only when its settings turn it on"
+		c.Notes = []string{"Qwen Code " + qwenHidesTodos[:4] + " and later offer no todo_write (so no list is kept) without " +
+			QwenTodoSetting + " in ~/.qwen/settings.json or the project's .qwen/settings.json"}
+	}
+	return c
+}
+
 func checkClaudeACP(_ string, getenv func(string) string) Check {
 	mcp := todotools.SpellClaude.Of(todotools.Write)
 	return Check{TodoTools: "TodoWrite or the Task tools, sent as plan updates", MCP: mcp + " in session/new, approved by todosh",

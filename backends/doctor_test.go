@@ -46,6 +46,20 @@ func TestClaudeRules(t *testing.T) {
 	}
 }
 
+// TestQwenRules: Qwen Code 0.24 and later need a setting for todo_write
+// (seen with 0.24.4); 0.15.10 offered it without one.
+func TestQwenRules(t *testing.T) {
+	none := func(string) string { return "" }
+	if c := checkQwen("0.15.10", none); c.TodoTools != "todo_write" || len(c.Notes) != 0 {
+		t.Errorf("0.15.10: %+v", c)
+	}
+	for _, v := range []string{"0.24.4", "1.0.0", ""} {
+		if c := checkQwen(v, none); len(c.Notes) != 1 || !strings.Contains(c.Notes[0], QwenTodoSetting) || !strings.Contains(c.Notes[0], "0.24 and later") {
+			t.Errorf("%q: %+v", v, c)
+		}
+	}
+}
+
 // FuzzParseVersion: any string parses or not without panicking, and a
 // version is at least itself.
 func FuzzParseVersion(f *testing.F) {

@@ -177,7 +177,7 @@ func (r *Registry) runList(x *call) error {
 		return fmt.Errorf("page %d out of range (%s)", page, span("", pages))
 	}
 	r.remember(x.env, rows)
-	if err := x.printFit(renderPage(rows, page, x.env.now())); err != nil {
+	if err := x.printFit(renderPage(rows, page, x.env.now(), x.env.width())); err != nil {
 		return err
 	}
 	if x.env.Ask == nil || len(rows) < 2 {
@@ -197,7 +197,7 @@ func (r *Registry) runList(x *call) error {
 
 // renderPage is the text of one page of /todo list. Only the lists of
 // this page are parsed; columns are aligned within the page.
-func renderPage(rows []listRow, page int, now time.Time) string {
+func renderPage(rows []listRow, page int, now time.Time, cols int) string {
 	pages := (len(rows) + pageSize - 1) / pageSize
 	first := (page - 1) * pageSize
 	last := min(first+pageSize, len(rows))
@@ -216,8 +216,10 @@ func renderPage(rows []listRow, page int, now time.Time) string {
 	for _, c := range cells {
 		num := strings.Repeat(" ", widths[0]-len(c[0])) + c[0]
 		line := num + " " + pad(c[1], widths[1]) + "  " + pad(c[2], widths[2]) + "  " + pad(c[3], widths[3]) + "  " + pad(c[4], widths[4]) + "  " + c[5]
-		b.WriteString(strings.TrimRight(line, " "))
-		b.WriteByte('\n')
+		// A row too wide for the terminal hangs under the age column on
+		// every row alike (FitLines would take the blank mark of "2  id"
+		// for the gap before the second column).
+		b.WriteString(todostore.FitLineAt(strings.TrimRight(line, " "), cols, widths[0]+1+widths[1]+2))
 	}
 	b.WriteString(pageLine(page, pages, "/todo list"))
 	return b.String()

@@ -325,6 +325,47 @@ func TestHooksFakeAgents(t *testing.T) {
 	}
 }
 
+// TestHooksToolOn: install and status through the binary name the setting
+// without which Claude Code 2.1.233+ and Qwen Code 0.24 offer no todo tool,
+// until the settings file or the environment turns it on.
+func TestHooksToolOn(t *testing.T) {
+	h := newHome(t)
+	for _, tc := range []struct{ agent, want, file, setting string }{
+		{"claude", "CLAUDE_CODE_ENABLE_TODO_TOOLS=1", ".claude/settings.json", `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}`},
+		{"qwen", `"todoWrite": {"enabled": true}`, ".qwen/settings.json", `{"tools": {"todoWrite": {"enabled": true}}}`},
+	} {
+		r := h.script(t, h.dir, "", "hooks", "install", tc.agent)
+		if r.code != 0 || !strings.Contains(r.stdout, "next: ") || !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("install %s: %+v", tc.agent, r)
+		}
+		status := regexp.MustCompile(`(?m)^` + tc.agent + `\s+user\s+installed\s.*\n\s+→ .*` + regexp.QuoteMeta(tc.want))
+		if r := h.script(t, h.dir, "", "hooks", "status"); !status.MatchString(r.stdout) {
+			t.Errorf("status before %s's setting:\n%s", tc.agent, r.stdout)
+		}
+		// The person turns it on in the file; install keeps it.
+		path := filepath.Join(h.dir, tc.file)
+		h.script(t, h.dir, "", "hooks", "uninstall", tc.agent)
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		os.WriteFile(path, []byte(tc.setting), 0o600)
+		r = h.script(t, h.dir, "", "hooks", "install", tc.agent)
+		if r.code != 0 || strings.Contains(r.stdout, tc.want) {
+			t.Errorf("install %s with the setting: %+v", tc.agent, r)
+		}
+		if r := h.script(t, h.dir, "", "hooks", "status"); strings.Contains(r.stdout, tc.want) {
+			t.Errorf("status with %s's setting:\n%s", tc.agent, r.stdout)
+		}
+	}
+	// The variable in the environment counts for Claude Code.
+	os.WriteFile(filepath.Join(h.dir, ".claude/settings.json"), []byte("{}"), 0o600)
+	h.script(t, h.dir, "", "hooks", "install", "claude")
+	cmd := exec.Command(binary, "hooks", "status")
+	cmd.Env, cmd.Dir = append(h.env(), "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"), h.dir
+	out, err := cmd.Output()
+	if err != nil || strings.Contains(string(out), "CLAUDE_CODE_ENABLE_TODO_TOOLS") {
+		t.Errorf("status with the variable set: %v\n%s", err, out)
+	}
+}
+
 // TestHooksInstallKeepsFile: install and uninstall through the binary on
 // a settings file with the person's own hooks and a mode of its own.
 func TestHooksInstallKeepsFile(t *testing.T) {

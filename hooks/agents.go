@@ -89,7 +89,26 @@ type Agent struct {
 	// Todo is what the person must still do after install, per scope
 	// ("" when nothing).
 	Todo string
+	// toolOn is how the agent's own todo tool is turned on where its
+	// newer releases hide it; nil when it is always there. Without the
+	// tool there is no list to mirror or to keep going on.
+	toolOn *toolSwitch
 }
+
+// toolSwitch turns an agent's todo tool on: a settings key path whose value
+// is one of on (compared case-insensitively with a string's text or a
+// literal's JSON), or the variable env set to one of on in the
+// environment.
+type toolSwitch struct {
+	path []string
+	env  string
+	on   []string
+	// todo is the line `todosh hooks status` prints while it is off.
+	todo string
+}
+
+// truthy are the values that turn a switch on.
+var truthy = []string{"1", "true", "yes", "on"}
 
 // agentsTable is every agent todosh installs hooks for, in the order
 // `todosh hooks status` lists them. Shapes were checked against each
@@ -106,6 +125,14 @@ var agentsTable = []Agent{
 		},
 		Continue: "block", exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+		// Claude Code 2.1.233 and later give their newer models no todo
+		// tool without this variable (checked with 2.1.332); Claude Code
+		// also applies the settings file's "env" to itself.
+		toolOn: &toolSwitch{
+			path: []string{"env", "CLAUDE_CODE_ENABLE_TODO_TOOLS"}, env: "CLAUDE_CODE_ENABLE_TODO_TOOLS", on: truthy,
+			todo: `Claude Code 2.1.233 and later offer no todo tool (so no list to keep) without CLAUDE_CODE_ENABLE_TODO_TOOLS=1: ` +
+				`export it, or add "env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"} to this file`,
+		},
 	},
 	{
 		Name: "gemini", Title: "Gemini CLI",
@@ -130,6 +157,12 @@ var agentsTable = []Agent{
 		},
 		Continue: "block",
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+		// Qwen Code 0.24 made todo_write opt-in (0.15 offered it).
+		toolOn: &toolSwitch{
+			path: []string{"tools", "todoWrite", "enabled"}, on: []string{"true"},
+			todo: `newer Qwen Code (0.24) offers todo_write (so a list to keep) only when turned on: ` +
+				`add "tools": {"todoWrite": {"enabled": true}} to this file`,
+		},
 	},
 	{
 		Name: "codex", Title: "Codex",

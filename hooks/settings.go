@@ -264,6 +264,10 @@ type Report struct {
 	Stale []string
 	// Disabled is true when the file turns every hook off.
 	Disabled bool
+	// ToolOn is false when the agent's todo tool is off by default and
+	// this file does not turn it on (ShareToolOn widens it to the other
+	// scope's file and the environment).
+	ToolOn bool
 }
 
 // inspect reports what doc holds for agent a; exists says whether exe
@@ -299,7 +303,49 @@ func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
 		}
 		r.Disabled = n != nil && string(s.doc[n.start:n.end]) == a.disabledValue
 	}
+	r.ToolOn = a.toolOn == nil || a.toolOn.inFile(s)
 	return r, nil
+}
+
+// inFile reports whether the settings turn the tool on.
+func (t *toolSwitch) inFile(s *settings) bool {
+	n := s.root
+	for _, k := range t.path {
+		if n = n.member(k); n == nil {
+			return false
+		}
+	}
+	v := string(s.doc[n.start:n.end])
+	if n.kind == '"' {
+		v = n.str
+	}
+	return t.isOn(v)
+}
+
+func (t *toolSwitch) isOn(v string) bool {
+	v = strings.TrimSpace(v)
+	for _, on := range t.on {
+		if strings.EqualFold(v, on) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShareToolOn marks the agent's todo tool on in every report of reps when
+// one of their files, or the environment, turns it on: the agent merges
+// its user and project settings.
+func ShareToolOn(reps []Report, getenv func(string) string) {
+	on := false
+	for _, r := range reps {
+		sw := r.Agent.toolOn
+		on = on || r.ToolOn || sw != nil && sw.env != "" && sw.isOn(getenv(sw.env))
+	}
+	if on {
+		for i := range reps {
+			reps[i].ToolOn = true
+		}
+	}
 }
 
 // State is the one word of a report: "installed", "partly installed",
@@ -346,6 +392,9 @@ func (r Report) Todo() []string {
 		}
 		if r.Agent.Todo != "" {
 			todo = append(todo, r.Agent.Todo)
+		}
+		if !r.ToolOn && r.Err == nil && r.Agent.toolOn != nil {
+			todo = append(todo, r.Agent.toolOn.todo)
 		}
 	}
 	return todo

@@ -186,7 +186,7 @@ func TestReport(t *testing.T) {
 	qwen, _ := Lookup("qwen")
 	codex, _ := Lookup("codex")
 	gemini, _ := Lookup("gemini")
-	doc, _ := install([]byte(`{"disableAllHooks": true}`), qwen, "/gone/todosh")
+	doc, _ := install([]byte(`{"disableAllHooks": true, "tools": {"todoWrite": {"enabled": true}}}`), qwen, "/gone/todosh")
 	r, err := inspect(doc, qwen, func(string) bool { return false })
 	if err != nil || r.State() != "installed" || len(r.Todo()) != 2 {
 		t.Fatalf("qwen: %v %q %v", r.State(), r.Todo(), err)
@@ -211,6 +211,72 @@ func TestReport(t *testing.T) {
 	}
 	if r, _ := inspect(nil, gemini, func(string) bool { return true }); r.State() != "not installed" || len(r.Todo()) != 0 {
 		t.Errorf("empty: %v %q", r.State(), r.Todo())
+	}
+}
+
+// TestToolOn: status names the setting that turns an agent's hidden todo
+// tool on (Claude Code 2.1.233+, Qwen Code 0.24) until a file or the
+// environment sets it, and never for agents whose tool is always there.
+func TestToolOn(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	for _, tc := range []struct {
+		agent, file, other string
+		env                func(string) string
+		want               string // a piece of the line, "" for no line
+	}{
+		{"claude", `{}`, "", noEnv, "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
+		{"claude", `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}`, "", noEnv, ""},
+		{"claude", `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "TRUE"}}`, "", noEnv, ""},
+		{"claude", `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "0"}}`, "", noEnv, "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
+		{"claude", `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": 1}}`, "", noEnv, ""},
+		{"claude", `{"env": "CLAUDE_CODE_ENABLE_TODO_TOOLS"}`, "", noEnv, "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
+		{"claude", `{}`, "", func(k string) string {
+			if k == "CLAUDE_CODE_ENABLE_TODO_TOOLS" {
+				return "1"
+			}
+			return ""
+		}, ""},
+		{"claude", `{}`, `{"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "yes"}}`, noEnv, ""},
+		{"qwen", `{}`, "", noEnv, `"todoWrite": {"enabled": true}`},
+		{"qwen", `{"tools": {"todoWrite": {"enabled": false}}}`, "", noEnv, `"todoWrite": {"enabled": true}`},
+		{"qwen", `{"tools": {"todoWrite": {"enabled": "true"}}}`, "", noEnv, ""},
+		{"qwen", `{"tools": {"todoWrite": {"enabled": true}}}`, "", noEnv, ""},
+		{"qwen", `{}`, `{"tools": {"todoWrite": {"enabled": true}}}`, noEnv, ""},
+		{"gemini", `{}`, "", noEnv, ""},
+		{"codex", `{}`, "", noEnv, ""},
+	} {
+		a, _ := Lookup(tc.agent)
+		doc, err := install([]byte(tc.file), a, testExe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := inspect(doc, a, func(string) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps := []Report{r}
+		if tc.other != "" {
+			o, err := inspect([]byte(tc.other), a, func(string) bool { return true })
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps = append(reps, o)
+		}
+		ShareToolOn(reps, tc.env)
+		var got string
+		for _, line := range reps[0].Todo() {
+			if strings.Contains(line, "todo") && !strings.Contains(line, "trust") {
+				got = line
+			}
+		}
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s (other %s): got %q, want a line with %q", tc.agent, tc.file, tc.other, got, tc.want)
+		}
+	}
+	// Not installed: nothing to do yet.
+	claude, _ := Lookup("claude")
+	if r, _ := inspect(nil, claude, func(string) bool { return true }); len(r.Todo()) != 0 {
+		t.Errorf("not installed: %q", r.Todo())
 	}
 }
 

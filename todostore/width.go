@@ -182,23 +182,41 @@ func FitLines(text string, cols int) string {
 		}
 		trimmed := strings.TrimLeft(body, " ")
 		indent := min(len(body)-len(trimmed), cols/2)
-		hangAt := indent + 2
+		hangAt := -1
 		if gap := strings.Index(trimmed, "  "); gap > 0 {
 			col := indent + gap + len(trimmed[gap:]) - len(strings.TrimLeft(trimmed[gap:], " "))
-			if w := Width(body[:col]); cols-w >= 12 {
-				hangAt = w
-			}
+			hangAt = Width(body[:col])
 		}
-		hang := strings.Repeat(" ", hangAt)
-		for i, part := range wrap(trimmed, cols-indent, cols-hangAt) {
-			if i == 0 {
-				b.WriteString(body[:indent])
-			} else {
-				b.WriteString(hang)
-			}
-			b.WriteString(part)
-			b.WriteByte('\n')
+		b.WriteString(FitLineAt(body, cols, hangAt))
+	}
+	return b.String()
+}
+
+// FitLineAt wraps one line (without its newline) wider than cols at word
+// boundaries, its further lines hanging at column hang when that leaves 12
+// columns, else two columns past the line's own indent; the result ends in
+// a newline. Tables use it to hang under a column of their choosing.
+func FitLineAt(line string, cols, hang int) string {
+	if cols <= 0 || Width(line) <= max(cols, MinWidth) {
+		return line + "\n"
+	}
+	cols = max(cols, MinWidth)
+	trimmed := strings.TrimLeft(line, " ")
+	indent := min(len(line)-len(trimmed), cols/2)
+	hangAt := indent + 2
+	if hang > 0 && cols-hang >= 12 {
+		hangAt = hang
+	}
+	var b strings.Builder
+	pad := strings.Repeat(" ", hangAt)
+	for i, part := range wrap(trimmed, cols-indent, cols-hangAt) {
+		if i == 0 {
+			b.WriteString(line[:indent])
+		} else {
+			b.WriteString(pad)
 		}
+		b.WriteString(part)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -177,4 +178,19 @@ func FuzzPi(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzStream(t, &PiParser{Prev: []todostore.Todo{{Content: "Implement CSV parser with quoted-field support", Status: todostore.InProgress}}}, data)
 	})
+}
+
+// TestListHintsFit: the line that says what to change when a CLI cannot
+// keep a list is shown whole (a notice is cut at 120 characters), and
+// Qwen Code's names the setting 0.24 needs for todo_write.
+func TestListHintsFit(t *testing.T) {
+	for _, c := range clisTable {
+		if line := c.name + ": " + c.listHint; utf8.RuneCountInString(line) > 120 {
+			t.Errorf("%s: hint of %d characters: %q", c.name, utf8.RuneCountInString(line), line)
+		}
+	}
+	q, err := lookup("qwen")
+	if err != nil || !strings.Contains(q.listHint, `"todoWrite": {"enabled": true}`) {
+		t.Errorf("qwen hint %q (%v)", q.listHint, err)
+	}
 }

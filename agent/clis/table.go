@@ -177,7 +177,8 @@ var clisTable = []cli{
 		todoTools:   []string{"todo_write"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no saved session found", "session not found", "no conversation found with session id"},
-		listHint:    "allow todo_write (check --exclude-tools and the coreTools setting)",
+		// Qwen Code 0.24 made todo_write opt-in (checked with 0.24.4).
+		listHint: `turn todo_write on: "tools": {"todoWrite": {"enabled": true}} in ~/.qwen/settings.json; check --exclude-tools`,
 	},
 	{
 		name: "pi",
