@@ -178,6 +178,12 @@ func (tm *term) resize(cols, rows int) {
 func (tm *term) vtScreen() string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
+	return tm.replayVT().text()
+}
+
+// replayVT plays everything the terminal showed, with its resizes where
+// they came, on a new screen model; the caller holds tm.mu.
+func (tm *term) replayVT() *vt {
 	v := newVT(tm.cols, tm.rows)
 	from := 0
 	for _, r := range tm.resizes {
@@ -186,7 +192,7 @@ func (tm *term) vtScreen() string {
 		from = r.at
 	}
 	v.write(string(tm.raw[from:]))
-	return v.text()
+	return v
 }
 
 // skipIfShort skips a test that waits in real time (on a screen, an idle
