@@ -95,17 +95,21 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			return fail("%s: %v", cmd, err)
 		}
 		path := a.Path(scope, home, cwd, getenv)
+		// said tells what install or uninstall did to the file, or that
+		// it had nothing to do.
+		said := func(changed bool, did, unchanged string) {
+			if !changed {
+				did = unchanged
+			}
+			fmt.Fprintf(stdout, did, a.Title, path)
+		}
 		if cmd == "uninstall" {
 			changed, err := hooks.Uninstall(path, a)
 			if err != nil {
 				fmt.Fprintf(stderr, "todosh hooks uninstall %s: %v (the file is unchanged)\n", a.Name, err)
 				return repl.ExitFailed
 			}
-			if changed {
-				fmt.Fprintf(stdout, "removed todosh's hooks for %s from %s\n", a.Title, path)
-			} else {
-				fmt.Fprintf(stdout, "no todosh hooks for %s in %s\n", a.Title, path)
-			}
+			said(changed, "removed todosh's hooks for %s from %s\n", "no todosh hooks for %s in %s\n")
 			return repl.ExitOK
 		}
 		exe, err := os.Executable()
@@ -121,11 +125,7 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			fmt.Fprintf(stderr, "todosh hooks install %s: %v (the file is unchanged; fix it and run again)\n", a.Name, err)
 			return repl.ExitFailed
 		}
-		if changed {
-			fmt.Fprintf(stdout, "installed todosh's hooks for %s in %s\n", a.Title, path)
-		} else {
-			fmt.Fprintf(stdout, "todosh's hooks for %s are already in %s\n", a.Title, path)
-		}
+		said(changed, "installed todosh's hooks for %s in %s\n", "todosh's hooks for %s are already in %s\n")
 		for _, r := range hookReports(a, home, cwd, getenv) {
 			if r.Scope != scope {
 				continue

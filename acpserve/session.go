@@ -217,14 +217,8 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 	turn := agent.Turn{Prompt: text}
 	for {
 		out, err := step.Run(ctx, turn, ss.event)
-		ss.syncPlan(false)
-		switch {
-		case err != nil:
-			return acp.PromptResponse{}, internalError(err.Error())
-		case out.Aborted:
-			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-		case out.Err != nil:
-			return ss.failed(out.Err)
+		if resp, done, err := ss.ended(out, err); done {
+			return resp, err
 		}
 		dec := out.Decision
 		if dec.Line != "" {
@@ -245,16 +239,27 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 // is not archived.
 func (ss *session) slash(ctx context.Context, step turnstep.Step, text string) (acp.PromptResponse, error) {
 	out, err := step.Run(ctx, agent.Turn{Prompt: text}, ss.event)
+	if resp, done, err := ss.ended(out, err); done {
+		return resp, err
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// ended shows the editor the plan after a turn and answers the prompt when
+// the turn ended it (an error, a cancel, the agent's failure); done is
+// false when the turn ran to its end and the caller goes on.
+func (ss *session) ended(out turnstep.Outcome, err error) (resp acp.PromptResponse, done bool, rerr error) {
 	ss.syncPlan(false)
 	switch {
 	case err != nil:
-		return acp.PromptResponse{}, internalError(err.Error())
+		return acp.PromptResponse{}, true, internalError(err.Error())
 	case out.Aborted:
-		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, true, nil
 	case out.Err != nil:
-		return ss.failed(out.Err)
+		resp, rerr := ss.failed(out.Err)
+		return resp, true, rerr
 	}
-	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	return acp.PromptResponse{}, false, nil
 }
 
 // failed answers a turn the inner agent failed. A stop reason of its own

@@ -45,19 +45,7 @@ func startEditor(t *testing.T, h home, env []string, args ...string) *editor {
 	cmd := exec.Command(binary, append([]string{"acp"}, args...)...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out, stderr := startPiped(t, cmd)
 	e := &editor{t: t, h: h, cmd: cmd, in: in, done: make(chan struct{}), changed: make(chan struct{}, 1), permit: "allow", files: map[string]string{}}
 	go func() {
 		cmd.Wait()
@@ -561,11 +549,7 @@ func TestACPServeGarbage(t *testing.T) {
 	cmd := exec.Command(binary, "acp", "--", fakeacp)
 	cmd.Env = append(r.h.env(), append(r.env, "FAKEACP_PID="+pidFile, "FAKEACP_CHILD="+childFile)...)
 	cmd.Dir = r.h.dir
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out, _ := startPiped(t, cmd)
 	replies := make(chan map[string]any, 100)
 	go func() {
 		sc := bufio.NewScanner(out)

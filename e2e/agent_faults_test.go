@@ -63,6 +63,31 @@ func (f *faultFake) gone(t *testing.T) {
 	}
 }
 
+// signalMidTurn runs todosh with args as a script given one prompt, sends
+// it sig once the fake agent has started, and returns how it exited.
+func signalMidTurn(t *testing.T, h home, f *faultFake, sig syscall.Signal, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env, cmd.Dir = h.env(), h.dir
+	cmd.Stdin = strings.NewReader("work on it\n")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	f.started(t)
+	cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(3 * deadline):
+		cmd.Process.Kill()
+		t.Fatalf("todosh did not exit on %v", sig)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
 // TestAgentExitSignalsEndProcessGroup kills todosh in the middle of a turn
 // with SIGTERM, SIGHUP and SIGQUIT, in a script and in a terminal, and by
 // closing its terminal: each time the agent's whole process group (a CLI
@@ -76,30 +101,13 @@ func TestAgentExitSignalsEndProcessGroup(t *testing.T) {
 			before := h.seedSession(t, "hang", h.dir)
 			f := newFaultFake(t, h, "claude")
 			setFakeEnv(t, map[string]string{"FAKECLI_MODE": "sleep", "FAKECLI_PIDFILE": f.pidFile, "FAKECLI_IGNORE_TERM": "1"})
-			cmd := exec.Command(binary, "--session", "hang", "--agent", "claude", "--agent-bin", f.bin)
-			cmd.Env, cmd.Dir = h.env(), h.dir
-			cmd.Stdin = strings.NewReader("work on it\n")
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			f.started(t)
-			cmd.Process.Signal(sig)
-			select {
-			case <-done:
-			case <-time.After(3 * deadline):
-				cmd.Process.Kill()
-				t.Fatalf("todosh did not exit on %v", sig)
-			}
-			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
-				t.Errorf("exit status %d, want %d; stderr %q", code, 128+int(sig), stderr.String())
+			code, _, stderr := signalMidTurn(t, h, f, sig, "--session", "hang", "--agent", "claude", "--agent-bin", f.bin)
+			if code != 128+int(sig) {
+				t.Errorf("exit status %d, want %d; stderr %q", code, 128+int(sig), stderr)
 			}
 			f.gone(t)
-			if !strings.Contains(stderr.String(), "stopped the agent and exited") {
-				t.Errorf("stderr %q", stderr.String())
+			if !strings.Contains(stderr, "stopped the agent and exited") {
+				t.Errorf("stderr %q", stderr)
 			}
 			if after := h.sessionBytes(t, "hang"); !sameTodos(after, before) {
 				t.Errorf("the session changed:\n%s", after)

@@ -22,7 +22,7 @@ type mcpPipe struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
-	stderr bytes.Buffer
+	stderr *strings.Builder
 	nextID int
 }
 
@@ -31,19 +31,9 @@ func (h home) startMCPPipe(t *testing.T, id string) *mcpPipe {
 	t.Helper()
 	m := &mcpPipe{cmd: exec.Command(binary, "mcp", "--session", id)}
 	m.cmd.Env, m.cmd.Dir = h.env(), h.dir
-	m.cmd.Stderr = &m.stderr
-	var err error
-	if m.in, err = m.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := m.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var out io.ReadCloser
+	m.in, out, m.stderr = startPiped(t, m.cmd)
 	m.out = bufio.NewReaderSize(out, 1<<20)
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
 		m.in.Close()
 		m.cmd.Process.Kill()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,6 +119,26 @@ func (h home) script(t testing.TB, dir, stdin string, args ...string) result {
 	return result{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
 }
 
+// startPiped starts cmd with its stdin and stdout as pipes for the test to
+// drive, and its stderr kept for the failure messages.
+func startPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, *strings.Builder) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out, stderr
+}
+
 // term is todosh running in a pseudo-terminal of 40x120.
 type term struct {
 	t    testing.TB
@@ -157,6 +178,12 @@ func (tm *term) resize(cols, rows int) {
 func (tm *term) vtScreen() string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
+	return tm.replayVT().text()
+}
+
+// replayVT plays everything the terminal showed, with its resizes where
+// they came, on a new screen model; the caller holds tm.mu.
+func (tm *term) replayVT() *vt {
 	v := newVT(tm.cols, tm.rows)
 	from := 0
 	for _, r := range tm.resizes {
@@ -165,7 +192,7 @@ func (tm *term) vtScreen() string {
 		from = r.at
 	}
 	v.write(string(tm.raw[from:]))
-	return v.text()
+	return v
 }
 
 // skipIfShort skips a test that waits in real time (on a screen, an idle

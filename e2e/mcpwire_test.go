@@ -111,19 +111,7 @@ func (h home) startWire(t *testing.T, args ...string) *mcpWire {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
 	cmd.Env, cmd.Dir = h.env(), h.dir
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out, stderr := startPiped(t, cmd)
 	w := &mcpWire{t: t, in: in, replies: make(chan wireReply, 100), cmd: cmd}
 	go func() {
 		defer close(w.replies)

@@ -39,14 +39,7 @@ func (tm *term) vtNow() *vt {
 		if !frameEnd.Match(tm.raw) {
 			return false
 		}
-		v = newVT(tm.cols, tm.rows)
-		from := 0
-		for _, r := range tm.resizes {
-			v.write(string(tm.raw[from:r.at]))
-			v.resize(r.cols, r.rows)
-			from = r.at
-		}
-		v.write(string(tm.raw[from:]))
+		v = tm.replayVT()
 		return true
 	})
 	return v

@@ -1,11 +1,9 @@
 package e2e_test
 
 import (
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // An exit signal during a turn (in a script, in --output jsonl, in a
@@ -23,39 +21,22 @@ func TestSignalNamedOnExit(t *testing.T) {
 				h.seedSession(t, "hang", h.dir)
 				f := newFaultFake(t, h, "claude")
 				setFakeEnv(t, map[string]string{"FAKECLI_MODE": "sleep", "FAKECLI_PIDFILE": f.pidFile})
-				cmd := exec.Command(binary, "--session", "hang", "--agent", "claude", "--agent-bin", f.bin, "--output", output)
-				cmd.Env, cmd.Dir = h.env(), h.dir
-				cmd.Stdin = strings.NewReader("work on it\n")
-				var stdout, stderr strings.Builder
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan struct{})
-				go func() { cmd.Wait(); close(done) }()
-				f.started(t)
-				cmd.Process.Signal(sig)
-				select {
-				case <-done:
-				case <-time.After(3 * deadline):
-					cmd.Process.Kill()
-					t.Fatalf("todosh did not exit on %v", sig)
-				}
+				code, stdout, stderr := signalMidTurn(t, h, f, sig, "--session", "hang", "--agent", "claude", "--agent-bin", f.bin, "--output", output)
 				want := 128 + int(sig)
-				if code := cmd.ProcessState.ExitCode(); code != want {
+				if code != want {
 					t.Errorf("exit status %d, want %d", code, want)
 				}
-				lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
 				if len(lines) != 1 || !strings.HasPrefix(lines[0], "todosh: terminated by "+name+": ") {
-					t.Errorf("stderr is not one line naming %s: %q", name, stderr.String())
+					t.Errorf("stderr is not one line naming %s: %q", name, stderr)
 				}
 				for _, bad := range []string{"Ctrl-C", "turn cancelled", "cancelled"} {
-					if strings.Contains(stdout.String()+stderr.String(), bad) {
-						t.Errorf("output says %q:\nstdout %q\nstderr %q", bad, stdout.String(), stderr.String())
+					if strings.Contains(stdout+stderr, bad) {
+						t.Errorf("output says %q:\nstdout %q\nstderr %q", bad, stdout, stderr)
 					}
 				}
 				if output == "jsonl" {
-					evs := parseJSONL(t, stdout.String())
+					evs := parseJSONL(t, stdout)
 					last := evs[len(evs)-1]
 					if last.Type != "end" || last.Exit == nil || *last.Exit != want || last.Reason != "signal" {
 						t.Errorf("last event %+v, want an end event with reason signal and exit %d", last, want)
@@ -67,7 +48,7 @@ func TestSignalNamedOnExit(t *testing.T) {
 						}
 					}
 					if ends != 1 {
-						t.Errorf("%d end events, want 1:\n%s", ends, stdout.String())
+						t.Errorf("%d end events, want 1:\n%s", ends, stdout)
 					}
 				}
 				f.gone(t)

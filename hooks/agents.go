@@ -110,6 +110,15 @@ type toolSwitch struct {
 // truthy are the values that turn a switch on.
 var truthy = []string{"1", "true", "yes", "on"}
 
+// claudeEvents are Claude Code's names for the events, which Qwen Code and
+// Codex took over as they are.
+var claudeEvents = []Event{
+	{Kind: KindStop, Name: "Stop"},
+	{Kind: KindTool, Name: "PostToolUse", Tools: true},
+	{Kind: KindPrompt, Name: "UserPromptSubmit"},
+	{Kind: KindStart, Name: "SessionStart"},
+}
+
 // agentsTable is every agent todosh installs hooks for, in the order
 // `todosh hooks status` lists them. Shapes were checked against each
 // agent's own code and docs (docs/hooks.md says which versions).
@@ -117,12 +126,7 @@ var agentsTable = []Agent{
 	{
 		Name: "claude", Title: "Claude Code",
 		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
-		Events: []Event{
-			{Kind: KindStop, Name: "Stop"},
-			{Kind: KindTool, Name: "PostToolUse", Tools: true},
-			{Kind: KindPrompt, Name: "UserPromptSubmit"},
-			{Kind: KindStart, Name: "SessionStart"},
-		},
+		Events:   claudeEvents,
 		Continue: "block", exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Claude Code 2.1.233 and later give their newer models no todo
@@ -149,12 +153,7 @@ var agentsTable = []Agent{
 	{
 		Name: "qwen", Title: "Qwen Code",
 		configDir: ".qwen", file: "settings.json",
-		Events: []Event{
-			{Kind: KindStop, Name: "Stop"},
-			{Kind: KindTool, Name: "PostToolUse", Tools: true},
-			{Kind: KindPrompt, Name: "UserPromptSubmit"},
-			{Kind: KindStart, Name: "SessionStart"},
-		},
+		Events:   claudeEvents,
 		Continue: "block",
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Qwen Code 0.24 made todo_write opt-in (0.15 offered it).
@@ -167,12 +166,7 @@ var agentsTable = []Agent{
 	{
 		Name: "codex", Title: "Codex",
 		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
-		Events: []Event{
-			{Kind: KindStop, Name: "Stop"},
-			{Kind: KindTool, Name: "PostToolUse", Tools: true},
-			{Kind: KindPrompt, Name: "UserPromptSubmit"},
-			{Kind: KindStart, Name: "SessionStart"},
-		},
+		Events:   claudeEvents,
 		Continue: "block",
 		Todo: "trust the hooks once: start codex and accept them in its hook review " +
 			"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)",

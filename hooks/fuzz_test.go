@@ -14,10 +14,14 @@ import (
 // FuzzParseInput: any bytes give an input with a usable session id or an
 // error, never a panic; a parsed input's tool call maps or fails cleanly.
 func FuzzParseInput(f *testing.F) {
-	if data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "transcripts", "claude-2.1.328-deferred", "stop-hook-stdin.jsonl")); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			f.Add("claude", []byte(l))
-		}
+	// What real Claude Code 2.1.328 gave its Stop hook on stdin (the run in
+	// agent/clis/testdata/transcripts/claude-2.1.328-deferred).
+	data, err := os.ReadFile(filepath.Join("testdata", "claude-2.1.328-stop-hook-stdin.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f.Add("claude", []byte(l))
 	}
 	f.Add("claude", []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":[{"content":"a","status":"pending","activeForm":"A"}]}}`))
 	f.Add("claude", []byte(`{"session_id":"s","tool_name":"TaskCreate","tool_input":{"subject":"a"},"tool_response":{"task":{"id":"1"}}}`))

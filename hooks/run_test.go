@@ -244,9 +244,9 @@ func TestRunNeverInTheWay(t *testing.T) {
 	}
 }
 
-// BenchmarkHookStop is one stop hook in-process on a session with a list
-// of 20 items, continuing: read the input, load, decide, commit, encode.
-func BenchmarkHookStop(b *testing.B) {
+// benchHarness is a harness whose session holds a list of 20 pending
+// items, put there by Claude Code's tool hook, and those items.
+func benchHarness(b *testing.B) (Agent, *harness, [][2]string) {
 	claude, _ := Lookup("claude")
 	h := newHarness(b)
 	items := make([][2]string, 20)
@@ -254,6 +254,13 @@ func BenchmarkHookStop(b *testing.B) {
 		items[i] = [2]string{strings.Repeat("item ", 5) + string(rune('a'+i)), "pending"}
 	}
 	h.tool(claude, items...)
+	return claude, h, items
+}
+
+// BenchmarkHookStop is one stop hook in-process on a session with a list
+// of 20 items, continuing: read the input, load, decide, commit, encode.
+func BenchmarkHookStop(b *testing.B) {
+	claude, h, _ := benchHarness(b)
 	stop := hookInput(claude, KindStop, map[string]any{"last_assistant_message": "I will stop here."})
 	prompt := hookInput(claude, KindPrompt, map[string]any{"prompt": "go"})
 	b.ResetTimer()
@@ -270,13 +277,7 @@ func BenchmarkHookStop(b *testing.B) {
 // list it already has (the common case at every todo call): nothing is
 // written.
 func BenchmarkHookToolUnchanged(b *testing.B) {
-	claude, _ := Lookup("claude")
-	h := newHarness(b)
-	items := make([][2]string, 20)
-	for i := range items {
-		items[i] = [2]string{strings.Repeat("item ", 5) + string(rune('a'+i)), "pending"}
-	}
-	h.tool(claude, items...)
+	claude, h, items := benchHarness(b)
 	b.ResetTimer()
 	defer benchcpu.PerOp(b)()
 	for i := 0; i < b.N; i++ {

@@ -131,7 +131,7 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		return "", err
 	}
 	if r.Agent == nil {
-		// The §5 rule applies to every prompt from the person, answered or
+		// ARCHITECTURE.md §7 applies to every prompt from the person, answered or
 		// not, so a finished list is archived even with no agent.
 		r.errLine(noAgentHint)
 		return "", errNoAgent

@@ -98,7 +98,10 @@ type StoreError struct {
 	Err   error
 }
 
+// Error is the stage, then the store's cause.
 func (e *StoreError) Error() string { return e.Stage + ": " + e.Err.Error() }
+
+// Unwrap gives errors.Is and errors.As the cause.
 func (e *StoreError) Unwrap() error { return e.Err }
 
 // Run runs one turn in ctx, which is the turn's own context (cancelled

@@ -113,5 +113,8 @@ type StopError struct {
 	Err    error
 }
 
+// Error is the line that names the agent and its stop reason.
 func (e *StopError) Error() string { return e.Err.Error() }
+
+// Unwrap gives errors.Is and errors.As the cause.
 func (e *StopError) Unwrap() error { return e.Err }

@@ -511,14 +511,9 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 		if !decodePayload(p.name(), name+" input", b.input, &in, emit) || !hasList(p.name(), name, in.Todos != nil, emit) {
 			return
 		}
-		todos := make([]todostore.Todo, 0, len(in.Todos))
-		anyCut := false
-		for _, t := range in.Todos {
-			if td, ok, cut := agentTodo(t.Content, mapStatus(t.Status), t.ActiveForm); ok {
-				todos = append(todos, td)
-				anyCut = anyCut || cut
-			}
-		}
+		todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
+			return in.Todos[i].Content, mapStatus(in.Todos[i].Status), in.Todos[i].ActiveForm
+		})
 		emit(Update{Kind: UpdateToolCall, Text: name + " " + todostore.Plural(len(todos), "item")})
 		emitTodos(p.name(), todos, anyCut, emit)
 	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):

@@ -145,14 +145,9 @@ func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
 	if !decodePayload("gemini", "write_todos parameters", params, &in, emit) || !hasList("gemini", "write_todos", in.Todos != nil, emit) {
 		return nil
 	}
-	todos := make([]todostore.Todo, 0, len(in.Todos))
-	anyCut := false
-	for _, t := range in.Todos {
-		if td, ok, cut := agentTodo(t.Description, mapStatus(t.Status), ""); ok {
-			todos = append(todos, td)
-			anyCut = anyCut || cut
-		}
-	}
+	todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
+		return in.Todos[i].Description, mapStatus(in.Todos[i].Status), ""
+	})
 	emit(Update{Kind: UpdateToolCall, Text: "write_todos " + todostore.Plural(len(todos), "item")})
 	emitTodos("gemini", todos, anyCut, emit)
 	return nil

@@ -163,13 +163,8 @@ func (p *CodexParser) hookList(call HookCall, _ []todostore.Todo, emit func(Upda
 	if !decodePayload("codex", "update_plan input", call.Input, &in, emit) || !hasList("codex", "update_plan", in.Plan != nil, emit) {
 		return
 	}
-	todos := make([]todostore.Todo, 0, len(in.Plan))
-	anyCut := false
-	for _, s := range in.Plan {
-		if td, ok, cut := agentTodo(s.Step, mapStatus(s.Status), ""); ok {
-			todos = append(todos, td)
-			anyCut = anyCut || cut
-		}
-	}
+	todos, anyCut := agentTodos(len(in.Plan), func(i int) (string, todostore.Status, string) {
+		return in.Plan[i].Step, mapStatus(in.Plan[i].Status), ""
+	})
 	emitTodos("codex", todos, anyCut, emit)
 }

@@ -313,6 +313,20 @@ func agentTodo(content string, status todostore.Status, activeForm string) (t to
 	return todostore.Todo{Content: content, Status: status, ActiveForm: activeForm}, true, cut
 }
 
+// agentTodos maps an agent's list of n items, item(i) giving each one's
+// text, status and active form, to todos as agentTodo does, leaving out the
+// empty ones; anyCut says a text was cut.
+func agentTodos(n int, item func(i int) (content string, status todostore.Status, activeForm string)) (todos []todostore.Todo, anyCut bool) {
+	todos = make([]todostore.Todo, 0, n)
+	for i := 0; i < n; i++ {
+		if td, ok, cut := agentTodo(item(i)); ok {
+			todos = append(todos, td)
+			anyCut = anyCut || cut
+		}
+	}
+	return todos, anyCut
+}
+
 // cutText keeps s within todostore.MaxTextLen characters.
 func cutText(s string) (string, bool) {
 	if utf8.RuneCountInString(s) <= todostore.MaxTextLen {

@@ -8,8 +8,8 @@ import (
 )
 
 // The request bodies below are cut-down versions of what the real agents
-// sent (see /work/agents/README.md for the runs): the same fields and
-// shapes, with tool descriptions and most tools left out.
+// sent in the by-hand runs (docs/agents.md, "The agent table"): the same
+// fields and shapes, with tool descriptions and most tools left out.
 
 const prompt = "Build csvkit-lite: plan it as a todo list and work through it."
 

@@ -111,6 +111,18 @@ type session struct {
 	once      sync.Once
 }
 
+// awaitCancel holds a turn until session/cancel (or the connection's
+// end) and readies the session for the next one.
+func (s *session) awaitCancel(ctx context.Context) (acp.PromptResponse, error) {
+	select {
+	case <-s.cancelled:
+	case <-ctx.Done():
+	}
+	s.cancelled = make(chan struct{})
+	s.once = sync.Once{}
+	return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+}
+
 type fake struct {
 	conn     *acp.AgentSideConnection
 	caps     acp.ClientCapabilities // what the client offered
@@ -300,13 +312,7 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	case strings.Contains(prompt, "You stopped") || strings.Contains(prompt, "has still not changed"):
 		if os.Getenv("FAKEACP_LAZY") == "slow" {
 			a.say(ctx, id, "Continuing slowly.\n")
-			select {
-			case <-s.cancelled:
-			case <-ctx.Done():
-			}
-			s.cancelled = make(chan struct{})
-			s.once = sync.Once{}
-			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+			return s.awaitCancel(ctx)
 		}
 		if os.Getenv("FAKEACP_LAZY") == "1" || s.plan == nil {
 			a.say(ctx, id, "Still thinking about it.\n")
@@ -349,13 +355,7 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		a.say(ctx, id, "permission: "+outcome+"\n")
 	case has("slow"):
 		a.say(ctx, id, "working on it\n")
-		select {
-		case <-s.cancelled:
-		case <-ctx.Done():
-		}
-		s.cancelled = make(chan struct{})
-		s.once = sync.Once{}
-		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		return s.awaitCancel(ctx)
 	case has("hang"):
 		child := exec.Command("sleep", "300")
 		if err := child.Start(); err == nil {

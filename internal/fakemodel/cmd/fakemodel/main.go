@@ -4,8 +4,10 @@
 //
 //	fakemodel --addr 127.0.0.1:18001 --scenario lazy --log /tmp/lab/fake.jsonl [--dump DIR] [--prefer-mcp]
 //
-// Point an agent at it with its base-URL setting (/work/agents/README.md
-// has one recipe per agent). It runs until interrupted.
+// Point an agent at it with its base-URL setting: ANTHROPIC_BASE_URL for
+// Claude Code, GOOGLE_GEMINI_BASE_URL for Gemini CLI, OPENAI_BASE_URL (or a
+// provider's base_url, .../v1) for the OpenAI-speaking ones; docs/agents.md
+// says what was checked this way. It runs until interrupted.
 package main
 
 import (
