@@ -189,6 +189,12 @@ func BenchmarkMCPTick(b *testing.B) {
 		}
 		return err
 	}
+	// The agent reads the list first: a tick by position is taken only on
+	// a list it has seen (agent/todotools), and each tick's reply keeps
+	// it seen.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_read", Arguments: map[string]any{}}); err != nil {
+		b.Fatal(err)
+	}
 	if err := tick(0); err != nil {
 		b.Fatal(err)
 	}

@@ -113,12 +113,17 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// The list the turn's prompt shows is the agent's read, marked in the
 	// same locked change it is taken from (ARCHITECTURE.md §6), so the
 	// merge of the agent's next list knows what it saw.
-	sess, _, err := s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
-		if hasOpen(cur.Todos) { // the prompt shows the list only then
-			cur.MarkAgentRead()
-		}
-		return nil
-	})
+	// Most turns find the read marked already (nothing changed since the
+	// last one): a Load, no Commit.
+	sess, err := s.Session.Load()
+	if err == nil && hasOpen(sess.Todos) && sess.AgentRead != sess.Rev {
+		sess, _, err = s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
+			if hasOpen(cur.Todos) { // the prompt shows the list only then
+				cur.MarkAgentRead()
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return Outcome{}, &StoreError{"prompt not sent", err}
 	}
