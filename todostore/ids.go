@@ -72,13 +72,15 @@ func UIDNumber(uid string) int {
 // beside its own items). Numbers come from NextUID, never reused; the
 // prefix says what the entry is (t: item, s: subtask).
 func assignUIDs(s *Session) {
-	seen := map[string]bool{}
+	n := len(s.Todos)
 	for _, t := range s.Todos {
+		n += len(t.Subtasks)
 		s.NextUID = max(s.NextUID, UIDNumber(t.UID)+1)
 		for _, st := range t.Subtasks {
 			s.NextUID = max(s.NextUID, UIDNumber(st.UID)+1)
 		}
 	}
+	seen := make(map[string]bool, n) // sized once: a list may hold 5,100 entries
 	s.NextUID = max(s.NextUID, 1)
 	give := func(uid *string, prefix byte) {
 		if *uid == "" || seen[*uid] || UIDNumber(*uid) == 0 || (*uid)[0] != prefix {

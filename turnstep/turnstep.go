@@ -21,6 +21,11 @@ import (
 // without a file creates none.
 func Begin(s agent.Session, p *continuation.Policy) (sess *todostore.Session, archived int, err error) {
 	p.PersonPrompt()
+	// Most prompts find nothing to archive and no pause: a Load (a stat
+	// while the file is unchanged), no Commit.
+	if sess, err = s.Load(); err != nil || !todostore.AllDone(sess.Todos) && !sess.Paused && sess.PauseReason == "" {
+		return sess, 0, err
+	}
 	sess, _, err = s.Commit(todostore.ByYou, func(cur *todostore.Session) error {
 		archived = 0 // fn may run twice
 		if todostore.AllDone(cur.Todos) {
