@@ -41,7 +41,7 @@ type frameProbe struct {
 // request, notification or response) is answered here, with the
 // message's id when one can be read.
 func CheckFrame(line []byte) (pass bool, reply []byte) {
-	trimmed := bytes.TrimSpace(line)
+	trimmed := trimJSONSpace(line)
 	if len(trimmed) == 0 {
 		return true, nil
 	}
@@ -153,4 +153,19 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		return line, err
 	}
+}
+
+// trimJSONSpace trims the white space JSON allows around a value (space,
+// tab, line feed, carriage return) and nothing else: bytes.TrimSpace would
+// also take a vertical tab or a form feed, and pass a line the SDK cannot
+// decode as blank.
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }

@@ -27,7 +27,7 @@ func FuzzCheckFrame(f *testing.F) {
 				ID     *json.RawMessage `json:"id"`
 				Method string           `json:"method"`
 			}
-			if len(trimmedSpace(line)) > 0 {
+			if len(trimJSONSpace(line)) > 0 {
 				if err := json.Unmarshal(line, &m); err != nil {
 					t.Fatalf("passed a line the SDK cannot decode: %v", err)
 				}
@@ -54,14 +54,4 @@ func FuzzCheckFrame(f *testing.F) {
 			}
 		}
 	})
-}
-
-func trimmedSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
