@@ -59,9 +59,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 // the shell chooses it; nothing is started. flag.ErrHelp means --help was
 // printed on stdout.
 func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) (acpserve.Config, error) {
-	fs := flag.NewFlagSet("todosh acp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("todosh acp")
 	cfg := acpserve.Config{Getenv: getenv, Home: getenv("HOME"), Version: versionText()}
 	var (
 		spec       string

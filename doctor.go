@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,27 +27,16 @@ flags:
 
 // runDoctor is `todosh doctor`.
 func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("todosh doctor", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("todosh doctor")
 	var o doctor.Options
 	var output string
 	fs.StringVar(&o.Agent, "agent", "", "check what agent `NAME` needs (default: the agent todosh would choose)")
 	fs.StringVar(&o.Bin, "agent-bin", "", "the agent's executable `PATH`, as for todosh --agent-bin")
 	fs.StringVar(&output, "output", repl.OutputText, "`FORMAT`: text, or jsonl (the same as one JSON object)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, doctorUsage)
-			printFlags(stdout, fs)
-			return repl.ExitOK
-		}
-		fmt.Fprintf(stderr, "todosh doctor: %v (see todosh doctor --help)\n", gnuFlagError(err))
-		return repl.ExitUsage
+	if exit, ok := parseSubcommand(fs, args, doctorUsage, stdout, stderr); !ok {
+		return exit
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "todosh doctor: unexpected argument %q (see todosh doctor --help)\n", strings.Join(fs.Args(), " "))
-		return repl.ExitUsage
 	case output != repl.OutputText && output != repl.OutputJSONL:
 		fmt.Fprintf(stderr, "todosh doctor: --output %q: want text or jsonl\n", output)
 		return repl.ExitUsage

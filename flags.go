@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
 
+	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -17,6 +19,36 @@ func flagName(name string) string {
 		return "-" + name
 	}
 	return "--" + name
+}
+
+// newFlagSet is the flag set of todosh or of one of its subcommands. It
+// prints nothing itself: --help and errors are printed by the caller, in
+// GNU spelling (printFlags, gnuFlagError).
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseSubcommand parses the flags of subcommand name, which takes no
+// arguments: --help prints usage and the flags on stdout; a bad flag or an
+// argument is one line on stderr. ok false means the caller returns exit.
+func parseSubcommand(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (exit int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		printFlags(stdout, fs)
+		return repl.ExitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", fs.Name(), gnuFlagError(err), fs.Name())
+		return repl.ExitUsage, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (see %s --help)\n", fs.Name(), strings.Join(fs.Args(), " "), fs.Name())
+		return repl.ExitUsage, false
+	}
+	return 0, true
 }
 
 // printFlags writes the flags of fs as --help shows them: GNU spelling, a

@@ -95,11 +95,9 @@ flags:
 // stdout are a terminal, where the default agent is the demo.
 func parseFlags(args []string, stdout io.Writer, getenv func(string) string, terminal bool) (repl.Config, error) {
 	cfg := repl.NewConfig()
-	fs := flag.NewFlagSet("todosh", flag.ContinueOnError)
 	// Errors are returned and printed as one line by run, not with the
 	// whole usage; only --help prints it.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("todosh")
 
 	// Session and script flags.
 	fs.StringVar(&cfg.SessionID, "session", "", "open (or create) the session `ID`")

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/todosh/todosh/mcpserver"
@@ -31,24 +28,12 @@ flags:
 // runMCP is `todosh mcp`: a second entry of the same binary that serves
 // the store over MCP until the client closes stdin.
 func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("todosh mcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("todosh mcp")
 	var cfg mcpserver.Config
 	fs.StringVar(&cfg.SessionID, "session", "", "serve the session `ID`")
 	fs.BoolVar(&cfg.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, mcpUsage)
-			printFlags(stdout, fs)
-			return repl.ExitOK
-		}
-		fmt.Fprintf(stderr, "todosh mcp: %v (see todosh mcp --help)\n", gnuFlagError(err))
-		return repl.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "todosh mcp: unexpected argument %q (see todosh mcp --help)\n", strings.Join(fs.Args(), " "))
-		return repl.ExitUsage
+	if exit, ok := parseSubcommand(fs, args, mcpUsage, stdout, stderr); !ok {
+		return exit
 	}
 	if cfg.SessionID != "" {
 		if err := todostore.ValidSessionID(cfg.SessionID); err != nil {

@@ -121,9 +121,9 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// Most turns find the read marked already (nothing changed since the
 	// last one): a Load, no Commit.
 	sess, err := s.Session.Load()
-	if err == nil && hasOpen(sess.Todos) && sess.AgentRead != sess.Rev {
+	if err == nil && todostore.CountTodos(sess.Todos).Open() > 0 && sess.AgentRead != sess.Rev {
 		sess, _, err = s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
-			if hasOpen(cur.Todos) { // the prompt shows the list only then
+			if todostore.CountTodos(cur.Todos).Open() > 0 { // the prompt shows the list only then
 				cur.MarkAgentRead()
 			}
 			return nil
@@ -196,15 +196,4 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		out.Decision = dec
 	}
 	return out, nil
-}
-
-// hasOpen reports whether todos has an open item, when the turn's prompt
-// carries the list (continuation.TodoContext).
-func hasOpen(todos []todostore.Todo) bool {
-	for _, t := range todos {
-		if t.IsOpen() {
-			return true
-		}
-	}
-	return false
 }
