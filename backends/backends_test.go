@@ -89,7 +89,7 @@ func TestACPRows(t *testing.T) {
 			t.Errorf("%s: %v, caps %+v", name, err, b)
 		}
 	}
-	if _, _, err := Choose("acp:claude", nil, Options{Approve: "yes"}); err == nil || !strings.Contains(err.Error(), `--approve "yes": want never or always`) {
+	if _, _, err := Choose("acp:claude", nil, Options{Approve: "yes"}); err == nil || !strings.Contains(err.Error(), `--approve "yes": want ask, never or always`) {
 		t.Errorf("bad --approve: %v", err)
 	}
 	if _, _, err := Choose("acp", nil, Options{}); err == nil || !strings.Contains(err.Error(), "--agent-bin") {

@@ -46,13 +46,16 @@ const (
 	ApproveAlways Approve = "always"
 )
 
-// ParseApprove reads --approve.
+// ParseApprove reads --approve: "ask" (or nothing), "never" or "always".
 func ParseApprove(s string) (Approve, error) {
+	if s == "ask" {
+		return ApproveAsk, nil
+	}
 	switch a := Approve(s); a {
 	case ApproveAsk, ApproveNever, ApproveAlways:
 		return a, nil
 	}
-	return "", fmt.Errorf("--approve %q: want never or always", s)
+	return "", fmt.Errorf("--approve %q: want ask, never or always", s)
 }
 
 // Defaults of Config's durations.
