@@ -94,7 +94,7 @@ const probeTimeout = 30 * time.Second
 // not start takes none: session/new then says why.
 func (s *Server) probeMCP(ctx context.Context) {
 	defer close(s.probed)
-	if s.cfg.NewAgent == nil {
+	if s.cfg.NewAgent == nil || s.cfg.Backend == nil || !s.cfg.Backend.ACP {
 		return
 	}
 	ag, err := s.cfg.NewAgent(agent.Session{Store: todostore.Open(s.cfg.Root), ID: "probe"})

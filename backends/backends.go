@@ -102,6 +102,9 @@ type Backend struct {
 	Caps    Caps
 	// Flags are the agent flags beyond --agent this row accepts.
 	Flags []Flag
+	// ACP: the row's agent speaks the Agent Client Protocol (acpagent), so
+	// `todosh acp` can ask its initialize what it takes (acpserve).
+	ACP bool
 	// Start checks the options and returns what builds the agent; param
 	// is the part after the colon. A nil Factory means no agent.
 	Start func(param string, o Options) (Factory, error)
@@ -285,7 +288,7 @@ func acpRow(x acpPreset) Backend {
 	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
 		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, Check: x.check,
 		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
-		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
+		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence}, ACP: true,
 		Start: func(_ string, o Options) (Factory, error) {
 			approve, err := acpagent.ParseApprove(o.Approve)
 			if err != nil {
