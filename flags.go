@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/todosh/todosh/repl"
@@ -80,29 +79,78 @@ func isZeroDefault(f *flag.Flag) bool {
 	return false
 }
 
-// Go's flag package names flags with one dash in its errors; these turn
-// its three messages into the spelling the usage line and --help use.
-var (
-	errUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	errNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
-	errBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:]+): (.*)$`)
-)
-
-// gnuFlagError rewrites an error of Go's flag package in GNU spelling;
-// any other error is returned as it is.
+// gnuFlagError rewrites an error of Go's flag package in GNU spelling
+// (the package names flags with one dash in its three messages); any
+// other error is returned as it is. Plain string code, not regular
+// expressions: compiling them cost every start of todosh.
 func gnuFlagError(err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	if m := errUndefined.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("unknown flag %s", flagName(m[1]))
+	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok && !strings.Contains(rest, "\n") {
+		if name, ok := dashName(rest); ok {
+			return fmt.Errorf("unknown flag %s", flagName(name))
+		}
 	}
-	if m := errNoValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s needs a value", flagName(m[1]))
+	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok && !strings.Contains(rest, "\n") {
+		if name, ok := dashName(rest); ok {
+			return fmt.Errorf("%s needs a value", flagName(name))
+		}
 	}
-	if m := errBadValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s %s: %s", flagName(m[2]), m[1], m[3])
+	if name, value, reason, ok := badValue(msg); ok {
+		return fmt.Errorf("%s %s: %s", flagName(name), value, reason)
 	}
 	return err
+}
+
+// dashName is s, a flag's name after one or more dashes, without them
+// (at least one character is left: "--" is the flag "-").
+func dashName(s string) (string, bool) {
+	k := len(s) - len(strings.TrimLeft(s, "-"))
+	if k < len(s) && s[k] != ':' {
+		return s[k:], k > 0
+	}
+	return s[max(k-1, 0):], k >= 2
+}
+
+// badValue splits the flag package's `invalid [boolean ]value "V" for
+// [flag ]-NAME: REASON` into the flag's name, the quoted value and the
+// reason.
+func badValue(msg string) (name, value, reason string, ok bool) {
+	rest, found := strings.CutPrefix(msg, "invalid value ")
+	if !found {
+		if rest, found = strings.CutPrefix(msg, "invalid boolean value "); !found {
+			return "", "", "", false
+		}
+	}
+	if !strings.HasPrefix(rest, `"`) {
+		return "", "", "", false
+	}
+	end := 1 // the closing quote: backslash escapes any one character but a newline
+	for ; end < len(rest) && rest[end] != '"'; end++ {
+		if rest[end] == '\\' {
+			if end++; end < len(rest) && rest[end] == '\n' {
+				return "", "", "", false
+			}
+		}
+	}
+	if end >= len(rest) {
+		return "", "", "", false
+	}
+	value, rest = rest[:end+1], rest[end+1:]
+	if rest, found = strings.CutPrefix(rest, " for "); !found {
+		return "", "", "", false
+	}
+	if after, found := strings.CutPrefix(rest, "flag "); found && strings.HasPrefix(after, "-") {
+		rest = after
+	}
+	if rest, found = dashName(rest); !found {
+		return "", "", "", false
+	}
+	name, reason, found = strings.Cut(rest, ": ")
+	if !found || name == "" || strings.Contains(name, ":") || strings.Contains(reason, "\n") {
+		return "", "", "", false
+	}
+	return name, value, reason, true
 }

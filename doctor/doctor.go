@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -220,8 +219,6 @@ func packageVersion(path, pkg string) string {
 	return ""
 }
 
-var versionRegexp = regexp.MustCompile(`\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.]+)?`)
-
 // runVersion runs path flag with nothing on stdin and reads the first
 // version number it prints.
 func runVersion(path, flag string, timeout time.Duration) string {
@@ -230,7 +227,7 @@ func runVersion(path, flag string, timeout time.Duration) string {
 	cmd := exec.CommandContext(ctx, path, flag)
 	cmd.WaitDelay = time.Second
 	out, _ := cmd.Output()
-	return versionRegexp.FindString(string(out))
+	return findVersion(string(out))
 }
 
 // checkMCP says whether todosh's own MCP server can be started: the
@@ -319,4 +316,43 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// findVersion is the first version number in s: MAJOR.MINOR, an optional
+// .PATCH, and an optional -pre-release or +build suffix of letters,
+// digits and dots ("2.1.3", "0.61.0-nightly.2"). Plain string code, not
+// a regular expression compiled at every start of todosh.
+func findVersion(s string) string {
+	digits := func(i int) int { // the end of the digits from i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	for i := 0; i < len(s); i++ {
+		major := digits(i)
+		if major == i {
+			continue
+		}
+		minor := major + 1
+		if minor >= len(s) || s[major] != '.' || digits(minor) == minor {
+			i = major // no version starts inside these digits either
+			continue
+		}
+		end := digits(minor)
+		if end+1 < len(s) && s[end] == '.' && digits(end+1) > end+1 {
+			end = digits(end + 1)
+		}
+		if end+1 < len(s) && (s[end] == '-' || s[end] == '+') {
+			suffix := end + 1
+			for suffix < len(s) && (s[suffix] == '.' || '0' <= s[suffix] && s[suffix] <= '9' || 'a' <= s[suffix]|0x20 && s[suffix]|0x20 <= 'z') {
+				suffix++
+			}
+			if suffix > end+1 {
+				end = suffix
+			}
+		}
+		return s[i:end]
+	}
+	return ""
 }

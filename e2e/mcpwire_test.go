@@ -223,3 +223,58 @@ func TestMCPBadFrames(t *testing.T) {
 	}
 	h.assertList(t, "bad", "before 13")
 }
+
+// TestMCPHandshake drives todosh mcp's own server over the wire as a
+// client of a newer protocol would: a probe of server/discover is
+// method-not-found, a call before initialize is refused, initialize
+// answers the client's version when todosh speaks it and else the newest
+// it speaks, notifications get no reply, a second initialize and an
+// unknown method are errors, and the session goes on through all of it.
+func TestMCPHandshake(t *testing.T) {
+	h := newHome(t)
+	initFrame := func(id int, version string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, id, version)
+	}
+	w := h.startWire(t, "--session", "hs")
+	w.send(`{"jsonrpc":"2.0","id":"probe","method":"server/discover","params":{}}`)
+	if r := w.next(); r.Error == nil || r.Error.Code != -32601 || string(r.ID) != `"probe"` {
+		t.Fatalf("server/discover: %+v", r)
+	}
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if r := w.next(); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "initialize") {
+		t.Fatalf("tools/list before initialize: %+v", r)
+	}
+	w.send(initFrame(2, "2026-07-28"))
+	if r := w.next(); r.Error != nil || string(r.ID) != "2" {
+		t.Fatalf("initialize: %+v", r.Error)
+	}
+	w.send(frameInitialized, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+		initFrame(3, "2025-06-18"), `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	for _, want := range []struct {
+		id   string
+		code int
+	}{{"3", -32600}, {"4", -32601}, {"5", 0}} {
+		r := w.next()
+		if string(r.ID) != want.id || (want.code == 0) != (r.Error == nil) || (r.Error != nil && r.Error.Code != want.code) {
+			t.Errorf("reply %s %+v, want id %s code %d (notifications get no reply)", r.ID, r.Error, want.id, want.code)
+		}
+	}
+
+	// The version and who the server is, each from one piped session.
+	for asked, want := range map[string]string{"2026-07-28": "2025-11-25", "2025-06-18": "2025-06-18", "2024-11-05": "2024-11-05", "": "2025-11-25"} {
+		r := h.script(t, h.dir, initFrame(1, asked)+"\n", "mcp", "--session", "hs")
+		var got struct {
+			Result struct {
+				ProtocolVersion string `json:"protocolVersion"`
+				ServerInfo      struct {
+					Name string `json:"name"`
+				} `json:"serverInfo"`
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Result.ProtocolVersion != want ||
+			got.Result.ServerInfo.Name != "todosh" || got.Result.Capabilities["tools"] == nil {
+			t.Errorf("initialize asking %q: %q (%v), want version %s", asked, r.stdout, err, want)
+		}
+	}
+}

@@ -1,17 +1,14 @@
 package mcpserver
 
-// The frame validator of the stdio transport (stdio.go): pure, fuzzed.
+// The frame decoder of the stdio transport (stdio.go): pure, fuzzed.
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/todosh/todosh/todostore"
 )
 
 // MaxDepth is how deeply the values of a frame may nest. No MCP message
@@ -19,14 +16,37 @@ import (
 // a hostile frame cheap.
 const MaxDepth = 64
 
+// The JSON-RPC 2.0 error codes todosh mcp answers with.
+const (
+	CodeParseError     = -32700 // the frame is not JSON
+	CodeInvalidRequest = -32600 // JSON, but not a valid JSON-RPC message, or a call out of order
+	CodeMethodNotFound = -32601 // a method the server does not serve
+	CodeInvalidParams  = -32602 // params of the wrong shape, or an unknown tool
+)
+
+// Message is one JSON-RPC 2.0 message CheckFrame accepted.
+type Message struct {
+	// ID is the request id as sent (a JSON string or integer); nil for a
+	// notification.
+	ID json.RawMessage
+	// Method is the request's method; "" for a response (the client's
+	// answer to a request, which todosh never sends, so it is ignored).
+	Method string
+	// Params is the request's params as sent; nil when there are none.
+	Params json.RawMessage
+}
+
+// IsCall reports whether m is a request that expects a reply.
+func (m Message) IsCall() bool { return m.Method != "" && m.ID != nil }
+
 // FrameError is a frame CheckFrame refused: the JSON-RPC error reply the
 // transport writes for it.
 type FrameError struct {
 	// ID is the request id to reply to, as sent; nil when it is missing or
 	// not a valid id (the reply's id is then null).
 	ID json.RawMessage
-	// Code is jsonrpc.CodeParseError (not JSON) or
-	// jsonrpc.CodeInvalidRequest (JSON, but not a valid JSON-RPC message).
+	// Code is CodeParseError (not JSON) or CodeInvalidRequest (JSON, but
+	// not a valid JSON-RPC message).
 	Code int64
 	// Message says what is wrong, in one line.
 	Message string
@@ -36,34 +56,14 @@ type FrameError struct {
 func (e *FrameError) Error() string { return e.Message }
 
 // Reply is the error reply's frame, without the newline.
-func (e *FrameError) Reply() []byte {
-	id := e.ID
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	b, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int64  `json:"code"`
-		Message string `json:"message"`
-	}{e.Code, e.Message}})
-	if err != nil { // an id CheckFrame accepted always marshals
-		panic(err)
-	}
-	return b
-}
+func (e *FrameError) Reply() []byte { return errorReply(e.ID, e.Code, e.Message) }
 
 func parseError(msg string) *FrameError {
-	return &FrameError{Code: jsonrpc.CodeParseError, Message: "parse error: " + msg}
+	return &FrameError{Code: CodeParseError, Message: "parse error: " + msg}
 }
 
 func invalidRequest(id json.RawMessage, format string, args ...any) *FrameError {
-	return &FrameError{ID: id, Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + fmt.Sprintf(format, args...)}
+	return &FrameError{ID: id, Code: CodeInvalidRequest, Message: "invalid request: " + fmt.Sprintf(format, args...)}
 }
 
 // CheckFrame validates one frame (one line of input, without its newline)
@@ -71,69 +71,68 @@ func invalidRequest(id json.RawMessage, format string, args ...any) *FrameError 
 // JSON but not one valid JSON-RPC 2.0 message (a batch, a value nested
 // deeper than MaxDepth, a version other than "2.0", an id that is not a
 // string or an integer, a request without a string method, a response
-// without exactly one of result and error) is an invalid request. The SDK
-// only sees frames that passed, so no frame can end the session.
-func CheckFrame(frame []byte) (jsonrpc.Message, *FrameError) {
+// without exactly one of result and error) is an invalid request. Field
+// names are matched exactly, as JSON-RPC spells them.
+func CheckFrame(frame []byte) (Message, *FrameError) {
 	if !utf8.Valid(frame) {
-		return nil, parseError("the frame is not valid UTF-8")
+		return Message{}, parseError("the frame is not valid UTF-8")
 	}
 	if depth(frame) > MaxDepth {
-		return nil, invalidRequest(nil, "values nested deeper than %d levels", MaxDepth)
-	}
-	if !json.Valid(frame) {
-		return nil, parseError("the frame is not one JSON value")
-	}
-	frame = bytes.TrimSpace(frame)
-	if frame[0] == '[' {
-		return nil, invalidRequest(nil, "batches are not supported: send one message per line")
-	}
-	if frame[0] != '{' {
-		return nil, invalidRequest(nil, "a message must be a JSON object")
+		return Message{}, invalidRequest(nil, "values nested deeper than %d levels", MaxDepth)
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(frame, &fields); err != nil {
-		return nil, parseError(err.Error())
-	}
-	rawID, hasID := fields["id"]
-	var id json.RawMessage
-	if hasID {
-		if !validID(rawID) {
-			return nil, invalidRequest(nil, "id must be a string or an integer")
+		var syntax *json.SyntaxError
+		switch frame = bytes.TrimLeft(frame, " \t\r\n"); {
+		case errors.As(err, &syntax) || len(frame) == 0:
+			return Message{}, parseError("the frame is not one JSON value")
+		case frame[0] == '[':
+			return Message{}, invalidRequest(nil, "batches are not supported: send one message per line")
+		default:
+			return Message{}, invalidRequest(nil, "a message must be a JSON object")
 		}
-		id = rawID
 	}
-	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
-		return nil, invalidRequest(id, `"jsonrpc" must be "2.0"`)
+	if fields == nil { // the frame is null
+		return Message{}, invalidRequest(nil, "a message must be a JSON object")
+	}
+	var m Message
+	if rawID, ok := fields["id"]; ok {
+		if !validID(rawID) {
+			return Message{}, invalidRequest(nil, "id must be a string or an integer")
+		}
+		m.ID = rawID
+	}
+	if v, ok := fields["jsonrpc"]; !ok || string(v) != `"2.0"` {
+		return Message{}, invalidRequest(m.ID, `"jsonrpc" must be "2.0"`)
 	}
 	method, isRequest := fields["method"]
 	_, hasResult := fields["result"]
 	_, hasError := fields["error"]
 	switch {
 	case isRequest:
-		var s string
-		if json.Unmarshal(method, &s) != nil || s == "" {
-			return nil, invalidRequest(id, "method must be a non-empty string")
+		if json.Unmarshal(method, &m.Method) != nil || m.Method == "" {
+			return Message{}, invalidRequest(m.ID, "method must be a non-empty string")
 		}
-		if p, ok := fields["params"]; ok && !isStructured(p) {
-			return nil, invalidRequest(id, "params must be an object or an array")
+		if p, ok := fields["params"]; ok {
+			if !isStructured(p) {
+				return Message{}, invalidRequest(m.ID, "params must be an object or an array")
+			}
+			if string(p) != "null" {
+				m.Params = p
+			}
 		}
-	case !hasID:
-		return nil, invalidRequest(nil, "a message without a method must be a response with an id")
+	case m.ID == nil:
+		return Message{}, invalidRequest(nil, "a message without a method must be a response with an id")
 	case hasResult == hasError:
-		return nil, invalidRequest(id, "a response has exactly one of result and error")
+		return Message{}, invalidRequest(m.ID, "a response has exactly one of result and error")
 	}
-	msg, err := jsonrpc.DecodeMessage(frame)
-	if err != nil {
-		return nil, invalidRequest(id, "%s", todostore.ShortLine(err.Error(), 200))
-	}
-	return msg, nil
+	return m, nil
 }
 
 // validID reports whether an id is a JSON string or an integer that fits
-// in 53 bits (the SDK decodes numbers as float64, so a larger or
-// fractional one would be answered under another id).
+// in 53 bits (a client in JavaScript reads a larger one as another
+// number, so its reply would carry an id it never sent).
 func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return false
 	}
@@ -147,7 +146,6 @@ func validID(raw json.RawMessage) bool {
 
 // isStructured reports whether v is a JSON object, an array or null.
 func isStructured(v json.RawMessage) bool {
-	v = bytes.TrimSpace(v)
 	return len(v) > 0 && (v[0] == '{' || v[0] == '[' || string(v) == "null")
 }
 

@@ -25,33 +25,33 @@ func TestCheckFrame(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"result":{}}`, 0, ""},
 		{`{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"no"}}`, 0, ""},
 		{` {"jsonrpc" : "2.0", "id":1, "method":"ping"} `, 0, ""},
-		{`nope`, jsonrpc.CodeParseError, "null"},
-		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\x00}", jsonrpc.CodeParseError, "null"},
-		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", jsonrpc.CodeParseError, "null"},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, jsonrpc.CodeParseError, "null"},
-		{deep, jsonrpc.CodeInvalidRequest, "null"},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, jsonrpc.CodeInvalidRequest, "null"},
-		{`[]`, jsonrpc.CodeInvalidRequest, "null"},
-		{`42`, jsonrpc.CodeInvalidRequest, "null"},
-		{`null`, jsonrpc.CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.1","id":4,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "4"},
-		{`{"jsonrpc":2.0,"id":"k","method":"ping"}`, jsonrpc.CodeInvalidRequest, `"k"`},
-		{`{"id":4,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "4"},
-		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.0","id":1e300,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.0","id":5,"method":""}`, jsonrpc.CodeInvalidRequest, "5"},
-		{`{"jsonrpc":"2.0","id":5,"method":["x"]}`, jsonrpc.CodeInvalidRequest, "5"},
-		{`{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}`, jsonrpc.CodeInvalidRequest, "5"},
-		{`{"jsonrpc":"2.0","id":5}`, jsonrpc.CodeInvalidRequest, "5"},
-		{`{"jsonrpc":"2.0","id":5,"result":{},"error":{}}`, jsonrpc.CodeInvalidRequest, "5"},
-		{`{"jsonrpc":"2.0"}`, jsonrpc.CodeInvalidRequest, "null"},
+		{`nope`, CodeParseError, "null"},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\x00}", CodeParseError, "null"},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", CodeParseError, "null"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, CodeParseError, "null"},
+		{deep, CodeInvalidRequest, "null"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, CodeInvalidRequest, "null"},
+		{`[]`, CodeInvalidRequest, "null"},
+		{`42`, CodeInvalidRequest, "null"},
+		{`null`, CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.1","id":4,"method":"ping"}`, CodeInvalidRequest, "4"},
+		{`{"jsonrpc":2.0,"id":"k","method":"ping"}`, CodeInvalidRequest, `"k"`},
+		{`{"id":4,"method":"ping"}`, CodeInvalidRequest, "4"},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":1e300,"method":"ping"}`, CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":5,"method":""}`, CodeInvalidRequest, "5"},
+		{`{"jsonrpc":"2.0","id":5,"method":["x"]}`, CodeInvalidRequest, "5"},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}`, CodeInvalidRequest, "5"},
+		{`{"jsonrpc":"2.0","id":5}`, CodeInvalidRequest, "5"},
+		{`{"jsonrpc":"2.0","id":5,"result":{},"error":{}}`, CodeInvalidRequest, "5"},
+		{`{"jsonrpc":"2.0"}`, CodeInvalidRequest, "null"},
 	} {
 		msg, fe := CheckFrame([]byte(c.frame))
 		switch {
-		case c.code == 0 && (fe != nil || msg == nil):
+		case c.code == 0 && (fe != nil || msg.ID == nil && msg.Method == ""):
 			t.Errorf("%.60q refused: %v", c.frame, fe)
 		case c.code != 0 && fe == nil:
 			t.Errorf("%.60q accepted, want error %d", c.frame, c.code)
@@ -80,34 +80,44 @@ func mustReplyID(t testing.TB, fe *FrameError) json.RawMessage {
 	return r.ID
 }
 
-// FuzzCheckFrame: any frame is accepted as a message that encodes again,
-// or answered with a one-line error reply whose id is null, a string or
-// an integer; it never panics.
+// FuzzCheckFrame: any frame is accepted as a message the MCP Go SDK's
+// JSON-RPC decoder reads the same way (the same kind, method and id), or
+// answered with a one-line error reply whose id is null, a string or an
+// integer; it never panics.
 func FuzzCheckFrame(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":"x","result":{}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"1.0","id":{"a":1},"method":"ping","params":[[[]]]}`,
-		"[\x00]", `"`, `{"id":9007199254740993}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"todo_read","arguments":null}}`,
+		"[\x00]", `"`, `{"id":9007199254740993}`, `null`, ` {"jsonrpc" : "2.0","id":-3,"method":"x"} `,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		msg, fe := CheckFrame(frame)
 		if fe == nil {
-			if msg == nil {
-				t.Fatal("accepted without a message")
+			sdk, err := jsonrpc.DecodeMessage(frame)
+			if err != nil {
+				t.Fatalf("accepted %q, which the SDK refuses: %v", frame, err)
 			}
-			if _, err := jsonrpc.EncodeMessage(msg); err != nil {
-				t.Fatalf("accepted %q but it does not encode: %v", frame, err)
+			switch m := sdk.(type) {
+			case *jsonrpc.Request:
+				if m.Method != msg.Method || m.IsCall() != (msg.ID != nil) || (msg.ID != nil && !sameID(t, m.ID, msg.ID)) {
+					t.Fatalf("%q: the SDK reads request %q %v, CheckFrame %q %s", frame, m.Method, m.ID.Raw(), msg.Method, msg.ID)
+				}
+			case *jsonrpc.Response:
+				if msg.Method != "" || !sameID(t, m.ID, msg.ID) {
+					t.Fatalf("%q: the SDK reads a response to %v, CheckFrame %q %s", frame, m.ID.Raw(), msg.Method, msg.ID)
+				}
 			}
 			return
 		}
-		if msg != nil {
+		if msg.ID != nil || msg.Method != "" || msg.Params != nil {
 			t.Fatal("both a message and an error")
 		}
-		if fe.Code != jsonrpc.CodeParseError && fe.Code != jsonrpc.CodeInvalidRequest {
+		if fe.Code != CodeParseError && fe.Code != CodeInvalidRequest {
 			t.Fatalf("code %d", fe.Code)
 		}
 		id := string(mustReplyID(t, fe))
@@ -115,6 +125,18 @@ func FuzzCheckFrame(f *testing.F) {
 			t.Fatalf("reply id %s", id)
 		}
 	})
+}
+
+// sameID reports whether the SDK's id is the raw id CheckFrame kept.
+func sameID(t *testing.T, sdk jsonrpc.ID, raw json.RawMessage) bool {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("id %s: %v", raw, err)
+	}
+	if f, ok := v.(float64); ok {
+		return sdk.Raw() == int64(f)
+	}
+	return sdk.Raw() == v
 }
 
 // TestReadFrame: lines end at \n or \r\n, the last one may have no

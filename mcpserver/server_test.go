@@ -1,14 +1,21 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -62,28 +69,172 @@ func TestResolveSession(t *testing.T) {
 	}
 }
 
-// TestInMemory serves one call over the SDK's in-memory transport: a
-// refused call is a tool error, never a protocol error.
-func TestInMemory(t *testing.T) {
-	st := todostore.Open(t.TempDir())
-	ct, stt := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	go New(Config{Store: st, Cwd: "/src/x"}, "s1").Run(ctx, stt)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+// connect serves a session over an in-memory pipe and connects the MCP
+// Go SDK's client to it, the reference client of these tests.
+func connect(t testing.TB, cfg Config, id string) *mcp.ClientSession {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := (&Stdio{In: sr, Out: sw}).Run(context.Background(), New(cfg, id))
+		sw.Close()
+		done <- err
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() {
+		cs.Close()
+		if err := <-done; err != nil {
+			t.Errorf("the server ended with %v", err)
+		}
+	})
+	return cs
+}
+
+// TestSDKClient serves the SDK's client: the handshake, the tools with
+// todotools' schemas, a refused call as a tool error (never a protocol
+// error), a call that writes, and an unknown tool as invalid params.
+func TestSDKClient(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	cs := connect(t, Config{Store: st, Cwd: "/src/x", Version: "1"}, "s1")
+	ctx := context.Background()
+	if r := cs.InitializeResult(); r.ProtocolVersion != ProtocolVersions[0] || r.ServerInfo.Name != agent.MCPName ||
+		r.Capabilities.Tools == nil || !strings.Contains(r.Instructions, "session s1") {
+		t.Errorf("initialize: %+v %+v", r, r.ServerInfo)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := (&todotools.Tools{}).Specs()
+	if len(list.Tools) != len(specs) {
+		t.Fatalf("%d tools, want %d", len(list.Tools), len(specs))
+	}
+	for i, tl := range list.Tools {
+		var got, want any
+		b, _ := json.Marshal(tl.InputSchema)
+		json.Unmarshal(b, &got)
+		json.Unmarshal(specs[i].Parameters, &want)
+		if tl.Name != specs[i].Name || tl.Description != specs[i].Description || !reflect.DeepEqual(got, want) {
+			t.Errorf("tool %d: %s %s, want %s %s", i, tl.Name, b, specs[i].Name, specs[i].Parameters)
+		}
+	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_tick", Arguments: map[string]any{"id": 7}})
 	if err != nil || !res.IsError {
 		t.Fatalf("bad tick: %v %+v", err, res)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_write", Arguments: map[string]any{"todos": []map[string]any{{"content": "a", "status": "pending"}}}})
-	if err != nil || res.IsError {
+	if err != nil || res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "Saved the list") {
 		t.Fatalf("write: %v %+v", err, res)
 	}
 	s, err := st.Load("s1")
 	if err != nil || len(s.Todos) != 1 || s.Cwd != "/src/x" {
 		t.Errorf("after todo_write: %+v %v (the cwd is recorded in a session without one)", s, err)
 	}
+	var werr *jsonrpc.Error
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_delete"}); !errors.As(err, &werr) || werr.Code != CodeInvalidParams {
+		t.Errorf("unknown tool: %v, want invalid params", err)
+	}
+}
+
+// TestHandle: what each message is answered, in order, on one session:
+// the handshake and its version negotiation, calls before it, unknown
+// methods, notifications, bad params.
+func TestHandle(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	srv := New(Config{Store: st, Cwd: "/src", Version: "7"}, "h")
+	for _, c := range []struct {
+		frame string
+		want  string // the reply with its id, "" for none; a prefix of it
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"tools/list before initialize`},
+		{`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize"}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":[]}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":7}}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"todosh","title":"todosh todo list","version":"7"},"instructions":"todosh keeps`},
+		{`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"initialize was already received`},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`, ``},
+		{`{"jsonrpc":"2.0","method":"notifications/whatever"}`, ``},
+		{`{"jsonrpc":"2.0","id":5,"method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,`},
+		{`{"jsonrpc":"2.0","id":6,"method":"resources/list"}`, `{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"method \"resources/list\" not found`},
+		{`{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,`},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"x"}}`, `{"jsonrpc":"2.0","id":8,"result":{"tools":[{"name":"todo_write","description":`},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call"}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":7}}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"todo_delete"}}`, `{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"unknown tool \"todo_delete\""}}`},
+		{`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"todo_read","arguments":null}}`, `{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"`},
+		{`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"todo_write","arguments":{"todos":"x"}}}`, `{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"todo_write: argument todos must be an array`},
+		{`{"jsonrpc":"2.0","id":12,"result":{}}`, ``},
+	} {
+		m, fe := CheckFrame([]byte(c.frame))
+		if fe != nil {
+			t.Fatalf("%s: %v", c.frame, fe)
+		}
+		got := string(srv.Handle(m))
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s\n got %s\nwant %s…", c.frame, got, c.want)
+		}
+		if strings.Contains(got, "isError") != strings.Contains(c.want, "argument todos") {
+			t.Errorf("%s: isError wrong in %s", c.frame, got)
+		}
+	}
+	if _, err := st.Load("h"); err == nil {
+		t.Error("no call wrote, yet the session exists")
+	}
+}
+
+// FuzzHandle: after the handshake, any frame gets no reply or exactly one
+// JSON-RPC reply with the frame's id, a result or an error; nothing
+// panics.
+func FuzzHandle(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todo_read","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"todo_write","arguments":{"todos":[{"content":"x","status":"pending"}]}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"todo_tick","arguments":{"id":"1.1"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"todo_pause","arguments":[]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	st := todostore.Open(f.TempDir())
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		m, fe := CheckFrame(frame)
+		if fe != nil {
+			return
+		}
+		srv := New(Config{Store: st, Cwd: "/src"}, "f")
+		hello, _ := CheckFrame([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`))
+		srv.Handle(hello)
+		reply := srv.Handle(m)
+		if reply == nil {
+			if m.IsCall() {
+				t.Fatalf("%q: a call got no reply", frame)
+			}
+			return
+		}
+		var r struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+			Error   *rpcError       `json:"error"`
+		}
+		if err := json.Unmarshal(reply, &r); err != nil || r.JSONRPC != "2.0" || !m.IsCall() || string(r.ID) != string(m.ID) ||
+			(r.Result == nil) == (r.Error == nil) || bytes.ContainsAny(reply, "\n\r") {
+			t.Fatalf("%q: reply %q (%v)", frame, reply, err)
+		}
+	})
 }

@@ -1,9 +1,10 @@
 package mcpserver
 
-// todosh's own MCP stdio transport. It replaces the SDK's StdioTransport,
-// which ends the session on the first frame it cannot decode (committed
-// writes then go unanswered) and, at the end of input, cancels the
-// requests still in flight, so `printf '…' | todosh mcp` did nothing.
+// todosh's MCP stdio transport: newline-delimited JSON-RPC, one message
+// at a time. A frame that cannot be decoded is answered and the session
+// goes on (committed writes are never left unanswered), and at the end
+// of input every call already read has been answered, so
+// `printf '…' | todosh mcp` works.
 
 import (
 	"bufio"
@@ -11,10 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -25,10 +22,10 @@ const DefaultMaxFrame = 2 * todostore.MaxFileSize
 
 // Stdio is the transport of `todosh mcp`: newline-delimited JSON-RPC on In
 // and Out (stdin and stdout). Each line is checked by CheckFrame; a bad one
-// is answered with a JSON-RPC error here and never reaches the SDK, so the
-// session goes on. Calls are handed to the SDK one at a time, in the order
-// they came, so a todo_read sent after a todo_write sees it. At the end of
-// input every call already read is answered before the session ends.
+// is answered with a JSON-RPC error and the session goes on. Messages are
+// carried out one at a time, in the order they came, each call answered
+// before the next line is handled, so a todo_read sent after a todo_write
+// sees it, and at the end of input every call read has been answered.
 type Stdio struct {
 	In  io.Reader
 	Out io.Writer
@@ -37,79 +34,90 @@ type Stdio struct {
 	MaxFrame int
 }
 
-// Connect starts reading In; it implements mcp.Transport.
-func (t *Stdio) Connect(context.Context) (mcp.Connection, error) {
+// Serve resolves the session and serves it on the transport until the
+// input ends (nil) or ctx is done (nil after the message in hand is
+// answered).
+func Serve(ctx context.Context, cfg Config, t *Stdio) error {
+	id, err := ResolveSession(cfg)
+	if err != nil {
+		return err
+	}
+	if err := t.Run(ctx, New(cfg, id)); err != nil {
+		return fmt.Errorf("serve session %s: %w", id, err)
+	}
+	return nil
+}
+
+// line is one frame read from In, or the read error after it.
+type line struct {
+	data    []byte
+	tooLong bool
+	err     error
+}
+
+// Run serves s on the transport until the input ends or ctx is done. Only
+// the reading runs in its own goroutine, so a signal can end the server
+// while it waits for input.
+func (t *Stdio) Run(ctx context.Context, s *Server) error {
 	limit := t.MaxFrame
 	if limit <= 0 {
 		limit = DefaultMaxFrame
 	}
-	c := &stdioConn{
-		out:      t.Out,
-		incoming: make(chan frameOrErr),
-		closed:   make(chan struct{}),
-		answered: make(chan struct{}, 1),
-		pending:  map[jsonrpc.ID]bool{},
-	}
-	go c.readLoop(bufio.NewReaderSize(t.In, 64<<10), limit)
-	return c, nil
-}
-
-type frameOrErr struct {
-	msg jsonrpc.Message
-	err error
-}
-
-// stdioConn is one session on Stdio; it implements mcp.Connection.
-type stdioConn struct {
-	writeMu sync.Mutex // one frame at a time on out
-	out     io.Writer
-
-	incoming chan frameOrErr // from readLoop; closed after its error
-	closed   chan struct{}
-	once     sync.Once
-
-	mu       sync.Mutex
-	pending  map[jsonrpc.ID]bool // calls handed to the SDK and not yet answered
-	answered chan struct{}       // poked when a call is answered
-}
-
-// readLoop reads frames until the end of input, answering bad ones
-// itself and handing the others to Read.
-func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
-	defer close(c.incoming)
-	for {
-		line, tooLong, err := readFrame(r, limit)
-		var fe *FrameError
-		var msg jsonrpc.Message
-		switch {
-		case tooLong:
-			fe = invalidRequest(nil, "the frame is over the limit of %d bytes", limit)
-		case len(trimSpace(line)) > 0:
-			msg, fe = CheckFrame(line)
-		}
-		if fe != nil {
-			if werr := c.writeFrame(fe.Reply()); werr != nil {
-				c.deliver(frameOrErr{err: werr})
+	lines := make(chan line)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		r := bufio.NewReaderSize(t.In, 64<<10)
+		for {
+			data, tooLong, err := readFrame(r, limit)
+			select {
+			case lines <- line{data, tooLong, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
 				return
 			}
 		}
-		if msg != nil && !c.deliver(frameOrErr{msg: msg}) {
-			return
+	}()
+	out := bufio.NewWriterSize(t.Out, 64<<10)
+	for {
+		var l line
+		select {
+		case <-ctx.Done():
+			return nil
+		case l = <-lines:
 		}
-		if err != nil {
-			c.deliver(frameOrErr{err: err})
-			return
+		if reply := t.handle(s, l, limit); reply != nil {
+			out.Write(reply)
+			out.WriteByte('\n')
+			if err := out.Flush(); err != nil {
+				return fmt.Errorf("write a reply: %w", err)
+			}
+		}
+		switch {
+		case errors.Is(l.err, io.EOF):
+			return nil
+		case l.err != nil:
+			return fmt.Errorf("read a request: %w", l.err)
 		}
 	}
 }
 
-func (c *stdioConn) deliver(f frameOrErr) bool {
-	select {
-	case c.incoming <- f:
-		return true
-	case <-c.closed:
-		return false
+// handle is the reply to one line: an error for a bad frame, the
+// server's answer otherwise, nil for none (a blank line, a notification).
+func (t *Stdio) handle(s *Server, l line, limit int) []byte {
+	switch {
+	case l.tooLong:
+		return invalidRequest(nil, "the frame is over the limit of %d bytes", limit).Reply()
+	case len(trimSpace(l.data)) == 0:
+		return nil
 	}
+	m, fe := CheckFrame(l.data)
+	if fe != nil {
+		return fe.Reply()
+	}
+	return s.Handle(m)
 }
 
 // readFrame reads one line without its line ending. A line over limit
@@ -147,103 +155,3 @@ func trimSpace(b []byte) []byte {
 	}
 	return b
 }
-
-// Read is the next valid message. A call waits until the call before it
-// is answered; the end of input waits until every call is answered.
-func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var f frameOrErr
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.closed:
-		return nil, io.EOF
-	case got, ok := <-c.incoming:
-		if !ok {
-			got.err = io.EOF
-		}
-		f = got
-	}
-	req, isCall := f.msg.(*jsonrpc.Request)
-	isCall = isCall && req.IsCall()
-	if f.err != nil || isCall {
-		if err := c.waitAnswered(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	if isCall {
-		c.mu.Lock()
-		c.pending[req.ID] = true
-		c.mu.Unlock()
-	}
-	return f.msg, nil
-}
-
-// waitAnswered waits until no call is pending.
-func (c *stdioConn) waitAnswered(ctx context.Context) error {
-	for {
-		c.mu.Lock()
-		n := len(c.pending)
-		c.mu.Unlock()
-		if n == 0 {
-			return nil
-		}
-		select {
-		case <-c.answered:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.closed:
-			return io.EOF
-		}
-	}
-}
-
-// Write writes one message as one line; a response marks its call
-// answered, whether or not the write succeeded.
-func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		defer func() {
-			c.mu.Lock()
-			delete(c.pending, resp.ID)
-			c.mu.Unlock()
-			select {
-			case c.answered <- struct{}{}:
-			default:
-			}
-		}()
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("encode a reply: %w", err)
-	}
-	return c.writeFrame(data)
-}
-
-func (c *stdioConn) writeFrame(data []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	select {
-	case <-c.closed:
-		return mcp.ErrConnectionClosed
-	default:
-	}
-	_, err := c.out.Write(append(data, '\n'))
-	return err
-}
-
-// Close ends the session; a Read waiting for input returns.
-func (c *stdioConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
-	return nil
-}
-
-// SessionID is empty: stdio has one session.
-func (c *stdioConn) SessionID() string { return "" }

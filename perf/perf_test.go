@@ -164,19 +164,19 @@ func BenchmarkChange(b *testing.B) {
 }
 
 // BenchmarkMCPTick is a todo_tick through todosh's MCP server (in
-// memory: the JSON-RPC layer, the tool and the store) on a list of 20
-// items of 50 subtasks, against the floor. Target: ratio ≤ 2.
+// memory, over pipes, from the MCP Go SDK's client: the JSON-RPC framing
+// both ways, the tool and the store) on a list of 20 items of 50
+// subtasks, against the floor. Target: ratio ≤ 2.
 func BenchmarkMCPTick(b *testing.B) {
 	s := newStore(b, "mcp", list(20, 50))
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	srv := mcpserver.New(mcpserver.Config{Store: s, Cwd: "/src"}, "mcp")
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	go func() {
+		(&mcpserver.Stdio{In: sr, Out: sw}).Run(ctx, mcpserver.New(mcpserver.Config{Store: s, Cwd: "/src"}, "mcp"))
+		sw.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,9 +2,7 @@ package repl
 
 import (
 	"io"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // Colour modes of --color.
@@ -59,11 +57,42 @@ func (p palette) Muted(s string) string    { return p.paint(sgrMuted, s) }
 func (p palette) Tool(s string) string     { return p.paint(sgrTool, s) }
 func (p palette) Decision(s string) string { return p.paint(sgrDecision, s) }
 
-// itemLine finds the status mark of an item line and the box of a subtask
-// line of todostore.FormatList.
-var itemLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^( *\d+\. )([○▸✓✗?]) |^( *\d+\.\d+ )(\[[ x]\]) `)
-}) // compiled at first use, not at start-up
+// itemMark splits an item line of todostore.FormatList ("  2. ▸ text")
+// at its status mark, or a subtask line ("  2.1 [x] text") at its box:
+// what comes before the mark, the mark, and the rest from the space after
+// it. Plain string code: a regular expression links the regexp package
+// into todosh, whose start-up pays for it.
+func itemMark(l string) (pre, mark, rest string, ok bool) {
+	i := len(l) - len(strings.TrimLeft(l, " "))
+	digits := func(i int) int { // the end of the digits from i
+		for i < len(l) && '0' <= l[i] && l[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	end := digits(i)
+	if end == i || end >= len(l) || l[end] != '.' {
+		return "", "", "", false
+	}
+	if strings.HasPrefix(l[end:], ". ") { // an item: one mark, then a space
+		for _, m := range []string{"○", "▸", "✓", "✗", "?"} {
+			if after := l[end+2:]; strings.HasPrefix(after, m+" ") {
+				return l[:end+2], m, after[len(m):], true
+			}
+		}
+		return "", "", "", false
+	}
+	sub := digits(end + 1) // a subtask: N.M, a space, a box, a space
+	if sub == end+1 || !strings.HasPrefix(l[sub:], " ") {
+		return "", "", "", false
+	}
+	for _, m := range []string{"[ ]", "[x]"} {
+		if after := l[sub+1:]; strings.HasPrefix(after, m+" ") {
+			return l[:sub+1], m, after[len(m):], true
+		}
+	}
+	return "", "", "", false
+}
 
 // List colours a formatted list: each mark by its status, a completed or
 // cancelled item's line dim after its mark.
@@ -77,18 +106,12 @@ func (p palette) List(text string) string {
 			lines[i] = c
 			continue
 		}
-		m := itemLine().FindStringSubmatchIndex(l)
-		if m == nil {
+		pre, mark, rest, ok := itemMark(l)
+		if !ok {
 			if i == 0 && strings.HasPrefix(l, "Todo ") {
 				lines[i] = p.paint("1", strings.TrimSuffix(l, "\n")) + tail(l)
 			}
 			continue
-		}
-		var pre, mark, rest string
-		if m[2] >= 0 {
-			pre, mark, rest = l[:m[3]], l[m[4]:m[5]], l[m[5]:]
-		} else {
-			pre, mark, rest = l[:m[7]], l[m[8]:m[9]], l[m[9]:]
 		}
 		switch mark {
 		case "✓", "[x]":

@@ -1,8 +1,8 @@
 package acpagent
 
 import (
-	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -90,12 +90,41 @@ func WriteTodosInput(raw any) (entries []acp.PlanEntry, ok bool) {
 	return entries, true
 }
 
-// setTodosRegexp matches the title Gemini CLI gives a write_todos call
-// over ACP, whose content is empty: "Set 3 todo(s)".
-var setTodosRegexp = regexp.MustCompile(`(?i)^set \d+ todo`)
-
 // setTodosTitle reports whether a tool call's title says the agent set
-// its own todo list.
+// its own todo list: the title Gemini CLI gives a write_todos call over
+// ACP, whose content is empty, "Set 3 todo(s)" (in any case), or one that
+// names write_todos. Plain string code: a regular expression compiled at
+// every start of todosh cost more than all the titles it ever read.
 func setTodosTitle(title string) bool {
-	return setTodosRegexp.MatchString(title) || strings.Contains(strings.ToLower(title), "write_todos")
+	if rest, ok := cutFoldPrefix(title, "set "); ok {
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if _, ok := cutFoldPrefix(rest[digits:], " todo"); ok && digits > 0 {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(title), "write_todos")
+}
+
+// cutFoldPrefix is s after prefix (ASCII), matched under Unicode case
+// folding as a regular expression's (?i) matches it ("ſ" is an "s").
+func cutFoldPrefix(s, prefix string) (string, bool) {
+	for _, p := range prefix {
+		r, n := utf8.DecodeRuneInString(s)
+		if n == 0 || !foldEqual(r, p) {
+			return "", false
+		}
+		s = s[n:]
+	}
+	return s, true
+}
+
+// foldEqual reports whether r and p are the same letter under simple
+// case folding.
+func foldEqual(r, p rune) bool {
+	for f := unicode.SimpleFold(p); r != p && f != p; f = unicode.SimpleFold(f) {
+		if r == f {
+			return true
+		}
+	}
+	return r == p
 }

@@ -3,10 +3,8 @@ package clis
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -215,9 +213,26 @@ type claudeTaskCall struct {
 	status     string
 }
 
-var (
-	taskCreatedRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Task #([A-Za-z0-9._-]+) created`) }) // compiled at first use, not at start-up
-)
+// taskCreatedID is the id in the first "Task #ID created" of a
+// TaskCreate result's text, ID being letters, digits, '.', '_' and '-';
+// "" when there is none. Plain string code: a regular expression links
+// the regexp package into todosh, whose start-up pays for it.
+func taskCreatedID(text string) string {
+	for rest := text; ; {
+		_, after, found := strings.Cut(rest, "Task #")
+		if !found {
+			return ""
+		}
+		n := 0
+		for n < len(after) && (after[n] == '.' || after[n] == '_' || after[n] == '-' || '0' <= after[n] && after[n] <= '9' || 'a' <= after[n]|0x20 && after[n]|0x20 <= 'z') {
+			n++
+		}
+		if n > 0 && strings.HasPrefix(after[n:], " created") {
+			return after[:n]
+		}
+		rest = after
+	}
+}
 
 // Line handles one line of Claude's stream.
 func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
@@ -597,9 +612,7 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 				op.ID = anyID(res.Task.ID)
 			}
 			if op.ID == "" {
-				if m := taskCreatedRegex().FindStringSubmatch(jsonStr(b.content)); m != nil {
-					op.ID = m[1]
-				}
+				op.ID = taskCreatedID(jsonStr(b.content))
 			}
 		} else if op.Delete = call.status == "deleted"; !op.Delete && call.status != "" {
 			op.Status = mapStatus(call.status)
