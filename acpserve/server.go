@@ -167,17 +167,11 @@ func (s *Server) takeSpare(cwd string) *session {
 	return nil
 }
 
-// sameDir reports whether a and b name the same directory.
+// sameDir reports whether a and b are the same directory, spelled the
+// same: the session keeps the editor's spelling of its cwd, so a spare
+// built with another (a symlink, todosh's resolved path) is not used.
 func sameDir(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ai, err1 := os.Stat(a)
-	bi, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+	return a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
 }
 
 // mcpCaps are the MCP transports beyond stdio todosh passes on to the
