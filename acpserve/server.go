@@ -21,7 +21,6 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/todostore"
 )
@@ -58,7 +57,15 @@ type Server struct {
 	// innerMCP are the MCP transports beyond stdio the inner agent takes
 	// (its initialize, read by probeMCP), set before probed is closed.
 	innerMCP acp.McpCapabilities
-	probed   chan struct{}
+	// probeOnce starts probeMCP (or, at close, stands in for it so none
+	// starts); probeCtx bounds it.
+	probeOnce sync.Once
+	probeCtx  context.Context
+	probed    chan struct{}
+	// spare is the session probeMCP built, whose inner agent it started
+	// and left initialized, for the first session/new to use; nil once
+	// taken or ended.
+	spare    *session
 	sessions map[string]*session
 	closed   bool
 }
@@ -70,16 +77,16 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 		cfg.Now = time.Now
 	}
 	w := &lockedWriter{w: out}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w, probed: make(chan struct{})}
 	pctx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
-	go s.probeMCP(pctx)
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w, probed: make(chan struct{}), probeCtx: pctx}
 	s.conn = acp.NewAgentSideConnection(s, w, filterFrames(in, w))
 	s.conn.SetLogger(slog.New(slog.DiscardHandler))
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
+	stopProbe()
 	s.closeAll()
 	return nil
 }
@@ -87,40 +94,90 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 // probeTimeout bounds the start of the inner agent that probeMCP asks.
 const probeTimeout = 30 * time.Second
 
+// startProbe starts probeMCP once: at the editor's initialize, so the
+// agent it starts is offered the editor's capabilities (it is the agent
+// the first session gets), or at a session/new that came without one.
+func (s *Server) startProbe() {
+	s.probeOnce.Do(func() { go s.probeMCP(s.probeCtx) })
+}
+
 // probeMCP learns which MCP transports beyond stdio the inner agent takes,
-// from its own initialize (an ACP agent started and ended for that alone;
-// a backend that cannot say takes none), so that todosh's initialize
-// advertises to the editor only what it can pass on. An agent that does
-// not start takes none: session/new then says why.
+// from its own initialize (a backend that cannot say takes none), so that
+// todosh's initialize advertises to the editor only what it can pass on.
+// The agent is built for a session of its own (a new id, in todosh's
+// directory) and left running as s.spare, so the first session/new in
+// that directory uses it instead of starting the agent a second time. An
+// agent that does not start takes none: session/new then says why.
 func (s *Server) probeMCP(ctx context.Context) {
 	defer close(s.probed)
 	if s.cfg.NewAgent == nil || s.cfg.Backend == nil || !s.cfg.Backend.ACP {
 		return
 	}
-	ag, err := s.cfg.NewAgent(agent.Session{Store: todostore.Open(s.cfg.Root), ID: "probe"})
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "" // the agent runs in todosh's directory; no session/new takes it
+	}
+	ss, err := s.build(todostore.NewSessionID(s.cfg.Now()), cwd)
 	if err != nil {
 		return
 	}
-	if c, ok := ag.(interface{ Close() error }); ok {
-		defer c.Close()
-	}
-	p, ok := ag.(interface {
+	p, ok := ss.agent.(interface {
 		Probe(context.Context) (acp.AgentCapabilities, error)
 	})
 	if !ok {
+		ss.close()
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if caps, err := p.Probe(ctx); err == nil {
-		// todosh relays no MCP over ACP itself, so only http and sse.
-		s.innerMCP = acp.McpCapabilities{Http: caps.McpCapabilities.Http, Sse: caps.McpCapabilities.Sse}
+	caps, err := p.Probe(ctx)
+	if err != nil {
+		ss.close()
+		return
 	}
+	// todosh relays no MCP over ACP itself, so only http and sse.
+	s.innerMCP = acp.McpCapabilities{Http: caps.McpCapabilities.Http, Sse: caps.McpCapabilities.Sse}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ss.close()
+		return
+	}
+	s.spare = ss
+	s.mu.Unlock()
+}
+
+// takeSpare hands over the probe's session when a session/new in cwd can
+// be it (same directory: its agent already runs there, under its id);
+// otherwise it ends the spare agent, so no idle process outlives the
+// first session opened, and returns nil.
+func (s *Server) takeSpare(cwd string) *session {
+	s.mcpCaps(context.Background()) // the probe is over
+	s.mu.Lock()
+	ss := s.spare
+	s.spare = nil
+	s.mu.Unlock()
+	if ss == nil {
+		return nil
+	}
+	if cwd != "" && sameDir(ss.cwd, cwd) {
+		return ss
+	}
+	go ss.close()
+	return nil
+}
+
+// sameDir reports whether a and b are the same directory, spelled the
+// same: the session keeps the editor's spelling of its cwd, so a spare
+// built with another (a symlink, todosh's resolved path) is not used.
+func sameDir(a, b string) bool {
+	return a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
 }
 
 // mcpCaps are the MCP transports beyond stdio todosh passes on to the
 // inner agent, once probeMCP knows them (or ctx ends: none).
 func (s *Server) mcpCaps(ctx context.Context) acp.McpCapabilities {
+	s.startProbe()
 	select {
 	case <-s.probed:
 		return s.innerMCP
@@ -166,12 +223,19 @@ func (l *lockedWriter) afterWrite(key string, f func()) {
 	l.after[key] = f
 }
 
-// closeAll ends every session; no prompt can open one after it.
+// closeAll ends every session and the probe's spare agent; no prompt
+// can open a session after it, and no probe starts.
 func (s *Server) closeAll() {
+	s.probeOnce.Do(func() { close(s.probed) })
 	s.mu.Lock()
 	s.closed = true
 	all := s.sessions
 	s.sessions = map[string]*session{}
+	s.mu.Unlock()
+	<-s.probed // a probe under way ends (its context is done) or leaves a spare
+	s.mu.Lock()
+	spare := s.spare
+	s.spare = nil
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ss := range all {
@@ -180,6 +244,9 @@ func (s *Server) closeAll() {
 			defer wg.Done()
 			ss.close()
 		}()
+	}
+	if spare != nil {
+		spare.close()
 	}
 	wg.Wait()
 }
@@ -198,6 +265,7 @@ func (s *Server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.I
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
 	s.mu.Unlock()
+	s.startProbe()
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
@@ -230,11 +298,14 @@ func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	if err := checkCwd(p.Cwd); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	id := todostore.NewSessionID(s.cfg.Now())
-	ss, err := s.open(id, p.Cwd, p.McpServers)
+	ss, err := s.register(s.takeSpare(p.Cwd), p.McpServers)
+	if ss == nil && err == nil {
+		ss, err = s.open(todostore.NewSessionID(s.cfg.Now()), p.Cwd, p.McpServers)
+	}
 	if err != nil {
 		return acp.NewSessionResponse{}, err
 	}
+	id := ss.id
 	if err := ss.prepare(ctx); err != nil {
 		s.drop(ss)
 		return acp.NewSessionResponse{}, internalError("session/new: " + err.Error())
@@ -264,6 +335,8 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	}
 	ss := s.session(id)
 	if ss == nil {
+		// The probe's agent runs under its own new id, not this one.
+		s.takeSpare("")
 		var err error
 		if ss, err = s.open(id, p.Cwd, p.McpServers); err != nil {
 			return acp.LoadSessionResponse{}, err

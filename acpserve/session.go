@@ -50,10 +50,19 @@ type session struct {
 	inner []acp.AvailableCommand // the inner agent's own commands
 }
 
-// open starts a session: its own Store value (so its watcher's hook on
-// the store's writes is set before anyone shares it), the watcher and the
-// inner agent, built as the shell builds it.
+// open starts a session: build, then register.
 func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error) {
+	ss, err := s.build(id, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return s.register(ss, servers)
+}
+
+// build makes a session's parts: its own Store value (so the hook on the
+// store's writes is set before anyone shares it) and the inner agent,
+// built as the shell builds it, not yet started.
+func (s *Server) build(id, cwd string) (*session, error) {
 	st := todostore.Open(s.cfg.Root)
 	st.Now = s.cfg.Now
 	if s.cfg.LockTimeout > 0 {
@@ -80,9 +89,6 @@ func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error)
 		default:
 		}
 	}
-	if w, err := st.Watch(id); err == nil {
-		ss.watcher = w
-	}
 	if s.cfg.NewAgent != nil {
 		ag, err := s.cfg.NewAgent(ss.asess)
 		if err != nil {
@@ -94,7 +100,21 @@ func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error)
 			r.SetRelay(relay{ss})
 			ss.relayed = true
 		}
+	}
+	return ss, nil
+}
+
+// register opens a built session to the editor (nil: nothing to do): the
+// editor's MCP servers its agent takes, the watcher, the plan pump.
+func (s *Server) register(ss *session, servers []acp.McpServer) (*session, error) {
+	if ss == nil {
+		return nil, nil
+	}
+	if ss.agent != nil {
 		ss.mcp, ss.mcpNote = s.editorServers(servers, ss.relayed)
+	}
+	if w, err := ss.store.Watch(ss.id); err == nil {
+		ss.watcher = w
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -102,12 +122,12 @@ func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error)
 		ss.close()
 		return nil, internalError("todosh acp is shutting down")
 	}
-	if old := s.sessions[id]; old != nil { // a racing session/load of the same id
+	if old := s.sessions[ss.id]; old != nil { // a racing session/load of the same id
 		s.mu.Unlock()
 		ss.close()
 		return old, nil
 	}
-	s.sessions[id] = ss
+	s.sessions[ss.id] = ss
 	s.mu.Unlock()
 	go ss.pump()
 	return ss, nil

@@ -437,8 +437,8 @@ func TestACPServeDyingAgent(t *testing.T) {
 	if !strings.Contains(e.text(), "echo: are you back") {
 		t.Errorf("the agent was not started again:\n%s", e.text())
 	}
-	if n := strings.Count(r.received(t), `"method":"initialize"`); n != 3 {
-		t.Errorf("%d initialize calls, want 3 (todosh's probe of its MCP transports, the first process, a new one after the death)", n)
+	if n := strings.Count(r.received(t), `"method":"initialize"`); n != 2 {
+		t.Errorf("%d initialize calls, want 2 (the process todosh's initialize probed, which the session then used, and a new one after the death)", n)
 	}
 
 	// The agent's own stop reason reaches the editor as it is, with why.

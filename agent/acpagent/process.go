@@ -25,26 +25,49 @@ import (
 // when there is none: the agent's session kept in the session file is
 // reopened (session/resume, else session/load) when the agent advertises
 // it; otherwise, or when that fails, a new session starts and the open
-// items go in its first prompt as the todo context.
+// items go in its first prompt as the todo context. A process Probe left
+// waiting is used for that session rather than a second start; if it
+// died before, a fresh one takes its place.
 func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(agent.Event)) (*process, error) {
 	if a.proc != nil {
 		select {
 		case <-a.proc.exited:
 			a.stop(a.proc)
 		default:
-			return a.proc, nil
+			if a.proc.id != "" {
+				return a.proc, nil
+			}
 		}
 	}
 	sctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
 	defer stop()
+	if p := a.proc; p != nil { // Probe's, initialized, no session yet
+		what, err := a.open(sctx, p, cur, emit)
+		if err == nil {
+			return p, nil
+		}
+		if !hungUp(p) {
+			return nil, a.died(p, what, err)
+		}
+		a.stop(p)
+	}
 	p, err := a.launch(sctx)
 	if err != nil {
 		return nil, err
 	}
+	if what, err := a.open(sctx, p, cur, emit); err != nil {
+		return nil, a.died(p, what, err)
+	}
+	return p, nil
+}
+
+// open opens p's session: the one kept in the session file, else a new
+// one. On failure it says what failed and leaves p to the caller.
+func (a *Agent) open(sctx context.Context, p *process, cur *todostore.Session, emit func(agent.Event)) (string, error) {
 	if ref := cur.Agent; ref != nil && ref.Session != "" && ref.Kind == a.cfg.Name {
 		if err := a.reopen(sctx, p, p.caps, acp.SessionId(ref.Session)); err != nil {
 			if !isAlive(p) {
-				return nil, a.died(p, "session reopen failed", err)
+				return "session reopen failed", err
 			}
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
 				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
@@ -59,7 +82,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if p.id == "" {
 		resp, err := p.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: a.dir(), McpServers: a.mcpServers(p)})
 		if err != nil {
-			return nil, a.died(p, "session/new failed", err)
+			return "session/new failed", err
 		}
 		p.id = resp.SessionId
 		if _, err := a.sess.Update(func(s *todostore.Session) error {
@@ -72,22 +95,43 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	if n := a.mcpDropped(p); n != "" {
 		emit(agent.Event{Kind: agent.EventNotice, Text: n})
 	}
-	return p, nil
+	return "", nil
 }
 
-// Probe starts the agent, reads what it advertises in initialize (its
-// MCP transports, for `todosh acp`'s own initialize) and ends it. It opens
-// no session and writes nothing.
+// hangUpWait is how long a failed request waits to learn whether the
+// agent hung up (its output closed, or it was reaped).
+const hangUpWait = 500 * time.Millisecond
+
+// hungUp reports whether p's connection ended by itself: the process
+// died or closed its output.
+func hungUp(p *process) bool {
+	select {
+	case <-p.conn.Done():
+		return true
+	case <-p.exited:
+		return true
+	case <-time.After(hangUpWait):
+		return false
+	}
+}
+
+// Probe starts the agent and reads what it advertises in initialize (its
+// MCP transports, for `todosh acp`'s own initialize). It opens no session
+// and writes nothing: the process stays, initialized, for the session
+// Prepare or the first turn opens on it (one start, not two), until Close
+// ends it. Call it once, before anything else, with the relay set.
 func (a *Agent) Probe(ctx context.Context) (acp.AgentCapabilities, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.proc != nil {
+		return a.proc.caps, nil
+	}
 	ctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
 	defer stop()
 	p, err := a.launch(ctx)
 	if err != nil {
 		return acp.AgentCapabilities{}, err
 	}
-	a.stop(p)
 	return p.caps, nil
 }
 
