@@ -79,6 +79,18 @@ type Turn struct {
 	Ask func(ctx context.Context, q Question) (int, error)
 }
 
+// PromptContext is the todo context a backend puts before the prompt in
+// the user's message: none for a continuation, whose prompt shows the list
+// in its own block already (continuation.Block), so the agent never reads
+// it twice. Context sent apart from the prompt (a system message, a
+// context file) is TodoContext whole.
+func (t Turn) PromptContext() string {
+	if t.Continuation {
+		return ""
+	}
+	return t.TodoContext
+}
+
 // Question is what a backend asks the person: one line naming what the
 // agent wants, and the answers, each chosen by its key (1, 2, ...).
 type Question struct {

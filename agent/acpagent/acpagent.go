@@ -294,7 +294,7 @@ func (a *Agent) promptText(p *process, turn agent.Turn) string {
 		return turn.Prompt
 	}
 	var b strings.Builder
-	if c := strings.TrimSpace(turn.TodoContext); c != "" {
+	if c := strings.TrimSpace(turn.PromptContext()); c != "" {
 		b.WriteString(c + "\n\n")
 	}
 	if a.cfg.AskForTools && a.cfg.MCP != nil && !p.hinted {

@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -103,4 +104,25 @@ func FuzzWriteTodosInput(f *testing.F) {
 			t.Fatalf("%d todos", len(todos))
 		}
 	})
+}
+
+// TestPromptTextContext: the todo context goes before a person's prompt,
+// and not before a continuation's, which shows the list in its own block.
+func TestPromptTextContext(t *testing.T) {
+	a := &Agent{}
+	ctx := "This session has a todo list\n<todo-list>\n 1. ○ x\n</todo-list>\n"
+	tests := []struct {
+		turn agent.Turn
+		want string
+	}{
+		{agent.Turn{Prompt: "go on", TodoContext: ctx}, strings.TrimSpace(ctx) + "\n\ngo on"},
+		{agent.Turn{Prompt: "You stopped\n<todo-list>\n 1. ○ x\n</todo-list>\n", TodoContext: ctx, Continuation: true},
+			"You stopped\n<todo-list>\n 1. ○ x\n</todo-list>\n"},
+		{agent.Turn{Prompt: "hi"}, "hi"},
+	}
+	for _, tt := range tests {
+		if got := a.promptText(&process{}, tt.turn); got != tt.want {
+			t.Errorf("promptText(%+v) = %q, want %q", tt.turn, got, tt.want)
+		}
+	}
 }

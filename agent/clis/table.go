@@ -252,12 +252,13 @@ func appendIf(args []string, cond string, more ...string) []string {
 }
 
 // stdinText is what the CLI reads on stdin: the prompt, preceded by the
-// todo context when the CLI has no file flag for it.
+// todo context when the CLI has no file flag for it and the prompt does
+// not show the list already (agent.Turn.PromptContext).
 func (c *cli) stdinText(turn agent.Turn) string {
 	if c.contextFlag != "" {
 		return turn.Prompt
 	}
-	return withTodoContext(turn.TodoContext, turn.Prompt)
+	return withTodoContext(turn.PromptContext(), turn.Prompt)
 }
 
 // withTodoContext puts the todo context before the prompt, separated by

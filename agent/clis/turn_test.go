@@ -696,6 +696,15 @@ func TestBuildArgs(t *testing.T) {
 	if got := clisTable[1].stdinText(agent.Turn{Prompt: "hi"}); got != "hi" {
 		t.Errorf("codex prompt without context %q", got)
 	}
+	// A continuation's prompt shows the list in its own block: the
+	// context is not put before it a second time.
+	cont := turn
+	cont.Continuation, cont.Prompt = true, "You stopped\n<todo-list>\n 1. ○ x\n</todo-list>\n"
+	for _, c := range clisTable {
+		if got := c.stdinText(cont); got != cont.Prompt {
+			t.Errorf("%s continuation stdin %q, want the prompt alone", c.name, got)
+		}
+	}
 }
 
 // taskStream is a resumed Claude turn of session id whose TaskUpdate calls
