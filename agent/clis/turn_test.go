@@ -277,7 +277,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 			a = f.agent(Config{Args: []string{"--model", "m1"}})
 			ctxText := continuation.TodoContext(f.load().Todos)
-			if _, res, err = f.turn(a, agent.Turn{Prompt: "Continue: 2 items are open.", Continuation: true, TodoContext: ctxText}); err != nil {
+			if _, res, err = f.turn(a, agent.Turn{Prompt: "Continue: 2 items are open.", TodoContext: ctxText}); err != nil {
 				t.Fatalf("turn 2: %v", err)
 			}
 			if res.FinalText != "All three tasks are complete." {
