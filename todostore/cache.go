@@ -180,24 +180,6 @@ func (s *Store) readSession(id string) (state, error) {
 	return st, nil
 }
 
-// remember caches the session this process just wrote as the file at
-// path, whose temp file was tmpID: reopened and pinned when it is still
-// that file, so the next operation neither reads nor decodes it.
-func (s *Store) remember(id, path string, tmpID fileID, sess *Session, hash uint64, items [][]byte) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|openNoBlock, 0)
-	if err != nil {
-		s.cache.drop(id)
-		return
-	}
-	info, err := f.Stat()
-	if err != nil || idOf(info) != tmpID {
-		f.Close()
-		s.cache.drop(id)
-		return
-	}
-	s.cache.put(id, state{sess: sess, present: true, fid: tmpID, hash: hash, items: items}, f)
-}
-
 // dirMark is what a write checks of a store directory it has made private
 // already: its inode, mode and owner, from one lstat.
 type dirMark struct {

@@ -101,7 +101,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		if err != nil {
 			return nil, false, err
 		}
-		return s.writeSession(id, next, out, items, listHash(next.Todos))
+		return s.writeSession(id, cur, next, out, items, listHash(next.Todos))
 	}
 	archive := next.Archive
 	next.Archive = nil // now kept in the history
@@ -149,7 +149,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if err != nil {
 		return nil, false, err
 	}
-	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, len(out))
+	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, out.size)
 	if err != nil {
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
@@ -158,7 +158,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		// kept beside the session file is not needed any more.
 		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
 	}
-	result, _, err := s.writeSession(id, next, out, items, hash)
+	result, _, err := s.writeSession(id, cur, next, out, items, hash)
 	if err != nil {
 		return nil, false, err
 	}
@@ -179,22 +179,25 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 }
 
 // writeSession writes out, the encoding of next, as session id's file: the
-// one durable write of a change. It keeps next as the cache's decoded
-// session (hash is its list's, items its items' encodings) and returns
-// the caller's own copy.
-func (s *Store) writeSession(id string, next *Session, out []byte, items [][]byte, hash uint64) (*Session, bool, error) {
-	fid, err := writeLockedID(s.Path(id), out)
+// one durable write of a change. It keeps a copy of next as the cache's
+// decoded session (hash is its list's, items its items' encodings),
+// sharing what did not change with cur, the cache's session before, and
+// returns next, the caller's own now.
+func (s *Store) writeSession(id string, cur, next *Session, out encoding, items [][]byte, hash uint64) (*Session, bool, error) {
+	f, fid, err := writeLockedPieces(s.Path(id), out.pieces)
 	if err != nil {
 		s.cache.drop(id)
 		return nil, false, err
 	}
 	if s.AfterWrite != nil {
-		s.AfterWrite(id, out)
+		s.AfterWrite(id, out.bytes())
 	}
-	result := next.clone()
+	kept := next.cloneSharing(cur)
 	next.note, next.notes, next.dropped, next.revertOf, next.agentSees = "", nil, nil, 0, false
-	s.remember(id, s.Path(id), fid, next, hash, items) // next is the cache's now, never changed again
-	return result, true, nil
+	// kept is the cache's, never changed again; the file written stays
+	// open as the entry's pin (cache.go).
+	s.cache.put(id, state{sess: kept, present: true, fid: fid, hash: hash, items: items}, f)
+	return next, true, nil
 }
 
 // usableHistory is History for a change made from it (revert, restore):

@@ -455,8 +455,9 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 		if err != nil {
 			t.Skip(err)
 		}
-		got, _, err := encodeFast(sess, nil, nil)
-		if err != nil || !bytes.Equal(got, want) {
+		enc, _, err := encodeFast(sess, nil, nil)
+		got := enc.bytes()
+		if err != nil || !bytes.Equal(got, want) || enc.size != len(got) {
 			t.Fatalf("encodeFast:\n%s\nwant:\n%s\n%v", got, want, err)
 		}
 		// Again after a change, reusing the items that did not change.
@@ -471,8 +472,8 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 				}
 			}
 			want, _ = json.MarshalIndent(sess, "", "  ")
-			if again, _, err := encodeFast(sess, before, prevItems); err != nil || !bytes.Equal(again, want) {
-				t.Fatalf("encodeFast reusing items:\n%s\nwant:\n%s\n%v", again, want, err)
+			if again, _, err := encodeFast(sess, before, prevItems); err != nil || !bytes.Equal(again.bytes(), want) {
+				t.Fatalf("encodeFast reusing items:\n%s\nwant:\n%s\n%v", again.bytes(), want, err)
 			}
 		}
 	})
@@ -498,9 +499,10 @@ func TestEncodeReusingItems(t *testing.T) {
 	next := sess.clone()
 	next.Todos[7].Subtasks[3].Status = Completed
 	Normalize(next.Todos)
-	got, items2, err := encodeReusing(next, sess.Todos, items)
+	enc, items2, err := encodeReusing(next, sess.Todos, items)
+	got := enc.bytes()
 	want, _ := json.MarshalIndent(next, "", "  ")
-	if err != nil || !bytes.Equal(got, append(want, '\n')) {
+	if err != nil || !bytes.Equal(got, append(want, '\n')) || enc.size != len(got) {
 		t.Fatalf("reusing items: %v\n%s", err, got)
 	}
 	for k := range items2 {

@@ -17,31 +17,58 @@ import (
 // that). The list is written directly; a list with fields this todosh does
 // not know, or an old file's archive, takes encoding/json's way.
 func Encode(sess *Session) ([]byte, error) {
-	data, _, err := encodeReusing(sess, nil, nil)
-	return data, err
+	enc, _, err := encodeReusing(sess, nil, nil)
+	return enc.bytes(), err
 }
 
-// encodeReusing is Encode that copies the bytes of each item equal to the
+// encoding is a session file's bytes in pieces, in order: what comes
+// before the list, each item's bytes, what follows. A change to one item
+// of a large list makes one new piece and reuses the others' bytes as
+// they are, neither copied nor joined: the file is written from the pieces
+// (writePieces).
+type encoding struct {
+	pieces [][]byte
+	size   int
+}
+
+// bytes joins the pieces (a new slice unless there is only one).
+func (e encoding) bytes() []byte {
+	if len(e.pieces) == 1 {
+		return e.pieces[0]
+	}
+	out := make([]byte, 0, e.size)
+	for _, p := range e.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// encodeReusing is Encode that reuses the bytes of each item equal to the
 // item at its position in prev, whose encodings are prevItems (both nil:
 // none), instead of encoding it again: a change to one item of a large
 // list encodes that item. It returns the items' encodings in the result,
-// for the next change (nil when the list took encoding/json's way).
-func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
-	data, items, err := encodeFast(sess, prev, prevItems)
+// for the next change (nil when the list took encoding/json's way). An
+// item's encoding is everything the file holds for it at its position,
+// the comma before it included, and is never changed once made: the cache
+// and the next change share it.
+func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]byte, error) {
+	enc, items, err := encodeFast(sess, prev, prevItems)
 	if err != nil {
-		return nil, nil, err
+		return encoding{}, nil, err
 	}
-	data = append(data, '\n')
-	if len(data) > MaxFileSize {
-		return nil, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
+	last := &enc.pieces[len(enc.pieces)-1]
+	*last = append(*last, '\n') // a piece encodeFast made for this encoding alone
+	enc.size++
+	if enc.size > MaxFileSize {
+		return encoding{}, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", enc.size, MaxFileSize, ErrLimit)
 	}
-	return data, items, nil
+	return enc, items, nil
 }
 
-func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
-	slow := func() ([]byte, [][]byte, error) {
+func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]byte, error) {
+	slow := func() (encoding, [][]byte, error) {
 		data, err := json.MarshalIndent(sess, "", "  ")
-		return data, nil, err
+		return encoding{pieces: [][]byte{data}, size: len(data)}, nil, err
 	}
 	if len(sess.Archive) > 0 || len(sess.Todos) == 0 || hasExtra(sess.Todos) {
 		return slow()
@@ -50,7 +77,7 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byt
 	shell.Todos = []Todo{}
 	head, err := json.MarshalIndent(&shell, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return encoding{}, nil, err
 	}
 	mark := []byte("\n  \"todos\": []")
 	i := bytes.Index(head, mark)
@@ -60,42 +87,33 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byt
 	if len(prevItems) != len(prev) {
 		prev = nil
 	}
-	size := len(head) + 1 // and Encode's newline, so the buffer is made once
-	same := make([]bool, len(sess.Todos))
-	for k := range sess.Todos {
-		if same[k] = k < len(prev) && sameEncoding(prev[k], sess.Todos[k]); same[k] {
-			size += len(prevItems[k]) + 1
-		} else {
-			size += estimate(sess.Todos[k : k+1])
-		}
-	}
-	out := make([]byte, 0, size)
-	out = append(out, head[:i]...)
-	out = append(out, "\n  \"todos\": ["...)
-	starts := make([]int, len(sess.Todos)+1)
-	for k, t := range sess.Todos {
-		if k > 0 {
-			out = append(out, ',')
-		}
-		starts[k] = len(out)
-		if same[k] {
-			out = append(out, prevItems[k]...)
-		} else {
-			out = appendTodo(out, t)
-		}
-	}
-	starts[len(sess.Todos)] = len(out)
-	out = append(out, "\n  ]"...)
-	out = append(out, head[i+len(mark):]...)
+	const open, closing = "\n  \"todos\": [", "\n  ]"
+	first := append(head[:i:i], open...)
+	rest := head[i+len(mark):]
+	end := make([]byte, 0, len(closing)+len(rest)+1) // and Encode's newline
+	end = append(append(end, closing...), rest...)
 	items := make([][]byte, len(sess.Todos))
-	for k := range items {
-		end := starts[k+1]
-		if k+1 < len(sess.Todos) {
-			end-- // the comma before the next item
+	pieces := make([][]byte, 0, len(sess.Todos)+2)
+	pieces = append(pieces, first)
+	size := len(first) + len(end)
+	for k, t := range sess.Todos {
+		if k < len(prev) && sameEncoding(prev[k], t) {
+			items[k] = prevItems[k]
+		} else {
+			var b []byte
+			if k > 0 {
+				b = append(make([]byte, 0, 1+estimate(sess.Todos[k:k+1])), ',')
+			} else {
+				b = make([]byte, 0, estimate(sess.Todos[k:k+1]))
+			}
+			b = appendTodo(b, t)
+			items[k] = b[:len(b):len(b)]
 		}
-		items[k] = out[starts[k]:end:end]
+		pieces = append(pieces, items[k])
+		size += len(items[k])
 	}
-	return out, items, nil
+	pieces = append(pieces, end)
+	return encoding{pieces: pieces, size: size}, items, nil
 }
 
 // sameEncoding reports whether two items encode to the same bytes: equal

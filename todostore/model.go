@@ -385,18 +385,36 @@ func checkField(pos func() string, kind, field, s string, required bool) error {
 
 // CloneTodos returns a deep copy of a list, so a snapshot taken before a turn
 // is not changed by the turn.
+//
+// The subtasks of every item share one new array, each item's part capped
+// at its length (an append to one item's subtasks moves them rather than
+// writing over the next item's): two allocations for a list of 20 items of
+// 50 subtasks instead of 21.
 func CloneTodos(todos []Todo) []Todo {
 	if todos == nil {
 		return nil
 	}
 	out := make([]Todo, len(todos))
+	n := 0
+	for _, t := range todos {
+		n += len(t.Subtasks)
+	}
+	subs := make([]Subtask, n)
 	for i, t := range todos {
 		out[i] = t
-		out[i].Extra = maps.Clone(t.Extra)
-		if t.Subtasks != nil {
-			out[i].Subtasks = append([]Subtask(nil), t.Subtasks...)
+		if t.Extra != nil {
+			out[i].Extra = maps.Clone(t.Extra)
+		}
+		if k := len(t.Subtasks); k == 0 {
+			out[i].Subtasks = nil
+		} else {
+			out[i].Subtasks = subs[:k:k]
+			subs = subs[k:]
+			copy(out[i].Subtasks, t.Subtasks)
 			for j := range out[i].Subtasks {
-				out[i].Subtasks[j].Extra = maps.Clone(t.Subtasks[j].Extra)
+				if e := t.Subtasks[j].Extra; e != nil {
+					out[i].Subtasks[j].Extra = maps.Clone(e)
+				}
 			}
 		}
 	}
