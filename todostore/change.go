@@ -128,6 +128,26 @@ func (c ListChange) Oriented(after []Todo, from, to Pos) ListChange {
 // when it cannot. parent is the item whose subtasks the lists are (as
 // items), -1 for the list itself.
 func diffList(before, after []Todo, parent int) ([]ItemChange, bool) {
+	if len(before) == len(after) {
+		if at, ok := oneInPlace(before, after); ok {
+			// What diffAll finds, without its maps: one item changed,
+			// keeping its text, cannot be a move, and nothing else
+			// changed (FuzzDiffOneInPlace).
+			if at < 0 {
+				return nil, true
+			}
+			p := Pos{at, -1}
+			if parent >= 0 {
+				p = Pos{parent, at}
+			}
+			return itemChanges(p, before[at], after[at]), true
+		}
+	}
+	return diffAll(before, after, parent)
+}
+
+// diffAll is diffList without its shortcut for one item changed in place.
+func diffAll(before, after []Todo, parent int) ([]ItemChange, bool) {
 	pos := func(i int) Pos {
 		if parent < 0 {
 			return Pos{i, -1}
@@ -266,6 +286,25 @@ func inPlace(before, after []Todo) bool {
 		}
 	}
 	return true
+}
+
+// oneInPlace reports, for two lists of one length, the one position at
+// which they differ (items compared but for their ids; -1: none) when
+// that item kept its text; ok is false when more than one differ or the
+// one changed its text. Such a change is never a move, and lines up in
+// place (oneMoved, inPlace).
+func oneInPlace(before, after []Todo) (at int, ok bool) {
+	at = -1
+	for i := range before {
+		if sameIgnoringIDs(before[i], after[i]) {
+			continue
+		}
+		if at >= 0 || textKey(before[i]) != textKey(after[i]) {
+			return 0, false
+		}
+		at = i
+	}
+	return at, true
 }
 
 // subsequence reports whether short is long with some items left out,
