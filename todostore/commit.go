@@ -292,13 +292,16 @@ func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryL
 		return nil, false, err
 	}
 	Normalize(next.Todos)
-	if err := Validate(next.Todos); err != nil {
+	if err := validate(next.Todos, cur.Todos); err != nil {
 		return nil, false, err
 	}
 	if next.Todos == nil {
 		next.Todos = []Todo{}
 	}
-	assignUIDs(next)
+	if !cur.uidsGiven || next.NextUID != cur.NextUID || !sameUIDs(cur.Todos, next.Todos) {
+		assignUIDs(next)
+		next.uidsGiven = true
+	}
 	if next.agentSees {
 		next.AgentRead = next.Rev // stampRevs sets it again if the list changes
 	}
