@@ -751,3 +751,39 @@ func TestStoreRemoveWaitsForTheLock(t *testing.T) {
 		t.Errorf("session after Remove: %v", err)
 	}
 }
+
+// TestReadShared: a read that shares the cache's session sees what Load
+// sees, a missing file as a new session, and a bad id as an error; the
+// session is the one cached while the file is unchanged, and a change
+// leaves a session read before it as it was.
+func TestReadShared(t *testing.T) {
+	s := Open(t.TempDir())
+	if _, err := s.ReadShared("../x"); err == nil {
+		t.Error("a bad session id was read")
+	}
+	fresh, err := s.ReadShared("r")
+	if err != nil || len(fresh.Todos) != 0 || fresh.Session != "r" {
+		t.Fatalf("a missing session: %+v %v", fresh, err)
+	}
+	if _, err := s.Update("r", func(x *Session) error { x.Todos = items("a", "b"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	one, err := s.ReadShared("r")
+	if err != nil || len(one.Todos) != 2 {
+		t.Fatalf("read: %+v %v", one, err)
+	}
+	if two, _ := s.ReadShared("r"); two != one {
+		t.Error("an unchanged file was not read from the cache")
+	}
+	loaded, _ := s.Load("r")
+	if !SameTodos(loaded.Todos, one.Todos) || &loaded.Todos[0] == &one.Todos[0] {
+		t.Error("Load does not give its own copy of what ReadShared reads")
+	}
+	if _, err := s.Update("r", func(x *Session) error { x.Todos[0].Status = Completed; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.ReadShared("r")
+	if one.Todos[0].Status != Pending || after.Todos[0].Status != Completed {
+		t.Errorf("before the change %s, after %s: want pending, completed", one.Todos[0].Status, after.Todos[0].Status)
+	}
+}
