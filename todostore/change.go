@@ -207,7 +207,7 @@ func itemChanges(at Pos, b, a Todo) []ItemChange {
 	var subs []ItemChange
 	if at.Sub < 0 {
 		var ok bool
-		if subs, ok = diffList(subtaskTodos(b.Subtasks), subtaskTodos(a.Subtasks), at.Item); !ok {
+		if subs, ok = diffSubtasks(b.Subtasks, a.Subtasks, at.Item); !ok {
 			subs = []ItemChange{{Kind: ChangeSubtasks, At: at, Text: a.Content, Subtasks: len(a.Subtasks)}}
 		}
 		out = append(out, subs...)
@@ -221,6 +221,34 @@ func itemChanges(at Pos, b, a Todo) []ItemChange {
 		out = append(out, ItemChange{Kind: ChangeDetails, At: at, Text: a.Content})
 	}
 	return out
+}
+
+// diffSubtasks is diffList of the subtasks of item as items, which it
+// makes only when more than one subtask changed or one changed its text:
+// a subtask ticked among 50 compares them where they are.
+func diffSubtasks(before, after []Subtask, item int) ([]ItemChange, bool) {
+	if len(before) == len(after) {
+		at, ok := -1, true
+		for j := range before {
+			x, y := before[j], after[j]
+			if x.Content == y.Content && x.Status == y.Status && x.Evidence == y.Evidence && x.Origin == y.Origin {
+				continue // sameIgnoringIDs of the two as items
+			}
+			if at >= 0 || strings.TrimSpace(x.Content) != strings.TrimSpace(y.Content) {
+				ok = false
+				break
+			}
+			at = j
+		}
+		if ok && at < 0 {
+			return nil, true
+		}
+		if ok {
+			one := func(s Subtask) Todo { return subtaskTodos([]Subtask{s})[0] }
+			return itemChanges(Pos{item, at}, one(before[at]), one(after[at])), true
+		}
+	}
+	return diffList(subtaskTodos(before), subtaskTodos(after), item)
 }
 
 // subtaskTodos is subtasks as items, to line them up as a list.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strconv"
+	"sync"
 )
 
 // A delta states the list after a change in terms of the list before it,
@@ -242,57 +243,75 @@ func parseRange(e []byte, n int) (int, int, error) {
 // checks a delta's result and a writer sees whether the history explains
 // the file without reading it.
 func listHash(todos []Todo) uint64 {
+	h := hashers.Get().(*hasher)
+	defer hashers.Put(h)
+	h.c, h.e, h.n = 0, 0, 0
+	h.num(len(todos))
+	for _, t := range todos {
+		h.str(t.ID)
+		h.str(t.Content)
+		h.str(string(t.Status))
+		h.str(t.ActiveForm)
+		h.str(t.Evidence)
+		h.str(t.Origin)
+		h.num(len(t.Subtasks))
+		for _, s := range t.Subtasks {
+			h.str(s.ID)
+			h.str(s.Content)
+			h.str(string(s.Status))
+			h.str(s.Evidence)
+			h.str(s.Origin)
+		}
+	}
+	h.flush()
+	return uint64(h.c)<<32 | uint64(h.e)
+}
+
+// hasher is listHash's state: the two CRCs and the n bytes of buf not yet
+// added to them. The buffer escapes (crc32 reads it in assembly), so
+// hashers are kept for the next hash rather than made at every change.
+type hasher struct {
+	c, e uint32
+	n    int
+	buf  [4096]byte
+}
+
+func (h *hasher) update(b []byte) {
 	// Two 32-bit CRCs the processor computes (SSE 4.2, carry-less
 	// multiply), several times faster than a 64-bit table CRC.
-	castagnoli := crc32.MakeTable(crc32.Castagnoli) // built at the first call, not at start-up
-	var c, e uint32
-	var arr [4096]byte
-	buf := arr[:0]
-	update := func(b []byte) {
-		c = crc32.Update(c, castagnoli, b)
-		e = crc32.Update(e, crc32.IEEETable, b)
-	}
-	flush := func() {
-		update(buf)
-		buf = buf[:0]
-	}
-	num := func(n int) {
-		if len(buf)+binary.MaxVarintLen64 > cap(buf) {
-			flush()
-		}
-		buf = binary.AppendUvarint(buf, uint64(n))
-	}
-	str := func(s string) {
-		num(len(s))
-		if len(buf)+len(s) > cap(buf) {
-			flush()
-			if len(s) > cap(buf) {
-				update([]byte(s))
-				return
-			}
-		}
-		buf = append(buf, s...)
-	}
-	num(len(todos))
-	for _, t := range todos {
-		str(t.ID)
-		str(t.Content)
-		str(string(t.Status))
-		str(t.ActiveForm)
-		str(t.Evidence)
-		str(t.Origin)
-		num(len(t.Subtasks))
-		for _, s := range t.Subtasks {
-			str(s.ID)
-			str(s.Content)
-			str(string(s.Status))
-			str(s.Evidence)
-			str(s.Origin)
-		}
-	}
-	flush()
-	return uint64(c)<<32 | uint64(e)
+	h.c = crc32.Update(h.c, castagnoli(), b)
+	h.e = crc32.Update(h.e, crc32.IEEETable, b)
 }
+
+func (h *hasher) flush() {
+	h.update(h.buf[:h.n])
+	h.n = 0
+}
+
+func (h *hasher) num(v int) {
+	if h.n+binary.MaxVarintLen64 > len(h.buf) {
+		h.flush()
+	}
+	h.n += binary.PutUvarint(h.buf[h.n:], uint64(v))
+}
+
+func (h *hasher) str(s string) {
+	h.num(len(s))
+	if h.n+len(s) > len(h.buf) {
+		h.flush()
+		if len(s) > len(h.buf) {
+			h.update([]byte(s))
+			return
+		}
+	}
+	h.n += copy(h.buf[h.n:], s)
+}
+
+var hashers = sync.Pool{New: func() any { return new(hasher) }}
+
+// castagnoli is crc32's Castagnoli table, built at the first call, not at
+// start-up.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // hashString is how a hash is written: 16 hex digits, exact in any JSON reader.
 func hashString(h uint64) string {
