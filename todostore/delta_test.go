@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A delta states exactly the list after, for every kind of change, and is
@@ -451,6 +452,38 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 			}
 		}
 		sess := &Session{Version: 1, Session: "s", Cwd: "/x", Todos: todos, Rev: 4, NextUID: 9, AgentRead: 2, Change: &ChangeRecord{N: 3, Hash: "h", What: string(data)}}
+		// The session's own fields, which appendHead writes or leaves to
+		// encoding/json, varied by the input's length and first byte.
+		var b0 byte
+		if len(data) > 0 {
+			b0 = data[0]
+		}
+		zone := time.FixedZone("z", (int(b0)%48-24)*1800)
+		sess.UpdatedAt = time.Date(2026, 11, 25, 17, 8, 9, len(data)*1000003, time.UTC)
+		if b0&1 != 0 {
+			sess.CreatedAt = time.Date(1999+int(b0)%9000, 1, 2, 3, 4, 5, int(b0)*7, zone)
+		}
+		if b0&2 != 0 {
+			sess.Agent = &AgentRef{Kind: "claude", Session: string(data)}
+			if b0&4 != 0 {
+				sess.Agent.Tasks = []AgentTask{{ID: "1", Subject: string(data)}, {ID: "<2>", Subject: "b"}}
+			}
+		}
+		sess.Paused, sess.PauseReason = b0&8 != 0, strings.Repeat(string(data), int(b0>>4)%2)
+		if b0&16 != 0 {
+			sess.Change = nil
+		} else {
+			sess.Change.At, sess.Change.By, sess.Change.Revert, sess.Change.PID = sess.UpdatedAt.In(zone), ByAgent, int(b0), len(data)
+			if b0&32 != 0 {
+				sess.Change.Dropped = todos
+			}
+		}
+		if b0&64 != 0 {
+			sess.Hooks = &HookState{NoProgress: 1, Before: todos}
+		}
+		if b0&128 != 0 {
+			sess.Extra = Extra{"zz": json.RawMessage(`{"a":[1,2]}`)}
+		}
 		want, err := json.MarshalIndent(sess, "", "  ")
 		if err != nil {
 			t.Skip(err)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -73,25 +74,30 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]b
 	if len(sess.Archive) > 0 || len(sess.Todos) == 0 || hasExtra(sess.Todos) {
 		return slow()
 	}
-	shell := *sess
-	shell.Todos = []Todo{}
-	head, err := json.MarshalIndent(&shell, "", "  ")
-	if err != nil {
-		return encoding{}, nil, err
-	}
-	mark := []byte("\n  \"todos\": []")
-	i := bytes.Index(head, mark)
-	if i < 0 {
-		return slow()
+	first, end, ok := appendHead(sess)
+	if !ok {
+		// A session with fields written rarely: encoding/json's way for
+		// all but the list.
+		shell := *sess
+		shell.Todos = []Todo{}
+		head, err := json.MarshalIndent(&shell, "", "  ")
+		if err != nil {
+			return encoding{}, nil, err
+		}
+		mark := []byte("\n  \"todos\": []")
+		i := bytes.Index(head, mark)
+		if i < 0 {
+			return slow()
+		}
+		const open, closing = "\n  \"todos\": [", "\n  ]"
+		first = append(head[:i:i], open...)
+		rest := head[i+len(mark):]
+		end = make([]byte, 0, len(closing)+len(rest)+1) // and Encode's newline
+		end = append(append(end, closing...), rest...)
 	}
 	if len(prevItems) != len(prev) {
 		prev = nil
 	}
-	const open, closing = "\n  \"todos\": [", "\n  ]"
-	first := append(head[:i:i], open...)
-	rest := head[i+len(mark):]
-	end := make([]byte, 0, len(closing)+len(rest)+1) // and Encode's newline
-	end = append(append(end, closing...), rest...)
 	items := make([][]byte, len(sess.Todos))
 	pieces := make([][]byte, 0, len(sess.Todos)+2)
 	pieces = append(pieces, first)
@@ -114,6 +120,91 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]b
 	}
 	pieces = append(pieces, end)
 	return encoding{pieces: pieces, size: size}, items, nil
+}
+
+// appendHead writes what json.MarshalIndent writes of a session before
+// its list's items (up to the list's opening bracket) and after them
+// (from its closing bracket, with room for Encode's newline), for the
+// fields every session may have; ok is false for a session with fields
+// it leaves to encoding/json (hook state, unknown fields, a change record
+// with dropped items, a time JSON cannot hold).
+func appendHead(sess *Session) (first, end []byte, ok bool) {
+	if len(sess.Extra) > 0 || sess.Hooks != nil || sess.Change != nil && len(sess.Change.Dropped) > 0 ||
+		!jsonTime(sess.CreatedAt) || !jsonTime(sess.UpdatedAt) || sess.Change != nil && !jsonTime(sess.Change.At) {
+		return nil, nil, false
+	}
+	const in = "\n  "
+	b := make([]byte, 0, 256+len(sess.Session)+len(sess.Cwd)+len(sess.PauseReason))
+	b = append(b, "{\n  \"version\": "...)
+	b = strconv.AppendInt(b, int64(sess.Version), 10)
+	b = appendField(b, in[1:], "session", sess.Session, false, false)
+	if !sess.CreatedAt.IsZero() {
+		b = appendTime(b, in[1:], "createdAt", sess.CreatedAt)
+	}
+	b = appendTime(b, in[1:], "updatedAt", sess.UpdatedAt)
+	b = appendField(b, in[1:], "cwd", sess.Cwd, true, false)
+	if a := sess.Agent; a != nil {
+		b = append(b, ",\n  \"agent\": {"...)
+		b = appendField(b, "    ", "kind", a.Kind, false, true)
+		b = appendField(b, "    ", "session", a.Session, false, false)
+		if len(a.Tasks) > 0 {
+			b = append(b, ",\n    \"tasks\": ["...)
+			for k, t := range a.Tasks {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, "\n      {"...)
+				b = appendField(b, "        ", "id", t.ID, false, true)
+				b = appendField(b, "        ", "subject", t.Subject, false, false)
+				b = append(b, "\n      }"...)
+			}
+			b = append(b, "\n    ]"...)
+		}
+		b = append(b, "\n  }"...)
+	}
+	b = append(b, ",\n  \"paused\": "...)
+	b = strconv.AppendBool(b, sess.Paused)
+	b = appendField(b, in[1:], "pauseReason", sess.PauseReason, false, false)
+	b = append(b, ",\n  \"todos\": ["...)
+
+	e := make([]byte, 0, 128)
+	e = append(e, "\n  ]"...)
+	e = appendInt(e, in[1:], "rev", sess.Rev)
+	e = appendInt(e, in[1:], "nextUid", sess.NextUID)
+	e = appendInt(e, in[1:], "agentRead", sess.AgentRead)
+	if c := sess.Change; c != nil {
+		const cin = "    "
+		e = append(e, ",\n  \"change\": {\n    \"n\": "...)
+		e = strconv.AppendInt(e, int64(c.N), 10)
+		e = appendField(e, cin, "hash", c.Hash, false, false)
+		e = appendTime(e, cin, "at", c.At)
+		e = appendField(e, cin, "by", string(c.By), false, false)
+		e = appendField(e, cin, "what", c.What, false, false)
+		e = appendInt(e, cin, "revert", c.Revert)
+		e = appendInt(e, cin, "pid", c.PID)
+		e = append(e, "\n  }"...)
+	}
+	e = append(e, "\n}"...)
+	return b, e, true
+}
+
+// jsonTime reports whether encoding/json writes t (a year of four digits,
+// an offset within a day).
+func jsonTime(t time.Time) bool {
+	_, off := t.Zone()
+	return t.Year() >= 0 && t.Year() <= 9999 && off > -24*3600 && off < 24*3600
+}
+
+// appendTime writes a time field as encoding/json does (RFC 3339 with
+// nanoseconds), never the first.
+func appendTime(out []byte, indent, key string, t time.Time) []byte {
+	out = append(out, ",\n"...)
+	out = append(out, indent...)
+	out = append(out, '"')
+	out = append(out, key...)
+	out = append(out, "\": \""...)
+	out = t.AppendFormat(out, time.RFC3339Nano)
+	return append(out, '"')
 }
 
 // sameEncoding reports whether two items encode to the same bytes: equal
