@@ -88,11 +88,12 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	st = st2
 	cur := st.sess
-	stampRevs(cur, next, by)
+	listSame := SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
+	stampRevs(cur, next, by, listSame)
 	next.Version = FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
-	if onlyMarks(cur, next) && len(next.Archive) == 0 {
+	if onlyMarks(cur, next, listSame) && len(next.Archive) == 0 {
 		// Only ids given or the agent's read marked (ids.go): not a change
 		// of the list, so no history line, and the file's change record
 		// still names the history's last line.

@@ -94,25 +94,22 @@ func appendRange(buf []byte, a, b int) []byte {
 
 // appendItem writes one changed or new item of a delta.
 func appendItem(buf []byte, before []Todo, k int, t Todo) ([]byte, error) {
+	var err error
 	if k < 0 {
-		whole, err := json.Marshal(t)
-		if err != nil {
+		buf = append(buf, `{"t":`...)
+		if buf, err = marshalTodo(buf, t); err != nil {
 			return nil, err
 		}
-		buf = append(buf, `{"t":`...)
-		buf = append(buf, whole...)
 		return append(buf, "},"...), nil
 	}
 	subs := t.Subtasks
 	t.Subtasks = nil
-	fields, err := json.Marshal(t)
-	if err != nil {
-		return nil, err
-	}
 	buf = append(buf, `{"i":`...)
 	buf = strconv.AppendInt(buf, int64(k), 10)
 	buf = append(buf, `,"t":`...)
-	buf = append(buf, fields...)
+	if buf, err = marshalTodo(buf, t); err != nil {
+		return nil, err
+	}
 	if len(subs) > 0 {
 		buf = append(buf, `,"s":[`...)
 		n := len(buf)
@@ -149,11 +146,11 @@ func appendSubtasks(buf []byte, before, after []Subtask) ([]byte, error) {
 			buf = appendRange(buf, run[0], run[1])
 			run = [2]int{-1, -1}
 		}
-		whole, err := json.Marshal(s)
-		if err != nil {
+		var err error
+		if buf, err = marshalSubtask(buf, s); err != nil {
 			return nil, err
 		}
-		buf = append(append(buf, whole...), ',')
+		buf = append(buf, ',')
 		if p < len(before) && before[p].ID == s.ID {
 			p++ // the same subtask, changed
 		}

@@ -139,6 +139,9 @@ func sameUIDs(a, b []Todo) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
 	for i := range a {
 		if a[i].UID != b[i].UID || len(a[i].Subtasks) != len(b[i].Subtasks) {
 			return false
@@ -161,9 +164,11 @@ func sameUIDs(a, b []Todo) bool {
 // An entry is looked up at its own position in cur first: most changes
 // move nothing, so the map of cur's entries by stable id is built only
 // when an entry is not where it was.
-func stampRevs(cur, next *Session, by Author) {
+//
+// listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
+func stampRevs(cur, next *Session, by Author, listSame bool) {
 	next.Rev = cur.Rev
-	if !SameTodos(cur.Todos, next.Todos) {
+	if !listSame {
 		next.Rev = cur.Rev + 1
 		stamp := next.Rev
 		if by == ByAgent {
@@ -240,10 +245,11 @@ func (x *uidIndex) find(uid string) uidPlace {
 // onlyMarks reports whether next differs from cur only in what Commit
 // keeps for ids and reads (stable ids, AgentRead), which gets no history
 // line.
-func onlyMarks(cur, next *Session) bool {
+// listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
+func onlyMarks(cur, next *Session, listSame bool) bool {
 	c := *cur
 	c.AgentRead, c.Todos = next.AgentRead, next.Todos
-	return SameTodos(cur.Todos, next.Todos) && sameState(&c, next)
+	return listSame && sameState(&c, next)
 }
 
 // ClearUIDs takes the stable ids off a list copied from another session
