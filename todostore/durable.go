@@ -55,13 +55,19 @@ func writeLockedPieces(path string, pieces [][]byte) (*os.File, fileID, error) {
 func writeLockedFile(path string, pieces [][]byte, keep bool) (*os.File, fileID, error) {
 	var id fileID
 	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
-		return nil, id, fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW
+	// Nearly always there is no temp file: it is created at once, and
+	// what is in the way is looked at only when the create finds it.
+	tmp, err := openFile(name, flags, FileMode)
+	if errors.Is(err, fs.ErrExist) {
+		if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
+			return nil, id, fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
+		}
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, id, fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
+		}
+		tmp, err = openFile(name, flags, FileMode)
 	}
-	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, id, fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
-	}
-	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
 		return nil, id, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
@@ -93,7 +99,7 @@ func commitTemp(tmp *os.File, path string, data [][]byte, id *fileID, keep bool)
 	if err = tmp.Sync(); err != nil {
 		return nil, fmt.Errorf("sync %s: %w", tmp.Name(), bareError(err))
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = rename(tmp.Name(), path); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	if id != nil {
@@ -107,7 +113,7 @@ func commitTemp(tmp *os.File, path string, data [][]byte, id *fileID, keep bool)
 	} else if err = tmp.Close(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	d, err := os.Open(dir)
+	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sync %s: %w", dir, bareError(err)) // the deferred clean-up closes a kept file
 	}
@@ -152,7 +158,7 @@ func syncFile(f interface{ Sync() error }) error {
 // survives a crash.
 func syncDir(path string) error {
 	dir := filepath.Dir(path)
-	d, err := os.Open(dir)
+	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
@@ -161,4 +167,37 @@ func syncDir(path string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// openFile is os.OpenFile for a file the store only writes, syncs or
+// locks (a new temp file, a directory to sync): opened with open(2) and
+// made an *os.File by os.NewFile, it skips os.OpenFile's set-up for the
+// poller (non-blocking mode, registering with epoll), which a regular
+// file or directory has no use for: two system calls fewer an open.
+func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
+	}
+}
+
+// rename is os.Rename without its check that newpath is not a directory
+// (an lstat): rename(2) refuses to put a file over a directory itself.
+func rename(oldpath, newpath string) error {
+	for {
+		err := syscall.Rename(oldpath, newpath)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+		}
+		return nil
+	}
 }
