@@ -91,10 +91,10 @@ func appendSubtaskCompact(b []byte, s Subtask) []byte {
 	return append(b, '}')
 }
 
-// marshalLine is json.Marshal(w): written directly for a delta line (no
-// list, no dropped items), which is nearly every line.
+// marshalLine is json.Marshal(w), written directly unless an item has
+// unknown fields.
 func marshalLine(buf []byte, w *wireLine) ([]byte, error) {
-	if w.Todos != nil || len(w.Dropped) > 0 || !jsonTime(w.At) || len(w.D) > 0 && !json.Valid(w.D) {
+	if w.Todos != nil && hasExtra(*w.Todos) || hasExtra(w.Dropped) || !jsonTime(w.At) || len(w.D) > 0 && !json.Valid(w.D) {
 		data, err := json.Marshal(w)
 		return append(buf, data...), err
 	}
@@ -109,6 +109,9 @@ func marshalLine(buf []byte, w *wireLine) ([]byte, error) {
 	b = append(b, '"')
 	b = compactField(b, "by", string(w.By), false, false)
 	b = compactField(b, "what", w.What, false, false)
+	if w.Todos != nil {
+		b = appendTodosCompact(append(b, `,"todos":`...), *w.Todos)
+	}
 	if len(w.D) > 0 {
 		// encodeDelta's bytes are compact JSON whose strings are
 		// json.Marshal's, which is what json.Marshal makes of them.
@@ -119,6 +122,25 @@ func marshalLine(buf []byte, w *wireLine) ([]byte, error) {
 	if w.Base {
 		b = append(b, `,"base":true`...)
 	}
+	if len(w.Dropped) > 0 {
+		b = appendTodosCompact(append(b, `,"dropped":`...), w.Dropped)
+	}
 	b = compactInt(b, "pid", w.PID)
 	return append(b, '}'), nil
+}
+
+// appendTodosCompact writes a list of items without unknown fields (nil
+// as null, as json.Marshal does).
+func appendTodosCompact(b []byte, todos []Todo) []byte {
+	if todos == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for k, t := range todos {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendTodoCompact(b, t)
+	}
+	return append(b, ']')
 }

@@ -61,6 +61,8 @@ func FuzzCompactSameAsMarshal(f *testing.F) {
 			{N: 1, At: at, By: ByYou, What: "<first>", Base: true, Revert: 2},
 			{N: 2, V: historyFormat, At: at, By: ByOther, What: text, Todos: &after},
 			{N: 3, At: at, By: ByYou, What: "x", Dropped: before},
+			{N: 4, V: historyFormat, At: at, By: ByYou, What: "snapshot", Todos: &before, From: 4},
+			{N: 5, At: at, By: ByYou, What: "empty", Todos: &[]Todo{}},
 		}
 		for _, w := range lines {
 			want, err := json.Marshal(w)
