@@ -46,7 +46,7 @@ func (s *Session) cloneSharing(prev *Session) *Session {
 			case i < len(prev.Todos) && sameSubtasks(prev.Todos[i].Subtasks, t.Subtasks):
 				c.Todos[i].Subtasks = prev.Todos[i].Subtasks
 			default:
-				c.Todos[i].Subtasks = CloneTodos(s.Todos[i : i+1])[0].Subtasks
+				c.Todos[i].Subtasks = cloneSubtasks(t.Subtasks)
 			}
 		}
 	}

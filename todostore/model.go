@@ -406,36 +406,34 @@ func checkField(pos func() string, kind, field, s, valid string, required bool) 
 // CloneTodos returns a deep copy of a list, so a snapshot taken before a turn
 // is not changed by the turn.
 //
-// The subtasks of every item share one new array, each item's part capped
-// at its length (an append to one item's subtasks moves them rather than
-// writing over the next item's): two allocations for a list of 20 items of
-// 50 subtasks instead of 21.
+// Each item's subtasks get an array of their own, at most 50 subtasks:
+// small allocations the runtime reuses from change to change, where one
+// array for a list's 1,000 subtasks would be a large one it gives back to
+// the system and faults in again.
 func CloneTodos(todos []Todo) []Todo {
 	if todos == nil {
 		return nil
 	}
 	out := make([]Todo, len(todos))
-	n := 0
-	for _, t := range todos {
-		n += len(t.Subtasks)
-	}
-	subs := make([]Subtask, n)
 	for i, t := range todos {
 		out[i] = t
 		if t.Extra != nil {
 			out[i].Extra = maps.Clone(t.Extra)
 		}
-		if k := len(t.Subtasks); k == 0 {
-			out[i].Subtasks = nil
-		} else {
-			out[i].Subtasks = subs[:k:k]
-			subs = subs[k:]
-			copy(out[i].Subtasks, t.Subtasks)
-			for j := range out[i].Subtasks {
-				if e := t.Subtasks[j].Extra; e != nil {
-					out[i].Subtasks[j].Extra = maps.Clone(e)
-				}
-			}
+		out[i].Subtasks = cloneSubtasks(t.Subtasks)
+	}
+	return out
+}
+
+// cloneSubtasks is a deep copy of an item's subtasks (nil for none).
+func cloneSubtasks(subs []Subtask) []Subtask {
+	if len(subs) == 0 {
+		return nil
+	}
+	out := append([]Subtask(nil), subs...)
+	for j := range out {
+		if e := subs[j].Extra; e != nil {
+			out[j].Extra = maps.Clone(e)
 		}
 	}
 	return out
