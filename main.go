@@ -107,28 +107,10 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 		return nil
 	})
 
-	// Agent flags; the backend table (backends) checks and starts
-	// the chosen agent from them after Parse.
-	var (
-		spec string
-		ag   = backends.Options{Getenv: getenv}
-	)
-	fs.StringVar(&spec, "agent", "", "which agent answers prompts, by `NAME` (below; default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else demo in a terminal and none in a script)")
-	fs.StringVar(&ag.BaseURL, "base-url", "", "OpenAI-compatible API `URL` (default $OPENAI_BASE_URL, else Ollama's "+backends.DefaultBaseURL+")")
-	fs.StringVar(&ag.Model, "model", "", "model `NAME` for --agent openai (default $TODOSH_MODEL)")
-	fs.DurationVar(&ag.ConnectTimeout, "connect-timeout", backends.DefaultConnectTimeout, "give up connecting to the model API after this long")
-	fs.DurationVar(&ag.IdleTimeout, "idle-timeout", backends.DefaultIdleTimeout, "give up on a model API reply when the server sends nothing for this long")
-	fs.BoolVar(&ag.RequireEvidence, "require-evidence", false, "refuse to complete a todo without evidence (todosh's own todo tools)")
-	fs.DurationVar(&ag.IdleLimit, "idle-limit", backends.DefaultIdleLimit, "stop an agent CLI's turn after it wrote nothing for this long (0: never)")
-	fs.StringVar(&ag.Bin, "agent-bin", "", "`PATH` of the agent's executable (default: the backend's own, found on PATH)")
-	fs.Func("agent-arg", "pass `ARG` to the agent's executable (repeatable)", func(s string) error {
-		ag.Args = append(ag.Args, s)
-		return nil
-	})
-	fs.StringVar(&ag.Approve, "approve", "", "answer permission requests: `WHEN` is ask, never or always (default: ask in a terminal, never in a script)")
-	fs.BoolVar(&cfg.NoContinue, "no-continue", false, "never continue a lazy agent by itself")
+	// Agent flags, shared with `todosh acp` (agentflags.go); the backend
+	// table (backends) checks and starts the chosen agent from them.
+	ag := defineAgentFlags(fs, getenv, false)
 	fs.DurationVar(&cfg.ContinueDelay, "continue-delay", cfg.ContinueDelay, "countdown before a continuation in a terminal")
-	fs.DurationVar(&cfg.LockTimeout, "lock-timeout", cfg.LockTimeout, "how long a change waits for another todosh that holds the session's lock")
 
 	// Output flags.
 	fs.StringVar(&cfg.Color, "color", repl.ColorAuto, "colour: `WHEN` is auto (a terminal without NO_COLOR or TERM=dumb), always or never")
@@ -149,20 +131,6 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 		fmt.Fprintln(stdout, versionText())
 		return cfg, flag.ErrHelp
 	}
-	// `--agent acp -- CMD ARGS...` is --agent-bin CMD --agent-arg ARGS...
-	dashes := len(args) - fs.NArg() - 1 // where "--" is when it ended the flags
-	afterDashes := fs.NArg() > 0 && dashes >= 0 && args[dashes] == "--"
-	switch {
-	case afterDashes && (ag.Bin != "" || len(ag.Args) > 0):
-		return cfg, errors.New("give the agent's command either after -- or with --agent-bin and --agent-arg, not both")
-	case afterDashes:
-		if err := checkAfterDashes(fs.Args()); err != nil {
-			return cfg, err
-		}
-		ag.Bin, ag.Args = fs.Arg(0), fs.Args()[1:]
-	case fs.NArg() > 0:
-		return cfg, fmt.Errorf("unexpected argument %q: give commands and prompts with -c, or on stdin", strings.Join(fs.Args(), " "))
-	}
 	switch cfg.Color {
 	case repl.ColorAuto, repl.ColorAlways, repl.ColorNever:
 	default:
@@ -174,23 +142,12 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	if cfg.ContinueDelay < 0 {
 		return cfg, fmt.Errorf("--continue-delay %s is negative", cfg.ContinueDelay)
 	}
-	if cfg.LockTimeout <= 0 {
-		return cfg, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", cfg.LockTimeout)
-	}
-	var given []backends.Flag
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "agent" && backends.IsAgentFlag(f.Name) {
-			given = append(given, backends.Flag("--"+f.Name))
-		}
-	})
-	if afterDashes {
-		given = append(given, backends.FlagBin)
-	}
-	ag.Interactive = terminal && len(cfg.Commands) == 0 && cfg.Output == repl.OutputText
+	ag.opts.Interactive = terminal && len(cfg.Commands) == 0 && cfg.Output == repl.OutputText
 	var err error
-	if cfg.Backend, cfg.NewAgent, err = backends.Choose(spec, given, ag); err != nil {
+	if cfg.Backend, cfg.NewAgent, err = ag.choose(fs, args, checkAfterDashes, "give commands and prompts with -c, or on stdin"); err != nil {
 		return cfg, err
 	}
+	cfg.NoContinue, cfg.LockTimeout = ag.noContinue, ag.lockTimeout
 	if cfg.SessionID != "" {
 		if err := todostore.ValidSessionID(cfg.SessionID); err != nil {
 			return cfg, fmt.Errorf("--session: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,8 +154,10 @@ func TestAgentFlags(t *testing.T) {
 		{args: []string{"--agent", "acp", "--", "cmd", "--resume"}, getenv: noEnv, wantErr: "--resume after -- goes to the agent's command cmd"},
 		{args: []string{"--agent", "acp", "--", "codex-acp", "-c", "model=x"}, getenv: noEnv, wantAgent: true},
 		{args: []string{"--agent", "acp", "--", "gemini", "--acp", "--model", "m"}, getenv: noEnv, wantAgent: true},
-		{args: []string{"--agent", "acp:claude", "--approve", "maybe"}, getenv: noEnv, wantErr: `--approve "maybe": want never or always`},
+		{args: []string{"--agent", "acp:claude", "--approve", "maybe"}, getenv: noEnv, wantErr: `--approve "maybe": want ask, never or always`},
 		{args: []string{"--agent", "claude", "--model", "x"}, getenv: noEnv, wantErr: "--model goes with --agent openai, not claude"},
+		{args: []string{"--agent", "acp:claude", "--approve", "ask"}, getenv: noEnv, wantAgent: true},
+		{args: []string{"--", "/bin/agent", "--acp"}, getenv: noEnv, wantAgent: true},
 		{args: []string{"--continue-delay", "-1s"}, getenv: noEnv, wantErr: "negative"},
 		{args: []string{"--continue-delay", "soon"}, getenv: noEnv, wantErr: "invalid value"},
 	}
@@ -266,8 +269,10 @@ func TestParseACPFlags(t *testing.T) {
 		{args: []string{"--agent-bin", "x", "--", "y"}, wantErr: "not both"},
 		{args: []string{"stray"}, wantErr: "unexpected argument"},
 		{args: []string{"--lock-timeout", "0s"}, wantErr: "positive duration"},
-		{args: []string{"--approve", "sometimes", "--agent", "acp:codex"}, wantErr: "want never or always"},
+		{args: []string{"--approve", "sometimes", "--agent", "acp:codex"}, wantErr: "want ask, never or always"},
 		{args: []string{"--bogus"}, wantErr: "not defined"},
+		{args: []string{"--agent", "openai", "--connect-timeout", "1s", "--idle-timeout", "1m"}, backend: "openai", cont: true},
+		{args: []string{"--agent", "claude", "--connect-timeout", "1s"}, wantErr: "--connect-timeout goes with --agent openai"},
 	} {
 		cfg, err := parseACPFlags(tt.args, &bytes.Buffer{}, noEnv)
 		if tt.wantErr != "" {
@@ -308,6 +313,65 @@ func TestRunACPExitStatuses(t *testing.T) {
 		}
 		if tt.want == repl.ExitUsage && !strings.HasPrefix(errOut.String(), "todosh acp: ") {
 			t.Errorf("run(%q) stderr = %q, want one line naming todosh acp", tt.args, errOut.String())
+		}
+	}
+}
+
+// TestAgentFlagsShared: every agent flag is defined once (agentflags.go),
+// so the shell and `todosh acp` show it with the same placeholder and
+// default, and read the same command line into the same agent and error.
+func TestAgentFlagsShared(t *testing.T) {
+	var shell, acp bytes.Buffer
+	if _, err := parseFlags([]string{"--help"}, &shell, noEnv, false); !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	if _, err := parseACPFlags([]string{"--help"}, &acp, noEnv); !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	// flagHelp is a flag's entry in --help: its head line and the first
+	// line of its text, where the default is given when it is not zero.
+	flagHelp := func(help, name string) string {
+		lines := strings.Split(help, "\n")
+		for i, l := range lines {
+			if l == "  --"+name || strings.HasPrefix(l, "  --"+name+" ") {
+				return l + "\n" + lines[i+1]
+			}
+		}
+		return ""
+	}
+	for _, f := range agentFlagTable {
+		s, a := flagHelp(shell.String(), f.name), flagHelp(acp.String(), f.name)
+		if s == "" || a == "" {
+			t.Errorf("--%s: todosh --help %q, todosh acp --help %q; want it in both", f.name, s, a)
+			continue
+		}
+		if f.shellNote == "" && f.acpNote == "" && s != a {
+			t.Errorf("--%s differs: todosh --help %q, todosh acp --help %q", f.name, s, a)
+		}
+	}
+	for _, args := range [][]string{
+		{"--agent", "acp:codex", "--approve", "always", "--idle-limit", "0"},
+		{"--agent", "openai", "--model", "m", "--connect-timeout", "2s", "--idle-timeout", "3s", "--require-evidence"},
+		{"--agent", "acp", "--agent-bin", "x", "--agent-arg", "--acp", "--lock-timeout", "5s"},
+		{"--", "my-agent", "--acp"},
+		{"--agent", "claude", "--approve", "never"},
+		{"--agent", "codex", "--idle-limit", "-1s"},
+		{"--agent", "acp:claude", "--approve", "maybe"},
+		{"--agent", "demo", "--lock-timeout", "0s"},
+		{"--agent", "demo", "--no-continue"},
+	} {
+		cfg, err := parseFlags(args, &bytes.Buffer{}, noEnv, false)
+		acfg, aerr := parseACPFlags(args, &bytes.Buffer{}, noEnv)
+		if fmt.Sprint(err) != fmt.Sprint(aerr) {
+			t.Errorf("%q: todosh says %v, todosh acp says %v", args, err, aerr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if cfg.Backend.Name != acfg.Backend.Name || cfg.NoContinue == acfg.Continue || cfg.LockTimeout != acfg.LockTimeout {
+			t.Errorf("%q: todosh %s (no-continue %v, lock %s), todosh acp %s (continue %v, lock %s)", args,
+				cfg.Backend.Name, cfg.NoContinue, cfg.LockTimeout, acfg.Backend.Name, acfg.Continue, acfg.LockTimeout)
 		}
 	}
 }

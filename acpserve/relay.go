@@ -28,10 +28,9 @@ func (r relay) Update(_ context.Context, u acp.SessionUpdate) {
 	r.ss.send(u)
 }
 
-// MCPServers are the editor's stdio MCP servers of session/new or
-// session/load (stdioServers): every ACP agent takes stdio, while http and
-// sse depend on the agent's capabilities, which the editor asked of
-// todosh, not of it.
+// MCPServers are the editor's MCP servers of session/new or session/load
+// that the agent takes (editorServers): stdio, and http or sse when its
+// initialize advertised them, as todosh's own initialize then did.
 func (r relay) MCPServers() []acp.McpServer { return r.ss.mcp }
 
 func (r relay) id() acp.SessionId { return acp.SessionId(r.ss.id) }

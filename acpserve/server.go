@@ -21,6 +21,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/todostore"
 )
@@ -52,8 +53,12 @@ type Server struct {
 	conn *acp.AgentSideConnection
 	out  *lockedWriter
 
-	mu       sync.Mutex
-	caps     acp.ClientCapabilities // what the editor advertised
+	mu   sync.Mutex
+	caps acp.ClientCapabilities // what the editor advertised
+	// innerMCP are the MCP transports beyond stdio the inner agent takes
+	// (its initialize, read by probeMCP), set before probed is closed.
+	innerMCP acp.McpCapabilities
+	probed   chan struct{}
 	sessions map[string]*session
 	closed   bool
 }
@@ -65,7 +70,10 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 		cfg.Now = time.Now
 	}
 	w := &lockedWriter{w: out}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w, probed: make(chan struct{})}
+	pctx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
+	go s.probeMCP(pctx)
 	s.conn = acp.NewAgentSideConnection(s, w, filterFrames(in, w))
 	s.conn.SetLogger(slog.New(slog.DiscardHandler))
 	select {
@@ -74,6 +82,51 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	}
 	s.closeAll()
 	return nil
+}
+
+// probeTimeout bounds the start of the inner agent that probeMCP asks.
+const probeTimeout = 30 * time.Second
+
+// probeMCP learns which MCP transports beyond stdio the inner agent takes,
+// from its own initialize (an ACP agent started and ended for that alone;
+// a backend that cannot say takes none), so that todosh's initialize
+// advertises to the editor only what it can pass on. An agent that does
+// not start takes none: session/new then says why.
+func (s *Server) probeMCP(ctx context.Context) {
+	defer close(s.probed)
+	if s.cfg.NewAgent == nil || s.cfg.Backend == nil || !s.cfg.Backend.ACP {
+		return
+	}
+	ag, err := s.cfg.NewAgent(agent.Session{Store: todostore.Open(s.cfg.Root), ID: "probe"})
+	if err != nil {
+		return
+	}
+	if c, ok := ag.(interface{ Close() error }); ok {
+		defer c.Close()
+	}
+	p, ok := ag.(interface {
+		Probe(context.Context) (acp.AgentCapabilities, error)
+	})
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if caps, err := p.Probe(ctx); err == nil {
+		// todosh relays no MCP over ACP itself, so only http and sse.
+		s.innerMCP = acp.McpCapabilities{Http: caps.McpCapabilities.Http, Sse: caps.McpCapabilities.Sse}
+	}
+}
+
+// mcpCaps are the MCP transports beyond stdio todosh passes on to the
+// inner agent, once probeMCP knows them (or ctx ends: none).
+func (s *Server) mcpCaps(ctx context.Context) acp.McpCapabilities {
+	select {
+	case <-s.probed:
+		return s.innerMCP
+	case <-ctx.Done():
+		return acp.McpCapabilities{}
+	}
 }
 
 // lockedWriter keeps the SDK's messages and the frame filter's replies
@@ -139,8 +192,9 @@ func (s *Server) clientCaps() acp.ClientCapabilities {
 
 // Initialize implements acp.Agent: todosh offers session/load and text
 // prompts with embedded context (PromptText); images and audio are not
-// passed to the inner agent, so they are not advertised.
-func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+// passed to the inner agent, so they are not advertised. MCP servers over
+// http or sse are advertised when the inner agent takes them (probeMCP).
+func (s *Server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
 	s.mu.Unlock()
@@ -149,6 +203,7 @@ func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    s.mcpCaps(ctx),
 		},
 		AgentInfo:   &acp.Implementation{Name: "todosh", Title: acp.Ptr(s.title()), Version: s.cfg.Version},
 		AuthMethods: []acp.AuthMethod{},

@@ -26,7 +26,8 @@ type session struct {
 	srv      *Server
 	id       string
 	cwd      string
-	mcp      []acp.McpServer // the editor's stdio MCP servers, for the inner agent
+	mcp      []acp.McpServer // the editor's MCP servers the inner agent takes
+	mcpNote  string          // which it does not take, told with the first prompt
 	store    *todostore.Store
 	asess    agent.Session
 	agent    agent.Agent // nil: no agent
@@ -59,7 +60,7 @@ func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error)
 		st.LockTimeout = s.cfg.LockTimeout
 	}
 	ss := &session{
-		srv: s, id: id, cwd: cwd, store: st, mcp: stdioServers(servers),
+		srv: s, id: id, cwd: cwd, store: st,
 		asess:    agent.Session{Store: st, ID: id, Cwd: cwd},
 		policy:   continuation.New(),
 		registry: commands.NewRegistry(),
@@ -93,6 +94,7 @@ func (s *Server) open(id, cwd string, servers []acp.McpServer) (*session, error)
 			r.SetRelay(relay{ss})
 			ss.relayed = true
 		}
+		ss.mcp, ss.mcpNote = s.editorServers(servers, ss.relayed)
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -205,6 +207,10 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 	step := turnstep.Step{Agent: ss.agent, Session: ss.asess, Policy: ss.policy, Tools: ss.tools, Cwd: ss.cwd}
 	if acpagent.IsSlashCommand(text) {
 		return ss.slash(ctx, step, text)
+	}
+	if ss.mcpNote != "" {
+		ss.say("todosh: " + ss.mcpNote + "\n\n")
+		ss.mcpNote = ""
 	}
 	_, archived, err := turnstep.Begin(ss.asess, ss.policy)
 	if err != nil {
@@ -365,14 +371,30 @@ func (ss *session) toolCall(title string) {
 // the process.
 var calls atomic.Int64
 
-// stdioServers keeps the editor's stdio MCP servers, but one that takes
-// todosh's own name: the agent gets todosh's under that name.
-func stdioServers(servers []acp.McpServer) []acp.McpServer {
-	var out []acp.McpServer
+// editorServers are the editor's MCP servers of session/new or
+// session/load that the inner agent takes, and a notice naming those it
+// does not: an ACP agent (relayed) takes stdio and the transports its
+// initialize advertised (probeMCP), another backend none. A server that
+// takes todosh's own name is left out: the agent gets todosh's under it.
+func (s *Server) editorServers(servers []acp.McpServer, relayed bool) ([]acp.McpServer, string) {
+	caps := s.mcpCaps(context.Background())
+	var take, drop []acp.McpServer
 	for _, m := range servers {
-		if m.Stdio != nil && m.Stdio.Name != agent.MCPName {
-			out = append(out, m)
+		switch {
+		case m.Stdio != nil && m.Stdio.Name == agent.MCPName:
+		case relayed && acpagent.MCPTakes(caps, m):
+			take = append(take, m)
+		default:
+			drop = append(drop, m)
 		}
 	}
-	return out
+	if len(drop) == 0 {
+		return take, ""
+	}
+	if !relayed {
+		return take, fmt.Sprintf("the editor's MCP %s not passed to %s: only an ACP agent (--agent acp...) takes an editor's MCP servers",
+			acpagent.MCPNames(drop), s.cfg.Backend.Name)
+	}
+	return take, fmt.Sprintf("the editor's MCP %s not passed to %s: it takes only %s servers",
+		acpagent.MCPNames(drop), s.cfg.Backend.Name, acpagent.MCPTransports(caps))
 }

@@ -95,9 +95,16 @@ type Backend struct {
 	// ToolSpelling is how the agent names the tools of todosh's MCP server
 	// (mcp__todosh__todo_write), so prompts name them as it sees them.
 	ToolSpelling todotools.Spelling
-	Caps         Caps
+	// MCPLoad is how the agent loads todosh's MCP tools when it defers
+	// them whatever else it reports (Codex's tool_search); the zero Loader
+	// when it offers them directly.
+	MCPLoad continuation.Loader
+	Caps    Caps
 	// Flags are the agent flags beyond --agent this row accepts.
 	Flags []Flag
+	// ACP: the row's agent speaks the Agent Client Protocol (acpagent), so
+	// `todosh acp` can ask its initialize what it takes (acpserve).
+	ACP bool
 	// Start checks the options and returns what builds the agent; param
 	// is the part after the colon. A nil Factory means no agent.
 	Start func(param string, o Options) (Factory, error)
@@ -148,8 +155,10 @@ var Table = slices.Concat([]Backend{
 type cliExtra struct {
 	title string
 	mcp   func(*agent.MCPServer) []string
-	// spelling is how the CLI names the MCP server's tools.
+	// spelling is how the CLI names the MCP server's tools; load is how
+	// it loads them when it defers them (the row's MCPLoad).
 	spelling todotools.Spelling
+	load     continuation.Loader
 	// pkg is its npm package; check its doctor rules.
 	pkg   string
 	check func(v string, getenv func(string) string) Check
@@ -158,8 +167,12 @@ type cliExtra struct {
 // cliExtras are the CLIs this table knows more of; any other CLI of
 // clis.Kinds gets a row with its name and no MCP server.
 var cliExtras = map[string]cliExtra{
-	"claude": {"Claude Code", claudeMCP, todotools.SpellClaude, "@anthropic-ai/claude-code", checkClaude},
-	"codex":  {"Codex CLI", codexMCP, todotools.SpellClaude, "@openai/codex", checkCodex},
+	"claude": {title: "Claude Code", mcp: claudeMCP, spelling: todotools.SpellClaude, pkg: "@anthropic-ai/claude-code", check: checkClaude},
+	// Codex 0.169 offers MCP tools only behind its hosted tool_search: its
+	// request lists "Deferred tool namespaces: - mcp__todosh: ...", and a
+	// search for the server's name loads them all (docs/agents.md).
+	"codex": {title: "Codex CLI", mcp: codexMCP, spelling: todotools.SpellClaude, pkg: "@openai/codex", check: checkCodex,
+		load: continuation.Loader{Tool: "tool_search", Query: agent.MCPName, Namespace: "mcp__" + agent.MCPName}},
 	"gemini": {title: "Gemini CLI", pkg: "@google/gemini-cli", check: checkGemini},
 	"qwen":   {title: "Qwen Code", pkg: "@qwen-code/qwen-code", check: checkQwen},
 	"pi":     {title: "pi", pkg: "@mariozechner/pi-coding-agent"},
@@ -183,7 +196,7 @@ func cliRows() []Backend {
 			caps.Tick, caps.Pause, caps.MCP = true, true, true
 			flags = append(flags, FlagEvidence)
 		}
-		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", ToolSpelling: x.spelling, Caps: caps, Flags: flags,
+		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", ToolSpelling: x.spelling, MCPLoad: x.load, Caps: caps, Flags: flags,
 			Bin: name, Package: x.pkg, VersionFlag: "--version", Check: x.check,
 			Start: func(_ string, o Options) (Factory, error) {
 				if o.IdleLimit < 0 {
@@ -275,7 +288,7 @@ func acpRow(x acpPreset) Backend {
 	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
 		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, Check: x.check,
 		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
-		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence},
+		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence}, ACP: true,
 		Start: func(_ string, o Options) (Factory, error) {
 			approve, err := acpagent.ParseApprove(o.Approve)
 			if err != nil {
@@ -355,11 +368,15 @@ func sessionEnv(id string) []string {
 
 // Tools are the row's todo tools as the continuation prompt names them,
 // spelled as the agent sees them; todo is the agent's own tool when the
-// row leaves it to the agent, load the tool that loads deferred tools
-// ("ToolSearch"), "" when they need no loading.
+// row leaves it to the agent, load the tool the agent reported that
+// loads deferred tools by name ("ToolSearch"), "" when it reported none
+// and the row's MCPLoad holds.
 func (b *Backend) Tools(todo, load string) continuation.Tools {
 	own := b.ToolSpelling.Of(todotools.Write)
-	t := continuation.Tools{Todo: b.TodoTool, Load: load}
+	t := continuation.Tools{Todo: b.TodoTool, Load: b.MCPLoad}
+	if load != "" {
+		t.Load = continuation.Loader{Tool: load}
+	}
 	if t.Todo == todotools.Write {
 		t.Todo = own
 	}
@@ -386,7 +403,7 @@ func AgentTools(b *Backend, a agent.Agent) continuation.Tools {
 		load = l.LoadTool()
 	}
 	if b == nil {
-		return continuation.Tools{Todo: a.TodoTool(), Load: load}
+		return continuation.Tools{Todo: a.TodoTool(), Load: continuation.Loader{Tool: load}}
 	}
 	return b.Tools(a.TodoTool(), load)
 }

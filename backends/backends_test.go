@@ -52,7 +52,8 @@ func TestTools(t *testing.T) {
 		{"openai", "todo_write", continuation.Tools{Todo: "todo_write", Positional: true, Tick: "todo_tick", Pause: "todo_pause"}},
 		{"claude", "TaskUpdate", continuation.Tools{Todo: "TaskUpdate", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
 		{"claude", "mcp__todosh__todo_write", continuation.Tools{Todo: "mcp__todosh__todo_write", Positional: true, Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
-		{"codex", "update_plan", continuation.Tools{Todo: "update_plan", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
+		{"codex", "update_plan", continuation.Tools{Todo: "update_plan", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause",
+			Load: continuation.Loader{Tool: "tool_search", Query: "todosh", Namespace: "mcp__todosh"}}},
 		{"gemini", "write_todos", continuation.Tools{Todo: "write_todos"}},
 		{"acp:gemini", "todo_write", continuation.Tools{Todo: "mcp_todosh_todo_write", Positional: true, Tick: "mcp_todosh_todo_tick", Pause: "mcp_todosh_todo_pause"}},
 		{"acp:codex", "todo_write", continuation.Tools{Todo: "mcp__todosh__todo_write", Positional: true, Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause"}},
@@ -66,6 +67,12 @@ func TestTools(t *testing.T) {
 		if got := b.Tools(tt.agentTool, ""); got != tt.want {
 			t.Errorf("%s: Tools(%q) = %+v, want %+v", tt.spec, tt.agentTool, got, tt.want)
 		}
+	}
+	// What the agent reports (Claude Code's ToolSearch in its init line)
+	// is how it loads tools, by name.
+	b, _, _ := Lookup("claude")
+	if got := b.Tools("TaskUpdate", "ToolSearch").Load; got != (continuation.Loader{Tool: "ToolSearch"}) {
+		t.Errorf("claude with ToolSearch: Load = %+v", got)
 	}
 }
 
@@ -89,7 +96,7 @@ func TestACPRows(t *testing.T) {
 			t.Errorf("%s: %v, caps %+v", name, err, b)
 		}
 	}
-	if _, _, err := Choose("acp:claude", nil, Options{Approve: "yes"}); err == nil || !strings.Contains(err.Error(), `--approve "yes": want never or always`) {
+	if _, _, err := Choose("acp:claude", nil, Options{Approve: "yes"}); err == nil || !strings.Contains(err.Error(), `--approve "yes": want ask, never or always`) {
 		t.Errorf("bad --approve: %v", err)
 	}
 	if _, _, err := Choose("acp", nil, Options{}); err == nil || !strings.Contains(err.Error(), "--agent-bin") {

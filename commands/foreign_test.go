@@ -108,3 +108,80 @@ func TestListReportsUnreadableForeignList(t *testing.T) {
 		t.Error("the unreadable file was changed")
 	}
 }
+
+// TestDropMirrored: another agent's list that a todosh session of the
+// listing mirrors is shown once, as that session, unless the agent's
+// file changed after the session did.
+func TestDropMirrored(t *testing.T) {
+	at := fixedNow
+	own := func(id string, age time.Duration) listRow { return listRow{ID: id, ModTime: at.Add(-age)} }
+	foreign := func(id string, age time.Duration) listRow {
+		return listRow{Source: "claude", ID: id, mirror: "claude-" + id, ModTime: at.Add(-age)}
+	}
+	tests := []struct {
+		name string
+		rows []listRow
+		want []string
+	}{
+		{"mirrored, older", []listRow{own("cur", 0), own("claude-a", time.Minute), foreign("a", time.Hour)}, []string{"cur", "claude-a"}},
+		{"mirrored, same time", []listRow{own("cur", 0), own("claude-a", time.Hour), foreign("a", time.Hour)}, []string{"cur", "claude-a"}},
+		{"mirrored, changed since", []listRow{own("cur", 0), own("claude-a", time.Hour), foreign("a", time.Minute)}, []string{"cur", "claude-a", "a"}},
+		{"mirror is the current session", []listRow{own("claude-a", 0), foreign("a", time.Hour)}, []string{"claude-a"}},
+		{"not mirrored", []listRow{own("cur", 0), own("claude-b", 0), foreign("a", time.Hour)}, []string{"cur", "claude-b", "a"}},
+		{"a foreign list never mirrors another", []listRow{own("cur", 0), {Source: "qwen", ID: "claude-a", mirror: "qwen-claude-a"}, foreign("a", time.Hour)}, []string{"cur", "claude-a", "a"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, r := range dropMirrored(tt.rows) {
+			got = append(got, r.ID)
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%s: rows %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestListShowsMirroredListOnce: /todo list shows Claude's task list once
+// when the session its hooks keep (claude-<id>) mirrors it, and never an
+// emptied task list folder.
+func TestListShowsMirroredListOnce(t *testing.T) {
+	const claudeID = "12ec3832-a7d8-4254-b780-88c4e469102c" // the sample's list
+	env, out := newTestEnv(t)
+	env.Home = t.TempDir()
+	copySavedLists(t, env.Home, time.Hour)
+	emptied := filepath.Join(env.Home, ".claude", "tasks", "0d6a1c1e-emptied")
+	if err := os.MkdirAll(emptied, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(emptied, ".lock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"claude-" + claudeID, "claude-0d6a1c1e-emptied"} {
+		if _, _, err := env.Store.Commit(id, todostore.ByAgent, func(s *todostore.Session) error {
+			s.Todos = parseSpec(t, "+Create;>Parse;-Test")
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func() string {
+		out.Reset()
+		if err := NewRegistry().Run(env, "/todo list"); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	got := list()
+	if strings.Contains(got, "[claude]") || !strings.Contains(got, "claude-"+claudeID) || !strings.Contains(got, "claude-0d6a1c1e-emptied") {
+		t.Errorf("want the two hook sessions and no [claude] row:\n%s", got)
+	}
+	// Claude's own file changed after the session (its hooks were turned
+	// off): both are shown, since they may differ.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(env.Home, ".claude", "tasks", claudeID), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); strings.Count(got, "[claude]") != 1 {
+		t.Errorf("want the changed [claude] list shown beside its session:\n%s", got)
+	}
+}

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,9 @@ type listRow struct {
 	// removed is set by /todo prune on the rows of the remembered
 	// listing, so their numbers are not reused for another session.
 	removed bool
+	// mirror is, for another agent's list, the todosh session its hooks
+	// keep of the same list (todostore.ForeignEntry.Mirror).
+	mirror string
 	// load parses the row's list; it is called only for rows shown or
 	// chosen. One function serves every row of a source, so listing
 	// 10 000 sessions allocates no closure per row.
@@ -81,9 +85,27 @@ func foreignRows(env *Env) ([]listRow, error) {
 	}
 	rows := make([]listRow, len(entries))
 	for i, e := range entries {
-		rows[i] = listRow{Source: e.Source, ID: e.Name, Path: e.Path, ModTime: e.ModTime, load: load}
+		rows[i] = listRow{Source: e.Source, ID: e.Name, Path: e.Path, ModTime: e.ModTime, mirror: e.Mirror(), load: load}
 	}
 	return rows, nil
+}
+
+// dropMirrored leaves out the other agents' lists that a todosh session
+// of rows already mirrors (the agent's hooks keep claude-<id> for
+// Claude's list <id>), so one list is shown once, as the session that can
+// be resumed and reverted; unless the agent's file changed after the
+// session did (hooks turned off since), when both are shown.
+func dropMirrored(rows []listRow) []listRow {
+	own := map[string]time.Time{}
+	for _, r := range rows {
+		if r.Source == "" {
+			own[r.ID] = r.ModTime
+		}
+	}
+	return slices.DeleteFunc(rows, func(r listRow) bool {
+		at, ok := own[r.mirror]
+		return r.Source != "" && ok && !r.ModTime.After(at)
+	})
 }
 
 // gatherRows numbers the saved lists: row 1 is the current session (even
@@ -119,6 +141,7 @@ func gatherRows(env *Env, sources []rowSource) ([]listRow, error) {
 			rows = append(rows, r)
 		}
 	}
+	rows = dropMirrored(rows)
 	if len(sources) > 1 {
 		rest := rows[1:]
 		sort.SliceStable(rest, func(i, j int) bool { return rest[i].ModTime.After(rest[j].ModTime) })

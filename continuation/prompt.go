@@ -30,9 +30,28 @@ type Tools struct {
 	Tick string
 	// Pause stops and asks the person; "" when the agent has none.
 	Pause string
-	// Load is the tool that loads deferred tools (Claude Code's
-	// ToolSearch); "" when the agent's tools need no loading.
-	Load string
+	// Load is how the agent loads the tools it defers; the zero Loader
+	// when its tools need no loading.
+	Load Loader
+}
+
+// Loader is how an agent loads the tools it defers, a property of its
+// backend's row or of what it reports (ARCHITECTURE.md §4), so a prompt
+// names the call in the agent's own terms.
+type Loader struct {
+	// Tool loads deferred tools: Claude Code's ToolSearch, Codex's
+	// tool_search; "" when nothing needs loading.
+	Tool string
+	// Query, when set, is the query that makes Tool load todosh's tools,
+	// the only ones the agent defers (Codex's tool_search searches words:
+	// "todosh", the server's name, finds them all, their full names find
+	// nothing). "" means Tool selects tools by name ("select:A,B", Claude
+	// Code's ToolSearch), any of which may be deferred.
+	Query string
+	// Namespace is what the agent lists todosh's deferred tools as
+	// ("mcp__todosh" in Codex's "Deferred tool namespaces"), for the
+	// prompt's words; "" when it lists no namespace.
+	Namespace string
 }
 
 // Wording levels of the continuation prompt; the level rises each time the
@@ -103,9 +122,7 @@ func continuationPrompt(in promptInput) string {
 			fmt.Fprintf(&b, "; tick each subtask with %s as you finish it", in.tools.Tick)
 		}
 		b.WriteString(".\n")
-		if l := loadLine(in.tools, hasSubtasks(in.todos)); l != "" {
-			b.WriteString(l)
-		}
+		b.WriteString(loadLine(in.tools, hasSubtasks(in.todos), true))
 	case in.level == WordingFirmer:
 		fmt.Fprintf(&b, "You stopped again and the todo list has not changed since the last reminder: %s. "+
 			"Do not reply with a summary or a plan. Work on %s now, then %s.", remain, next.name, next.record)
@@ -118,6 +135,7 @@ func continuationPrompt(in promptInput) string {
 			"Your next action must be to work on %s and then %s.\n", remain, next.name, next.record)
 		if in.tools.Pause != "" {
 			fmt.Fprintf(&b, "If you are blocked on %s, call %s with the reason instead of replying with text.\n", next.pos, in.tools.Pause)
+			b.WriteString(loadLine(Tools{Pause: in.tools.Pause, Load: in.tools.Load}, false, true))
 		} else {
 			fmt.Fprintf(&b, "If you are blocked on %s, ask the person one question that says what you need, and stop.\n", next.pos)
 		}
@@ -135,25 +153,48 @@ func continuationPrompt(in promptInput) string {
 	return b.String()
 }
 
-// loadLine says how to load the todo tools when the agent's tools may be
-// deferred (Claude Code's ToolSearch with "select:NAME,..."): one line, ""
-// when they need no loading or are named by no tool.
-func loadLine(t Tools, subtasks bool) string {
-	if t.Load == "" || t.Todo == "" {
+// loadLine says how to load the tools a prompt names when the agent may
+// defer them, in its own terms (t.Load): Claude Code's ToolSearch with
+// "select:NAME,...", Codex's tool_search with its query. The tools are
+// t's todo tool, its tick tool when the list has subtasks, and its pause
+// tool when pause is set; when the agent defers only todosh's tools
+// (Loader.Query), its own todo tool is left out. One line, "" when
+// nothing needs loading.
+func loadLine(t Tools, subtasks, pause bool) string {
+	l := t.Load
+	if l.Tool == "" {
 		return ""
 	}
-	names := []string{t.Todo}
-	if t.Todo == "TaskUpdate" {
-		names = []string{"TaskCreate", "TaskUpdate"}
+	var names []string
+	if t.Todo != "" && (l.Query == "" || t.Positional) {
+		names = append(names, t.Todo)
+		if t.Todo == "TaskUpdate" {
+			names = []string{"TaskCreate", "TaskUpdate"}
+		}
 	}
 	if t.Tick != "" && subtasks {
 		names = append(names, t.Tick)
 	}
-	if t.Pause != "" {
+	if t.Pause != "" && pause {
 		names = append(names, t.Pause)
 	}
-	return fmt.Sprintf("If %s is not loaded yet (a deferred tool), load it first: call %s with {\"query\": \"select:%s\"}.\n",
-		t.Todo, t.Load, strings.Join(names, ","))
+	if len(names) == 0 {
+		return ""
+	}
+	if l.Query == "" {
+		return fmt.Sprintf("If %s is not loaded yet (a deferred tool), load it first: call %s with {\"query\": \"select:%s\"}.\n",
+			names[0], l.Tool, strings.Join(names, ","))
+	}
+	n := len(names)
+	what, are, them := strings.Join(names[:n-1], ", ")+" and "+names[n-1]+" are deferred tools", "they are", "them"
+	if n == 1 {
+		what, are, them = names[0]+" is a deferred tool", "it is", "it"
+	}
+	if l.Namespace != "" {
+		what += " of the namespace " + l.Namespace
+	}
+	return fmt.Sprintf("%s: if %s not in your tools yet, call %s with {\"query\": %q} before you call %s.\n",
+		what, are, l.Tool, l.Query, them)
 }
 
 // target is the next thing to work on, described by position only.

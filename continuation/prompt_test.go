@@ -336,6 +336,7 @@ func TestCLIWithTodoshTools(t *testing.T) {
 func TestDeferredAndCount(t *testing.T) {
 	one := items(td("alpha", C), td("bravo", P))
 	todostore.Normalize(one)
+	codex := Loader{Tool: "tool_search", Query: "todosh", Namespace: "mcp__todosh"}
 	tests := []struct {
 		name  string
 		tools Tools
@@ -343,11 +344,24 @@ func TestDeferredAndCount(t *testing.T) {
 		want  []string
 		not   []string
 	}{
-		{"tasks deferred", Tools{Todo: "TaskUpdate", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause", Load: "ToolSearch"}, WordingFirst,
+		{"tasks deferred", Tools{Todo: "TaskUpdate", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause", Load: Loader{Tool: "ToolSearch"}}, WordingFirst,
 			[]string{`call ToolSearch with {"query": "select:TaskCreate,TaskUpdate,mcp__todosh__todo_pause"}`}, []string{"remain."}},
-		{"own tool deferred", Tools{Todo: "mcp__todosh__todo_write", Positional: true, Load: "ToolSearch"}, WordingFirst,
+		{"own tool deferred", Tools{Todo: "mcp__todosh__todo_write", Positional: true, Load: Loader{Tool: "ToolSearch"}}, WordingFirst,
 			[]string{"If mcp__todosh__todo_write is not loaded yet", `"select:mcp__todosh__todo_write"`}, nil},
 		{"not deferred", Tools{Todo: "TodoWrite"}, WordingFirst, nil, []string{"ToolSearch", "deferred"}},
+		{"pause deferred, final", Tools{Todo: "TaskUpdate", Pause: "mcp__todosh__todo_pause", Load: Loader{Tool: "ToolSearch"}}, WordingFinal,
+			[]string{`call mcp__todosh__todo_pause with the reason`, `call ToolSearch with {"query": "select:mcp__todosh__todo_pause"}`}, []string{"TaskCreate"}},
+		// Codex: its own update_plan is offered, todosh's tools wait in a
+		// namespace behind tool_search, which searches words.
+		{"codex namespace", Tools{Todo: "update_plan", Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause", Load: codex}, WordingFirst,
+			[]string{"mcp__todosh__todo_pause is a deferred tool of the namespace mcp__todosh: if it is not in your tools yet, " +
+				`call tool_search with {"query": "todosh"} before you call it.`}, []string{"update_plan is a deferred", "select:"}},
+		{"codex todosh's todo_write", Tools{Todo: "mcp__todosh__todo_write", Positional: true, Tick: "mcp__todosh__todo_tick", Pause: "mcp__todosh__todo_pause", Load: codex}, WordingFirst,
+			[]string{"mcp__todosh__todo_write and mcp__todosh__todo_pause are deferred tools of the namespace mcp__todosh: if they are not in your tools yet, " +
+				`call tool_search with {"query": "todosh"} before you call them.`}, nil},
+		{"codex final", Tools{Todo: "update_plan", Pause: "mcp__todosh__todo_pause", Load: codex}, WordingFinal,
+			[]string{`call tool_search with {"query": "todosh"}`}, nil},
+		{"codex, nothing of todosh's named", Tools{Todo: "update_plan", Load: codex}, WordingFirst, nil, []string{"tool_search", "deferred"}},
 		{"one remains", Tools{Todo: "TodoWrite"}, WordingFirmer, []string{"1 open item remains."}, []string{"item remain."}},
 		{"one remains, final", Tools{Todo: "TodoWrite"}, WordingFinal, []string{"1 open item remains."}, []string{"item remain."}},
 	}

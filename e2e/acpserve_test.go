@@ -437,8 +437,8 @@ func TestACPServeDyingAgent(t *testing.T) {
 	if !strings.Contains(e.text(), "echo: are you back") {
 		t.Errorf("the agent was not started again:\n%s", e.text())
 	}
-	if n := strings.Count(r.received(t), `"method":"initialize"`); n != 2 {
-		t.Errorf("%d initialize calls, want 2 (a new process after the death)", n)
+	if n := strings.Count(r.received(t), `"method":"initialize"`); n != 3 {
+		t.Errorf("%d initialize calls, want 3 (todosh's probe of its MCP transports, the first process, a new one after the death)", n)
 	}
 
 	// The agent's own stop reason reaches the editor as it is, with why.
@@ -666,4 +666,82 @@ func TestACPServeNoAgent(t *testing.T) {
 		t.Errorf("a bad /todo is not answered with its error:\n%s", e.text())
 	}
 	h.assertList(t, string(id), "write the docs")
+}
+
+// TestACPServeEditorMCPServers: todosh acp advertises MCP over http and
+// sse to the editor only as far as the inner agent's own initialize does,
+// passes the editor's servers of those transports (and stdio) on in the
+// agent's session/new, and says once, with the first prompt, which it did
+// not pass; a backend that is not an ACP agent takes none of them.
+func TestACPServeEditorMCPServers(t *testing.T) {
+	servers := []acp.McpServer{
+		{Stdio: &acp.McpServerStdio{Name: "editor-tools", Command: "/bin/editor-tools", Args: []string{}, Env: []acp.EnvVariable{}}},
+		{Http: &acp.McpServerHttpInline{Name: "docs", Type: "http", Url: "http://127.0.0.1:18299/docs", Headers: []acp.HttpHeader{{Name: "X-Key", Value: "k"}}}},
+		{Sse: &acp.McpServerSseInline{Name: "logs", Type: "sse", Url: "http://127.0.0.1:18299/logs", Headers: []acp.HttpHeader{}}},
+	}
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		mcp       string // FAKEACP_MCP
+		http, sse bool   // advertised to the editor
+		passed    []string
+		notPassed []string
+		note      string
+	}{
+		{"agent takes http", []string{"--", fakeacp}, "http", true, false,
+			[]string{`"name":"editor-tools"`, `"url":"http://127.0.0.1:18299/docs"`, `"X-Key"`}, []string{`"logs"`},
+			`todosh: the editor's MCP server "logs" (sse) not passed to acp: it takes only stdio and http servers`},
+		{"agent takes http and sse", []string{"--", fakeacp}, "http,sse", true, true,
+			[]string{`"name":"editor-tools"`, `"name":"docs"`, `"type":"sse"`, `"name":"logs"`}, nil, ""},
+		{"agent takes stdio only", []string{"--", fakeacp}, "", false, false,
+			[]string{`"name":"editor-tools"`}, []string{`"docs"`, `"logs"`},
+			`todosh: the editor's MCP servers "docs" (http) and "logs" (sse) not passed to acp: it takes only stdio servers`},
+		{"not an ACP agent", []string{"--agent", "demo"}, "http,sse", false, false, nil, nil,
+			`todosh: the editor's MCP servers "editor-tools" (stdio), "docs" (http) and "logs" (sse) not passed to demo: only an ACP agent (--agent acp...) takes an editor's MCP servers`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newACP(t, "FAKEACP_MCP="+tc.mcp)
+			e := startEditor(t, r.h, r.env, tc.args...)
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			init, err := e.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+			if err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			if got := init.AgentCapabilities.McpCapabilities; got.Http != tc.http || got.Sse != tc.sse || got.Acp {
+				t.Errorf("mcpCapabilities = %+v, want http %v sse %v", got, tc.http, tc.sse)
+			}
+			s, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: r.h.dir, McpServers: servers})
+			if err != nil {
+				t.Fatalf("session/new: %v", err)
+			}
+			e.mustPrompt(s.SessionId, "hello")
+			e.mustPrompt(s.SessionId, "hello again")
+			if tc.passed != nil {
+				var last string
+				for _, l := range strings.Split(r.received(t), "\n") {
+					if strings.Contains(l, `"method":"session/new"`) {
+						last = l
+					}
+				}
+				for _, w := range append(tc.passed, `"name":"todosh"`) {
+					if !strings.Contains(last, w) {
+						t.Errorf("the agent's session/new lacks %s: %s", w, last)
+					}
+				}
+				for _, w := range tc.notPassed {
+					if strings.Contains(last, w) {
+						t.Errorf("the agent's session/new has %s: %s", w, last)
+					}
+				}
+			}
+			text := e.text()
+			switch {
+			case tc.note == "" && strings.Contains(text, "not passed"):
+				t.Errorf("a notice though every server was passed:\n%s", text)
+			case tc.note != "" && strings.Count(text, tc.note) != 1:
+				t.Errorf("want the notice once, %q:\n%s", tc.note, text)
+			}
+		})
+	}
 }

@@ -66,4 +66,4 @@ func ParseInput(agent string, data []byte) (Input, error) {
 
 // SessionID is the todosh session that mirrors the agent's session id:
 // "claude-<id>", so `todosh --session claude-<id>` opens it.
-func SessionID(agent, id string) string { return agent + "-" + id }
+func SessionID(agent, id string) string { return todostore.MirrorID(agent, id) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,17 +33,28 @@ const (
 
 // ForeignEntry is one list another agent saved, found by ForeignEntries
 // before it is parsed. Path is the file, or for SourceClaude the list's
-// directory; Name is the list's id (usually the agent's session id).
+// directory; Name is the list's id (usually the agent's session id);
+// Agent is the agent that saved it, as todosh's hooks name it ("claude").
 type ForeignEntry struct {
 	Source  string
 	Path    string
 	Name    string
+	Agent   string
 	ModTime time.Time
 }
 
-// foreignDir is one directory ForeignEntries scans.
+// MirrorID is the todosh session that mirrors the agent's session id
+// when the agent's hooks run todosh (ARCHITECTURE.md §9): "claude-<id>".
+func MirrorID(agent, id string) string { return agent + "-" + id }
+
+// Mirror is the todosh session a hook of e's agent would keep for e's
+// list: the same list, when its hooks are installed.
+func (e ForeignEntry) Mirror() string { return MirrorID(e.Agent, e.Name) }
+
+// foreignDir is one directory ForeignEntries scans: its source and the
+// agent that writes there.
 type foreignDir struct {
-	source, dir string
+	source, agent, dir string
 }
 
 // ForeignDirs returns the directories ForeignEntries scans, in order:
@@ -80,13 +92,13 @@ func foreignDirs(home string, getenv func(string) string) []foreignDir {
 		}
 	}
 	dirs := []foreignDir{
-		{SourceClaude, filepath.Join(claude, "tasks")},
-		{SourceClaudeTodos, filepath.Join(claude, "todos")},
-		{SourceQwen, filepath.Join(home, ".qwen", "todos")},
-		{SourceLlxprt, filepath.Join(home, ".llxprt", "todos")},
+		{SourceClaude, "claude", filepath.Join(claude, "tasks")},
+		{SourceClaudeTodos, "claude", filepath.Join(claude, "todos")},
+		{SourceQwen, "qwen", filepath.Join(home, ".qwen", "todos")},
+		{SourceLlxprt, "llxprt", filepath.Join(home, ".llxprt", "todos")},
 	}
 	if d := filepath.Join(data, "todos"); d != dirs[len(dirs)-1].dir {
-		dirs = append(dirs, foreignDir{SourceLlxprt, d})
+		dirs = append(dirs, foreignDir{SourceLlxprt, "llxprt", d})
 	}
 	return dirs
 }
@@ -127,8 +139,12 @@ func ForeignEntries(home string, getenv func(string) string) ([]ForeignEntry, er
 			if !st.ok || !wantForeign(d.source, st) {
 				continue
 			}
+			path := filepath.Join(d.dir, name)
+			if d.source == SourceClaude && !hasTaskFile(path) {
+				continue
+			}
 			list, _ := foreignName(d.source, name)
-			out = append(out, ForeignEntry{Source: d.source, Path: filepath.Join(d.dir, name), Name: list, ModTime: st.modTime})
+			out = append(out, ForeignEntry{Source: d.source, Path: path, Name: list, Agent: d.agent, ModTime: st.modTime})
 		}
 	}
 	slices.SortFunc(out, func(a, b ForeignEntry) int {
@@ -184,6 +200,31 @@ func wantForeign(source string, st nameStat) bool {
 		return false
 	}
 	return source != SourceClaudeTodos || st.mode != unix.S_IFREG || st.size > int64(len("[]\n"))
+}
+
+// hasTaskFile reports whether a Claude task list directory holds a task
+// file. Claude Code (2.1.332) leaves a list's directory behind, empty or
+// with only its .lock and .highwatermark, once its tasks are gone: like
+// the "[]" files of its older lists, nothing anyone wants to load. A
+// directory that cannot be read is kept, to be shown as unreadable.
+func hasTaskFile(dir string) bool {
+	d, err := os.Open(dir)
+	if err != nil {
+		return true
+	}
+	defer d.Close()
+	for {
+		names, err := d.Readdirnames(64)
+		if slices.ContainsFunc(names, isTaskFile) {
+			return true
+		}
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			return true
+		}
+	}
 }
 
 // LoadForeign reads one listed entry into our model: ids renumbered,
@@ -347,8 +388,7 @@ func loadClaudeTasks(dir string) ([]Todo, error) {
 	} else if !info.IsDir() {
 		return nil, errors.New("not a directory")
 	}
-	isTask := func(name string) bool { return !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".json") }
-	names, stats, err := readDirNames(dir, isTask)
+	names, stats, err := readDirNames(dir, isTaskFile)
 	if err != nil {
 		return nil, err
 	}
@@ -385,6 +425,12 @@ func loadClaudeTasks(dir string) ([]Todo, error) {
 	}
 	taskFile := func(i int) string { return filepath.Join(dir, names[i]) }
 	return adoptItems(items, taskFile)
+}
+
+// isTaskFile reports whether a name in a Claude task list directory is a
+// task's file, <n>.json (not .lock, .highwatermark or a temp file).
+func isTaskFile(name string) bool {
+	return !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".json")
 }
 
 // compareTaskNames orders "2.json" before "10.json"; names that are not

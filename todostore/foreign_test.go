@@ -372,3 +372,68 @@ func TestForeignNameAndFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestHasTaskFile: a Claude task list directory is listed only when it
+// holds a task file; Claude Code 2.1.332 leaves emptied ones behind.
+func TestHasTaskFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+		want  bool
+	}{
+		{"empty", nil, false},
+		{"lock and high-water mark only", []string{".lock", ".highwatermark"}, false},
+		{"temp file only", []string{".1.json.tmp", ".2.json"}, false},
+		{"not a task", []string{"notes.txt"}, false},
+		{"one task", []string{".lock", "1.json"}, true},
+		{"many files, one task last", append(manyNames(200), "7.json"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range tt.files {
+				put(t, dir, f, "{}", 0)
+			}
+			if got := hasTaskFile(dir); got != tt.want {
+				t.Errorf("hasTaskFile = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if !hasTaskFile(filepath.Join(t.TempDir(), "gone")) {
+		t.Error("a directory that cannot be read is not kept, to be shown as unreadable")
+	}
+}
+
+// manyNames are n names that are no task files.
+func manyNames(n int) []string {
+	var names []string
+	for i := range n {
+		names = append(names, fmt.Sprintf(".tmp%d", i))
+	}
+	return names
+}
+
+// TestForeignEntriesEmptiedAndMirror: emptied Claude task lists are left
+// out; every entry names its agent and the session its hooks mirror it to.
+func TestForeignEntriesEmptiedAndMirror(t *testing.T) {
+	home := t.TempDir()
+	put(t, home, ".claude/tasks/kept/1.json", `{"id":"1","subject":"a","status":"pending"}`, time.Minute)
+	put(t, home, ".claude/tasks/emptied/.lock", "", time.Minute)
+	put(t, home, ".claude/tasks/emptied/.highwatermark", "3", time.Minute)
+	if err := os.MkdirAll(filepath.Join(home, ".claude/tasks/bare"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put(t, home, ".qwen/todos/q1.json", `{"todos":[]}`, 2*time.Minute)
+	entries, err := ForeignEntries(home, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Source+" "+e.Name+" "+e.Agent+" "+e.Mirror())
+	}
+	want := []string{"claude kept claude claude-kept", "qwen q1 qwen qwen-q1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries = %q, want %q", got, want)
+	}
+}

@@ -35,6 +35,65 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 			return a.proc, nil
 		}
 	}
+	sctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
+	defer stop()
+	p, err := a.launch(sctx)
+	if err != nil {
+		return nil, err
+	}
+	if ref := cur.Agent; ref != nil && ref.Session != "" && ref.Kind == a.cfg.Name {
+		if err := a.reopen(sctx, p, p.caps, acp.SessionId(ref.Session)); err != nil {
+			if !isAlive(p) {
+				return nil, a.died(p, "session reopen failed", err)
+			}
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
+				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
+		} else if n := p.client.settle(replayQuiet, replayMax); n > 0 {
+			// The history an agent replays (some after answering
+			// session/load) is old: one line says it was there.
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: resumed: %s", a.cfg.Name, todostore.Plural(n, "earlier message"))})
+		}
+	} else if ref != nil && ref.Session != "" {
+		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.cfg.Name)})
+	}
+	if p.id == "" {
+		resp, err := p.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: a.dir(), McpServers: a.mcpServers(p)})
+		if err != nil {
+			return nil, a.died(p, "session/new failed", err)
+		}
+		p.id = resp.SessionId
+		if _, err := a.sess.Update(func(s *todostore.Session) error {
+			s.Agent = &todostore.AgentRef{Kind: a.cfg.Name, Session: string(p.id)}
+			return nil
+		}); err != nil {
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.cfg.Name, err)})
+		}
+	}
+	if n := a.mcpDropped(p); n != "" {
+		emit(agent.Event{Kind: agent.EventNotice, Text: n})
+	}
+	return p, nil
+}
+
+// Probe starts the agent, reads what it advertises in initialize (its
+// MCP transports, for `todosh acp`'s own initialize) and ends it. It opens
+// no session and writes nothing.
+func (a *Agent) Probe(ctx context.Context) (acp.AgentCapabilities, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
+	defer stop()
+	p, err := a.launch(ctx)
+	if err != nil {
+		return acp.AgentCapabilities{}, err
+	}
+	a.stop(p)
+	return p.caps, nil
+}
+
+// launch starts the agent's process as a.proc and initializes it, within
+// ctx; on failure nothing of it is left running.
+func (a *Agent) launch(sctx context.Context) (*process, error) {
 	path, err := exec.LookPath(a.cfg.Bin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s not found: install it, or give its path with --agent-bin", a.cfg.Name, a.cfg.Bin)
@@ -74,8 +133,6 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 	a.proc = p
 	a.live.Store(p)
 
-	sctx, stop := context.WithTimeout(ctx, a.cfg.StartTimeout)
-	defer stop()
 	init, err := p.conn.Initialize(sctx, acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersionNumber,
 		ClientInfo:         &acp.Implementation{Name: "todosh", Version: "1"},
@@ -94,34 +151,7 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 		a.stop(p)
 		return nil, fmt.Errorf("%s: speaks ACP protocol version %d; todosh speaks %d", a.cfg.Name, init.ProtocolVersion, acp.ProtocolVersionNumber)
 	}
-	if ref := cur.Agent; ref != nil && ref.Session != "" && ref.Kind == a.cfg.Name {
-		if err := a.reopen(sctx, p, init.AgentCapabilities, acp.SessionId(ref.Session)); err != nil {
-			if !isAlive(p) {
-				return nil, a.died(p, "session reopen failed", err)
-			}
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
-				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
-		} else if n := p.client.settle(replayQuiet, replayMax); n > 0 {
-			// The history an agent replays (some after answering
-			// session/load) is old: one line says it was there.
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: resumed: %s", a.cfg.Name, todostore.Plural(n, "earlier message"))})
-		}
-	} else if ref != nil && ref.Session != "" {
-		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.cfg.Name)})
-	}
-	if p.id == "" {
-		resp, err := p.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: a.dir(), McpServers: a.mcpServers()})
-		if err != nil {
-			return nil, a.died(p, "session/new failed", err)
-		}
-		p.id = resp.SessionId
-		if _, err := a.sess.Update(func(s *todostore.Session) error {
-			s.Agent = &todostore.AgentRef{Kind: a.cfg.Name, Session: string(p.id)}
-			return nil
-		}); err != nil {
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: session id not saved: %v", a.cfg.Name, err)})
-		}
-	}
+	p.caps = init.AgentCapabilities
 	return p, nil
 }
 
@@ -131,11 +161,11 @@ func (a *Agent) start(ctx context.Context, cur *todostore.Session, emit func(age
 func (a *Agent) reopen(ctx context.Context, p *process, caps acp.AgentCapabilities, id acp.SessionId) error {
 	switch {
 	case caps.SessionCapabilities.Resume != nil:
-		if _, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers()}); err != nil {
+		if _, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers(p)}); err != nil {
 			return err
 		}
 	case caps.LoadSession:
-		if _, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers()}); err != nil {
+		if _, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers(p)}); err != nil {
 			return err
 		}
 	default:

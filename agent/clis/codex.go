@@ -21,6 +21,11 @@ import (
 type CodexParser struct {
 	// Prev is the list before the turn; the runner sets it from the store.
 	Prev []todostore.Todo
+	// MCPTools are todosh's MCP tools as Codex spells them, the first
+	// todo_write (Config.MCPTools); a call of it is reported as the
+	// session's todo tool (UpdateTools), so continuations name it.
+	MCPTools []string
+	mcpSeen  bool // UpdateTools was sent for it
 
 	lastText string
 	started  map[string]bool // raw item ids whose tool line was shown
@@ -158,6 +163,11 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 		p.toolOnce(id, phase, func() string { return toolLine("exec", jsonStr(it.command)) }, emit)
 	case `"mcp_tool_call"`:
 		p.toolOnce(id, phase, func() string { return jsonStr(it.server) + "." + jsonStr(it.tool) }, emit)
+		// Codex names an MCP tool mcp__SERVER__TOOL, as the model sees it.
+		if !p.mcpSeen && len(p.MCPTools) > 0 && "mcp__"+jsonStr(it.server)+"__"+jsonStr(it.tool) == p.MCPTools[0] {
+			p.mcpSeen = true
+			emit(Update{Kind: UpdateTools, Text: p.MCPTools[0]})
+		}
 	case `"web_search"`:
 		p.toolOnce(id, phase, func() string { return toolLine("web_search", jsonStr(it.query)) }, emit)
 	case `"file_change"`:

@@ -411,6 +411,38 @@ func TestCodexKeepsInProgress(t *testing.T) {
 	}
 }
 
+// TestCodexReportsTodoshTool: a call of todosh's todo_write through MCP
+// (lines as codex exec --json 0.169.0 wrote them) makes it the session's
+// todo tool, once; another server's tool, or a run without todosh's
+// server, reports nothing.
+func TestCodexReportsTodoshTool(t *testing.T) {
+	call := func(phase, server, tool string) string {
+		return `{"type":"item.` + phase + `","item":{"id":"item_1","type":"mcp_tool_call","server":"` + server + `","tool":"` + tool +
+			`","arguments":{"todos":[{"content":"Create project skeleton","status":"in_progress"}]},"result":null,"error":null,"status":"in_progress"}}` + "\n"
+	}
+	todosh := []string{"mcp__todosh__todo_write", "mcp__todosh__todo_read", "mcp__todosh__todo_tick", "mcp__todosh__todo_pause"}
+	for _, tt := range []struct {
+		name   string
+		mcp    []string
+		stream string
+		want   []string
+	}{
+		{"todosh's todo_write", todosh, call("started", "todosh", "todo_write") + call("completed", "todosh", "todo_write") +
+			strings.Replace(call("started", "todosh", "todo_write"), "item_1", "item_2", 1), []string{"mcp__todosh__todo_write"}},
+		{"todosh's todo_tick", todosh, call("started", "todosh", "todo_tick"), nil},
+		{"another server", todosh, call("started", "docs", "todo_write"), nil},
+		{"no todosh server", nil, call("started", "todosh", "todo_write"), nil},
+	} {
+		var got []string
+		for _, u := range ofKind(collect(t, &CodexParser{MCPTools: tt.mcp}, tt.stream), UpdateTools) {
+			got = append(got, u.Text)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: tools %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestClaudeTaskOps: each Task tool result becomes one operation on one
 // task; failed calls and calls without a result become none.
 func TestClaudeTaskOps(t *testing.T) {

@@ -151,7 +151,9 @@ var clisTable = []cli{
 			args = appendIf(args, in.resume, "resume", in.resume)
 			return append(args, "-")
 		},
-		parser:      func(in parserIn) Parser { return &CodexParser{Prev: todostore.CloneTodos(in.prev)} },
+		parser: func(in parserIn) Parser {
+			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools}
+		},
 		todoTools:   []string{"update_plan"},
 		caps:        Caps{Resume: true},
 		sessionGone: []string{"no rollout found for thread id", "no rollout found for conversation id", "thread not found"},

@@ -36,7 +36,9 @@
 //
 // Environment: FAKEACP_LOG appends every line received; FAKEACP_ENV
 // receives the CLAUDE_CODE_ENABLE_TODO_TOOLS it was given; FAKEACP_CAPS is
-// "load" or "resume" (what it advertises); FAKEACP_FAIL is "initialize" or
+// "load" or "resume" (what it advertises); FAKEACP_MCP lists the MCP
+// transports beyond stdio it advertises ("http,sse", as claude-agent-acp
+// 0.23.1 does; codex-acp 0.16.0 says http); FAKEACP_FAIL is "initialize" or
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
 // makes them wait for session/cancel instead; FAKEACP_PACE paces
@@ -148,6 +150,14 @@ func (a *fake) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Initi
 		caps.LoadSession = true
 	case "resume":
 		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
+	}
+	for _, t := range strings.Split(os.Getenv("FAKEACP_MCP"), ",") {
+		switch t {
+		case "http":
+			caps.McpCapabilities.Http = true
+		case "sse":
+			caps.McpCapabilities.Sse = true
+		}
 	}
 	info := map[string]*acp.Implementation{
 		"claude": {Name: "@zed-industries/claude-agent-acp", Title: ptr("Claude Agent"), Version: "0.23.1"},
