@@ -39,8 +39,10 @@ type state struct {
 	hash    uint64
 	// items are the encodings of sess.Todos as in the file this process
 	// wrote (nil when it read the file), so the next change encodes only
-	// the items it changed.
-	items [][]byte
+	// the items it changed; hashAt are the list hash's states at each item
+	// (listHashes), so it hashes only those too.
+	items  [][]byte
+	hashAt []uint64
 }
 
 // cacheEntry is one cached session and what this process knows of its
@@ -175,7 +177,8 @@ func (s *Store) readSession(id string) (state, error) {
 		s.cache.drop(id)
 		return state{}, &CorruptError{Path: path, Err: err}
 	}
-	st := state{sess: sess, present: true, fid: idOf(info), hash: listHash(sess.Todos)}
+	hash, hashAt := listHashes(sess.Todos, nil, nil)
+	st := state{sess: sess, present: true, fid: idOf(info), hash: hash, hashAt: hashAt}
 	s.cache.put(id, st, f)
 	return st, nil
 }

@@ -102,7 +102,8 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		if err != nil {
 			return nil, false, err
 		}
-		return s.writeSession(id, cur, next, out, items, listHash(next.Todos))
+		hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt) // the same list: compared, not hashed
+		return s.writeSession(id, cur, next, out, items, hash, hashAt)
 	}
 	archive := next.Archive
 	next.Archive = nil // now kept in the history
@@ -141,7 +142,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		newLines = catchUp(last, st)
 	}
 	n := tail.n + len(newLines) + 1
-	hash := listHash(next.Todos)
+	hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt)
 	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: next.Todos,
 		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash)}
 	newLines = append(newLines, line)
@@ -159,7 +160,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		// kept beside the session file is not needed any more.
 		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
 	}
-	result, _, err := s.writeSession(id, cur, next, out, items, hash)
+	result, _, err := s.writeSession(id, cur, next, out, items, hash, hashAt)
 	if err != nil {
 		return nil, false, err
 	}
@@ -181,10 +182,11 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 
 // writeSession writes out, the encoding of next, as session id's file: the
 // one durable write of a change. It keeps a copy of next as the cache's
-// decoded session (hash is its list's, items its items' encodings),
+// decoded session (hash is its list's, hashAt its states at each item,
+// items its items' encodings),
 // sharing what did not change with cur, the cache's session before, and
 // returns next, the caller's own now.
-func (s *Store) writeSession(id string, cur, next *Session, out encoding, items [][]byte, hash uint64) (*Session, bool, error) {
+func (s *Store) writeSession(id string, cur, next *Session, out encoding, items [][]byte, hash uint64, hashAt []uint64) (*Session, bool, error) {
 	f, fid, err := writeLockedPieces(s.Path(id), out.pieces)
 	if err != nil {
 		s.cache.drop(id)
@@ -197,7 +199,7 @@ func (s *Store) writeSession(id string, cur, next *Session, out encoding, items 
 	next.note, next.notes, next.dropped, next.revertOf, next.agentSees = "", nil, nil, 0, false
 	// kept is the cache's, never changed again; the file written stays
 	// open as the entry's pin (cache.go).
-	s.cache.put(id, state{sess: kept, present: true, fid: fid, hash: hash, items: items}, f)
+	s.cache.put(id, state{sess: kept, present: true, fid: fid, hash: hash, items: items, hashAt: hashAt}, f)
 	return next, true, nil
 }
 

@@ -240,11 +240,33 @@ func parseRange(e []byte, n int) (int, int, error) {
 // checks a delta's result and a writer sees whether the history explains
 // the file without reading it.
 func listHash(todos []Todo) uint64 {
+	h, _ := listHashes(todos, nil, nil)
+	return h
+}
+
+// listHashes is listHash of todos, with the hash's state at each item's
+// start (and after the last item: at[len(todos)] is the hash), for the
+// next change: a change from prev, whose states are prevAt, hashes the
+// items from the first one it changed, not the whole list (a list of the
+// same length only: its length is hashed first).
+func listHashes(todos, prev []Todo, prevAt []uint64) (uint64, []uint64) {
 	h := hashers.Get().(*hasher)
 	defer hashers.Put(h)
 	h.c, h.e, h.n = 0, 0, 0
-	h.num(len(todos))
-	for _, t := range todos {
+	at := make([]uint64, len(todos)+1)
+	k := 0
+	if len(prev) == len(todos) && len(prevAt) == len(prev)+1 {
+		for k < len(todos) && sameTodo(prev[k], todos[k]) { // the fields hashed, and no others
+			k++
+		}
+		copy(at[:k+1], prevAt[:k+1])
+		h.c, h.e = uint32(prevAt[k]>>32), uint32(prevAt[k])
+	} else {
+		h.num(len(todos))
+		at[0] = h.state()
+	}
+	for ; k < len(todos); k++ {
+		t := &todos[k]
 		h.str(t.ID)
 		h.str(t.Content)
 		h.str(string(t.Status))
@@ -259,9 +281,9 @@ func listHash(todos []Todo) uint64 {
 			h.str(s.Evidence)
 			h.str(s.Origin)
 		}
+		at[k+1] = h.state()
 	}
-	h.flush()
-	return uint64(h.c)<<32 | uint64(h.e)
+	return at[len(todos)], at
 }
 
 // hasher is listHash's state: the two CRCs and the n bytes of buf not yet
@@ -283,6 +305,13 @@ func (h *hasher) update(b []byte) {
 func (h *hasher) flush() {
 	h.update(h.buf[:h.n])
 	h.n = 0
+}
+
+// state adds what is buffered and returns the two CRCs as the hash: a
+// CRC is the same however its bytes are split.
+func (h *hasher) state() uint64 {
+	h.flush()
+	return uint64(h.c)<<32 | uint64(h.e)
 }
 
 func (h *hasher) num(v int) {

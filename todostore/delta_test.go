@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -542,5 +543,52 @@ func TestEncodeReusingItems(t *testing.T) {
 		if same := bytes.Equal(items2[k], items[k]); same != (k != 7) {
 			t.Errorf("item %d: encoding the same as before: %v", k+1, same)
 		}
+	}
+}
+
+// FuzzListHashes holds the hash of a list made from the states of the
+// list before it (listHashes) to the hash of the whole list, and its
+// states to the ones hashing it whole gives.
+func FuzzListHashes(f *testing.F) {
+	for _, seed := range []string{"", "\x03abc\x00\x01", "\x04\x80\x81\x82\x83\x06\x07", "\x05aabbc\x61\x72\x83\x94\xa5\xb6\xc7"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before, after := fuzzLists(data)
+		_, prevAt := listHashes(before, nil, nil)
+		got, at := listHashes(after, before, prevAt)
+		want, wantAt := listHashes(after, nil, nil)
+		if got != want || got != listHash(after) || !slices.Equal(at, wantAt) {
+			t.Fatalf("hash from the list before %x, whole %x\nstates %x\nwhole  %x", got, want, at, wantAt)
+		}
+		if bad, _ := listHashes(after, before, prevAt[:len(prevAt)-1]); bad != want {
+			t.Fatal("states of another length were used")
+		}
+	})
+}
+
+// TestListHashGolden: the hash history lines and session files carry is
+// the one todosh wrote before listHash kept states (0x4a5e992787fe9b4f,
+// by the code of that time), so files written then still check.
+func TestListHashGolden(t *testing.T) {
+	var l []Todo
+	for i := 0; i < 30; i++ {
+		td := Todo{Content: fmt.Sprintf("item %d <é> %s", i, strings.Repeat("x", i*40)), Status: Pending, Evidence: fmt.Sprint(i), Origin: OriginPerson}
+		for j := 0; j < i%7*8; j++ {
+			td.Subtasks = append(td.Subtasks, Subtask{Content: fmt.Sprintf("s %d.%d", i, j), Status: Completed, Evidence: strings.Repeat("e", j*13)})
+		}
+		l = append(l, td)
+	}
+	Normalize(l)
+	if got := listHash(l); got != 0x4a5e992787fe9b4f {
+		t.Errorf("listHash = %x, want 4a5e992787fe9b4f", got)
+	}
+	// And from the states of a list that differs in one item.
+	before := CloneTodos(l)
+	before[17].Subtasks[2].Status = Pending
+	Normalize(before)
+	_, at := listHashes(before, nil, nil)
+	if got, _ := listHashes(l, before, at); got != 0x4a5e992787fe9b4f {
+		t.Errorf("listHashes from the list before = %x, want 4a5e992787fe9b4f", got)
 	}
 }
