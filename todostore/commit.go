@@ -103,7 +103,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 			return nil, false, err
 		}
 		hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt) // the same list: compared, not hashed
-		return s.writeSession(id, cur, next, out, items, hash, hashAt)
+		return s.writeSession(id, cur, st.items, next, out, items, hash, hashAt)
 	}
 	archive := next.Archive
 	next.Archive = nil // now kept in the history
@@ -160,7 +160,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		// kept beside the session file is not needed any more.
 		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
 	}
-	result, _, err := s.writeSession(id, cur, next, out, items, hash, hashAt)
+	result, _, err := s.writeSession(id, cur, st.items, next, out, items, hash, hashAt)
 	if err != nil {
 		return nil, false, err
 	}
@@ -184,9 +184,10 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 // one durable write of a change. It keeps a copy of next as the cache's
 // decoded session (hash is its list's, hashAt its states at each item,
 // items its items' encodings),
-// sharing what did not change with cur, the cache's session before, and
-// returns next, the caller's own now.
-func (s *Store) writeSession(id string, cur, next *Session, out encoding, items [][]byte, hash uint64, hashAt []uint64) (*Session, bool, error) {
+// sharing what did not change with cur, the cache's session before
+// (whose items' encodings were prevItems), and returns next, the caller's
+// own now.
+func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *Session, out encoding, items [][]byte, hash uint64, hashAt []uint64) (*Session, bool, error) {
 	f, fid, err := writeLockedPieces(s.Path(id), out.pieces)
 	if err != nil {
 		s.cache.drop(id)
@@ -195,7 +196,11 @@ func (s *Store) writeSession(id string, cur, next *Session, out encoding, items 
 	if s.AfterWrite != nil {
 		s.AfterWrite(id, out.bytes())
 	}
-	kept := next.cloneSharing(cur)
+	var same func(int) bool // the items whose encodings were cur's (prevItems)
+	if len(prevItems) == len(items) {
+		same = func(i int) bool { return len(items[i]) > 0 && len(prevItems[i]) > 0 && &items[i][0] == &prevItems[i][0] }
+	}
+	kept := next.cloneSharing(cur, same)
 	next.note, next.notes, next.dropped, next.revertOf, next.agentSees = "", nil, nil, 0, false
 	// kept is the cache's, never changed again; the file written stays
 	// open as the entry's pin (cache.go).

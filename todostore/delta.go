@@ -40,9 +40,11 @@ func encodeDelta(before, after []Todo) ([]byte, error) {
 		}
 	}
 	for _, t := range after {
-		k := -1
+		k, same := -1, false
 		if p < len(before) && sameTodo(before[p], t) {
-			k = p
+			k, same = p, true
+		} else if p < len(before) && t.ID != "" && before[p].ID == t.ID {
+			k = p // changed in place: ids are positions, one each, so the map would say so too
 		} else {
 			if byID == nil {
 				byID = make(map[string]int, len(before))
@@ -58,7 +60,7 @@ func encodeDelta(before, after []Todo) ([]byte, error) {
 				k = p
 			}
 		}
-		if k >= 0 && sameTodo(before[k], t) {
+		if same || k >= 0 && k != p && sameTodo(before[k], t) { // before[p] is not t when not same
 			if run[0] >= 0 && run[1]+1 == k {
 				run[1] = k
 			} else {

@@ -30,8 +30,10 @@ func (s *Session) clone() *Session {
 // changes any more (the cache's): an item whose subtasks are prev's at
 // the same position, in every field, gets prev's array of them rather than
 // a copy. A change to one subtask of a list of 20 items of 50 subtasks
-// copies 50 subtasks, not 1,000.
-func (s *Session) cloneSharing(prev *Session) *Session {
+// copies 50 subtasks, not 1,000. same, when not nil, says which items
+// are prev's at their position in every field already (their encodings
+// were reused, encode.go), so they are not compared again.
+func (s *Session) cloneSharing(prev *Session, same func(i int) bool) *Session {
 	c := *s
 	if s.Todos != nil {
 		c.Todos = make([]Todo, len(s.Todos))
@@ -43,7 +45,7 @@ func (s *Session) cloneSharing(prev *Session) *Session {
 			switch {
 			case len(t.Subtasks) == 0:
 				c.Todos[i].Subtasks = nil
-			case i < len(prev.Todos) && sameSubtasks(prev.Todos[i].Subtasks, t.Subtasks):
+			case i < len(prev.Todos) && (same != nil && same(i) || sameSubtasks(prev.Todos[i].Subtasks, t.Subtasks)):
 				c.Todos[i].Subtasks = prev.Todos[i].Subtasks
 			default:
 				c.Todos[i].Subtasks = cloneSubtasks(t.Subtasks)

@@ -787,3 +787,44 @@ func TestReadShared(t *testing.T) {
 		t.Errorf("before the change %s, after %s: want pending, completed", one.Todos[0].Status, after.Todos[0].Status)
 	}
 }
+
+// TestChangeSharesWhatItKept: after a change to one subtask, the cached
+// session shares the other items' subtasks with the one before (nothing
+// copied for them), the changed item's are its own, and the caller's
+// result is its own: changing it changes nothing the store keeps.
+func TestChangeSharesWhatItKept(t *testing.T) {
+	s := Open(t.TempDir())
+	mk := func() []Todo {
+		l := items("a", "b", "c")
+		for i := range l {
+			l[i].Subtasks = []Subtask{{Content: "x", Status: Pending}, {Content: "y", Status: Pending}}
+		}
+		return l
+	}
+	if _, err := s.Update("c", func(x *Session) error { x.Todos = mk(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.ReadShared("c")
+	got, err := s.Update("c", func(x *Session) error { return SetSubtaskStatus(x.Todos, 1, 0, Completed) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.ReadShared("c")
+	if after == before || after.Todos[1].Subtasks[0].Status != Completed || before.Todos[1].Subtasks[0].Status != Pending {
+		t.Fatalf("the cache after the change: %+v", after.Todos[1])
+	}
+	for i, shared := range []bool{true, false, true} {
+		if same := &after.Todos[i].Subtasks[0] == &before.Todos[i].Subtasks[0]; same != shared {
+			t.Errorf("item %d: subtasks shared with the session before: %v, want %v", i+1, same, shared)
+		}
+	}
+	for i := range got.Todos {
+		if &got.Todos[i].Subtasks[0] == &after.Todos[i].Subtasks[0] {
+			t.Errorf("item %d: the caller's subtasks are the cache's", i+1)
+		}
+		got.Todos[i].Subtasks[0].Content = "changed by the caller"
+	}
+	if again, _ := s.Load("c"); again.Todos[0].Subtasks[0].Content != "x" || again.Todos[1].Subtasks[0].Content != "x" {
+		t.Errorf("the caller's change reached the store: %+v", again.Todos)
+	}
+}
