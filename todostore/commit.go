@@ -198,7 +198,9 @@ func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *
 	}
 	var same func(int) bool // the items whose encodings were cur's (prevItems)
 	if len(prevItems) == len(items) {
-		same = func(i int) bool { return len(items[i]) > 0 && len(prevItems[i]) > 0 && &items[i][0] == &prevItems[i][0] }
+		same = func(i int) bool {
+			return len(items[i]) > 0 && len(prevItems[i]) > 0 && &items[i][0] == &prevItems[i][0]
+		}
 	}
 	kept := next.cloneSharing(cur, same)
 	next.note, next.notes, next.dropped, next.revertOf, next.agentSees = "", nil, nil, 0, false
