@@ -183,10 +183,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 // writeSession writes out, the encoding of next, as session id's file: the
 // one durable write of a change. It keeps a copy of next as the cache's
 // decoded session (hash is its list's, hashAt its states at each item,
-// items its items' encodings),
-// sharing what did not change with cur, the cache's session before
-// (whose items' encodings were prevItems), and returns next, the caller's
-// own now.
+// items its items' encodings), sharing what did not change with cur, the
+// cache's session before (whose items' encodings were prevItems), and
+// returns next, the caller's own now.
 func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *Session, out encoding, items [][]byte, hash uint64, hashAt []uint64) (*Session, bool, error) {
 	f, fid, err := writeLockedPieces(s.Path(id), out.pieces)
 	if err != nil {
