@@ -211,11 +211,13 @@ func appendTime(out []byte, indent, key string, t time.Time) []byte {
 // in every field the file holds, the stable ids and revisions included
 // (which sameTodo, the equality of lists, leaves out).
 func sameEncoding(x, y Todo) bool {
-	if !sameTodo(x, y) || x.UID != y.UID || x.Rev != y.Rev {
+	if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
+		x.Evidence != y.Evidence || x.Origin != y.Origin || x.UID != y.UID || x.Rev != y.Rev || len(x.Subtasks) != len(y.Subtasks) {
 		return false
 	}
 	for j := range x.Subtasks {
-		if x.Subtasks[j].UID != y.Subtasks[j].UID || x.Subtasks[j].Rev != y.Subtasks[j].Rev {
+		a, b := &x.Subtasks[j], &y.Subtasks[j]
+		if !sameSubtask(*a, *b) || a.UID != b.UID || a.Rev != b.Rev {
 			return false
 		}
 	}

@@ -309,8 +309,22 @@ func isNumber(s string, n int) bool {
 
 // isSubID reports whether s is item + "." + n.
 func isSubID(s, item string, n int) bool {
+	if n >= 1 && n < len(smallNumbers) {
+		// Every subtask's id is checked at every change: its number is
+		// compared with a string, not worked out digit by digit.
+		num := smallNumbers[n]
+		return len(s) == len(item)+1+len(num) && s[len(item)] == '.' && s[:len(item)] == item && s[len(item)+1:] == num
+	}
 	return len(s) > len(item)+1 && s[:len(item)] == item && s[len(item)] == '.' && isNumber(s[len(item)+1:], n)
 }
+
+// smallNumbers are the numbers a subtask's id may end with, in decimal.
+var smallNumbers = func() (t [MaxSubtasks + 1]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
 
 // DerivedStatus is the status a todo must have given its subtasks: none done
 // keeps pending (or in_progress if it was started), some done is in_progress,

@@ -270,3 +270,20 @@ func TestValidateAgainstPrev(t *testing.T) {
 		})
 	}
 }
+
+// TestIsSubID: the table of small numbers says what the digit-by-digit
+// check says.
+func TestIsSubID(t *testing.T) {
+	slow := func(s, item string, n int) bool {
+		return len(s) > len(item)+1 && s[:len(item)] == item && s[len(item)] == '.' && isNumber(s[len(item)+1:], n)
+	}
+	for _, s := range []string{"", "1", "1.", "1.1", "1.01", "1.10", "12.7", "2.50", "2.51", "2.5x", "x.5", "1.1.1", "3.+4", "3.-4", "3.0"} {
+		for _, item := range []string{"1", "2", "3", "12", ""} {
+			for n := -1; n <= MaxSubtasks+2; n++ {
+				if got, want := isSubID(s, item, n), slow(s, item, n); got != want {
+					t.Errorf("isSubID(%q, %q, %d) = %v, want %v", s, item, n, got, want)
+				}
+			}
+		}
+	}
+}
