@@ -196,9 +196,10 @@ func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *
 		s.AfterWrite(id, out.bytes())
 	}
 	var same func(int) bool // the items whose encodings were cur's (prevItems)
-	if len(prevItems) == len(items) {
+	if len(items) == len(next.Todos) && len(prevItems) == len(items) {
+		// Both nil when the list took encoding/json's way: compared then.
 		same = func(i int) bool {
-			return len(items[i]) > 0 && len(prevItems[i]) > 0 && &items[i][0] == &prevItems[i][0]
+			return i < len(items) && len(items[i]) > 0 && len(prevItems[i]) > 0 && &items[i][0] == &prevItems[i][0]
 		}
 	}
 	kept := next.cloneSharing(cur, same)

@@ -804,6 +804,16 @@ func TestChangeSharesWhatItKept(t *testing.T) {
 	if _, err := s.Update("c", func(x *Session) error { x.Todos = mk(); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	// A list with fields todosh does not know takes encoding/json's way,
+	// without the items' encodings: its subtasks are compared instead.
+	extra := mk()
+	extra[2].Extra = Extra{"priority": []byte(`"high"`)}
+	if _, err := s.Update("e", func(x *Session) error { x.Todos = extra; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Update("e", func(x *Session) error { return SetSubtaskStatus(x.Todos, 0, 1, Completed) }); err != nil || string(got.Todos[2].Extra["priority"]) != `"high"` {
+		t.Fatalf("a change to a list with unknown fields: %v", err)
+	}
 	before, _ := s.ReadShared("c")
 	got, err := s.Update("c", func(x *Session) error { return SetSubtaskStatus(x.Todos, 1, 0, Completed) })
 	if err != nil {
