@@ -592,3 +592,15 @@ func TestListHashGolden(t *testing.T) {
 		t.Errorf("listHashes from the list before = %x, want 4a5e992787fe9b4f", got)
 	}
 }
+
+// TestEstimateHoldsAnItem: an item's encoding fits the buffer estimate
+// makes for it, so it is made once.
+func TestEstimateHoldsAnItem(t *testing.T) {
+	td := Todo{ID: "100", Content: "item: implement the part of the feature", Status: InProgress, UID: "t12345", Rev: 123456, Origin: OriginPerson}
+	for j := 0; j < MaxSubtasks; j++ {
+		td.Subtasks = append(td.Subtasks, Subtask{ID: fmt.Sprintf("100.%d", j+1), Content: "s", Status: Completed, Origin: OriginPerson, UID: fmt.Sprintf("s%d", 100000+j), Rev: 123456})
+	}
+	if got, est := len(appendTodo(nil, td)), estimate([]Todo{td}); got > est {
+		t.Errorf("an item of %d bytes, estimated %d", got, est)
+	}
+}

@@ -251,12 +251,16 @@ func hasExtra(todos []Todo) bool {
 	return false
 }
 
+// estimate is about the size of the items' encoding, erring large so
+// that the buffer is made once: an item's keys and indentation take about
+// 230 bytes and a subtask's 200 at most besides their text (more for
+// escapes).
 func estimate(todos []Todo) int {
 	n := 0
 	for _, t := range todos {
-		n += 120 + len(t.Content) + len(t.ActiveForm) + len(t.Evidence)
+		n += 230 + len(t.Content) + len(t.ActiveForm) + len(t.Evidence) + len(t.Origin)
 		for _, s := range t.Subtasks {
-			n += 100 + len(s.Content) + len(s.Evidence)
+			n += 200 + len(s.Content) + len(s.Evidence) + len(s.Origin)
 		}
 	}
 	return n
