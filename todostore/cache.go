@@ -39,8 +39,10 @@ type state struct {
 	hash    uint64
 	// items are the encodings of sess.Todos as in the file this process
 	// wrote (nil when it read the file), so the next change encodes only
-	// the items it changed.
-	items [][]byte
+	// the items it changed; hashAt are the list hash's states at each item
+	// (listHashes), so it hashes only those too.
+	items  [][]byte
+	hashAt []uint64
 }
 
 // cacheEntry is one cached session and what this process knows of its
@@ -175,27 +177,10 @@ func (s *Store) readSession(id string) (state, error) {
 		s.cache.drop(id)
 		return state{}, &CorruptError{Path: path, Err: err}
 	}
-	st := state{sess: sess, present: true, fid: idOf(info), hash: listHash(sess.Todos)}
+	hash, hashAt := listHashes(sess.Todos, nil, nil)
+	st := state{sess: sess, present: true, fid: idOf(info), hash: hash, hashAt: hashAt}
 	s.cache.put(id, st, f)
 	return st, nil
-}
-
-// remember caches the session this process just wrote as the file at
-// path, whose temp file was tmpID: reopened and pinned when it is still
-// that file, so the next operation neither reads nor decodes it.
-func (s *Store) remember(id, path string, tmpID fileID, sess *Session, hash uint64, items [][]byte) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|openNoBlock, 0)
-	if err != nil {
-		s.cache.drop(id)
-		return
-	}
-	info, err := f.Stat()
-	if err != nil || idOf(info) != tmpID {
-		f.Close()
-		s.cache.drop(id)
-		return
-	}
-	s.cache.put(id, state{sess: sess, present: true, fid: tmpID, hash: hash, items: items}, f)
 }
 
 // dirMark is what a write checks of a store directory it has made private

@@ -128,6 +128,26 @@ func (c ListChange) Oriented(after []Todo, from, to Pos) ListChange {
 // when it cannot. parent is the item whose subtasks the lists are (as
 // items), -1 for the list itself.
 func diffList(before, after []Todo, parent int) ([]ItemChange, bool) {
+	if len(before) == len(after) {
+		if at, ok := oneInPlace(before, after); ok {
+			// What diffAll finds, without its maps: one item changed,
+			// keeping its text, cannot be a move, and nothing else
+			// changed (FuzzDiffOneInPlace).
+			if at < 0 {
+				return nil, true
+			}
+			p := Pos{at, -1}
+			if parent >= 0 {
+				p = Pos{parent, at}
+			}
+			return itemChanges(p, before[at], after[at]), true
+		}
+	}
+	return diffAll(before, after, parent)
+}
+
+// diffAll is diffList without its shortcut for one item changed in place.
+func diffAll(before, after []Todo, parent int) ([]ItemChange, bool) {
 	pos := func(i int) Pos {
 		if parent < 0 {
 			return Pos{i, -1}
@@ -187,7 +207,7 @@ func itemChanges(at Pos, b, a Todo) []ItemChange {
 	var subs []ItemChange
 	if at.Sub < 0 {
 		var ok bool
-		if subs, ok = diffList(subtaskTodos(b.Subtasks), subtaskTodos(a.Subtasks), at.Item); !ok {
+		if subs, ok = diffSubtasks(b.Subtasks, a.Subtasks, at.Item); !ok {
 			subs = []ItemChange{{Kind: ChangeSubtasks, At: at, Text: a.Content, Subtasks: len(a.Subtasks)}}
 		}
 		out = append(out, subs...)
@@ -201,6 +221,34 @@ func itemChanges(at Pos, b, a Todo) []ItemChange {
 		out = append(out, ItemChange{Kind: ChangeDetails, At: at, Text: a.Content})
 	}
 	return out
+}
+
+// diffSubtasks is diffList of the subtasks of item as items, which it
+// makes only when more than one subtask changed or one changed its text:
+// a subtask ticked among 50 compares them where they are.
+func diffSubtasks(before, after []Subtask, item int) ([]ItemChange, bool) {
+	if len(before) == len(after) {
+		at, ok := -1, true
+		for j := range before {
+			x, y := before[j], after[j]
+			if x.Content == y.Content && x.Status == y.Status && x.Evidence == y.Evidence && x.Origin == y.Origin {
+				continue // sameIgnoringIDs of the two as items
+			}
+			if at >= 0 || strings.TrimSpace(x.Content) != strings.TrimSpace(y.Content) {
+				ok = false
+				break
+			}
+			at = j
+		}
+		if ok && at < 0 {
+			return nil, true
+		}
+		if ok {
+			one := func(s Subtask) Todo { return subtaskTodos([]Subtask{s})[0] }
+			return itemChanges(Pos{item, at}, one(before[at]), one(after[at])), true
+		}
+	}
+	return diffList(subtaskTodos(before), subtaskTodos(after), item)
 }
 
 // subtaskTodos is subtasks as items, to line them up as a list.
@@ -266,6 +314,25 @@ func inPlace(before, after []Todo) bool {
 		}
 	}
 	return true
+}
+
+// oneInPlace reports, for two lists of one length, the one position at
+// which they differ (items compared but for their ids; -1: none) when
+// that item kept its text; ok is false when more than one differ or the
+// one changed its text. Such a change is never a move, and lines up in
+// place (oneMoved, inPlace).
+func oneInPlace(before, after []Todo) (at int, ok bool) {
+	at = -1
+	for i := range before {
+		if sameIgnoringIDs(before[i], after[i]) {
+			continue
+		}
+		if at >= 0 || textKey(before[i]) != textKey(after[i]) {
+			return 0, false
+		}
+		at = i
+	}
+	return at, true
 }
 
 // subsequence reports whether short is long with some items left out,

@@ -402,3 +402,33 @@ func parseLine(t *testing.T, line string, before int) (int, map[string]int) {
 	}
 	return len(parts), kinds
 }
+
+// FuzzDiffOneInPlace holds diffList's shortcut (oneInPlace) and
+// diffSubtasks's to what the full lining up finds, for the list and for
+// the subtasks of each item:
+// the same changes, or the same failure to line the lists up.
+func FuzzDiffOneInPlace(f *testing.F) {
+	for _, seed := range []string{"", "\x03abc\x00\x01", "\x03abc\x03\x01", "\x02\x80\x81\x05\x00", "\x04abcd\x12\x20\x31\x45\x50", "\x02aa\x05\x00\x05\x01"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before, after := fuzzLists(data)
+		check := func(b, a []Todo, parent int) {
+			got, gotOK := diffList(b, a, parent)
+			want, wantOK := diffAll(b, a, parent)
+			if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("diffList %v %+v, diffAll %v %+v\nbefore %s\nafter %s", gotOK, got, wantOK, want, contents(b), contents(a))
+			}
+		}
+		check(before, after, -1)
+		for i := range min(len(before), len(after)) {
+			b, a := before[i].Subtasks, after[i].Subtasks
+			check(subtaskTodos(b), subtaskTodos(a), i)
+			got, gotOK := diffSubtasks(b, a, i)
+			want, wantOK := diffAll(subtaskTodos(b), subtaskTodos(a), i)
+			if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("diffSubtasks %v %+v, diffAll %v %+v", gotOK, got, wantOK, want)
+			}
+		}
+	})
+}

@@ -88,11 +88,12 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	st = st2
 	cur := st.sess
-	stampRevs(cur, next, by)
+	listSame := SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
+	stampRevs(cur, next, by, listSame)
 	next.Version = FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
-	if onlyMarks(cur, next) && len(next.Archive) == 0 {
+	if onlyMarks(cur, next, listSame) && len(next.Archive) == 0 {
 		// Only ids given or the agent's read marked (ids.go): not a change
 		// of the list, so no history line, and the file's change record
 		// still names the history's last line.
@@ -101,7 +102,8 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		if err != nil {
 			return nil, false, err
 		}
-		return s.writeSession(id, next, out, items, listHash(next.Todos))
+		hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt) // the same list: compared, not hashed
+		return s.writeSession(id, cur, st.items, next, out, items, hash, hashAt)
 	}
 	archive := next.Archive
 	next.Archive = nil // now kept in the history
@@ -140,7 +142,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		newLines = catchUp(last, st)
 	}
 	n := tail.n + len(newLines) + 1
-	hash := listHash(next.Todos)
+	hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt)
 	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: next.Todos,
 		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash)}
 	newLines = append(newLines, line)
@@ -149,7 +151,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if err != nil {
 		return nil, false, err
 	}
-	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, len(out))
+	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, out.size)
 	if err != nil {
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
@@ -158,7 +160,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		// kept beside the session file is not needed any more.
 		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
 	}
-	result, _, err := s.writeSession(id, next, out, items, hash)
+	result, _, err := s.writeSession(id, cur, st.items, next, out, items, hash, hashAt)
 	if err != nil {
 		return nil, false, err
 	}
@@ -179,22 +181,33 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 }
 
 // writeSession writes out, the encoding of next, as session id's file: the
-// one durable write of a change. It keeps next as the cache's decoded
-// session (hash is its list's, items its items' encodings) and returns
-// the caller's own copy.
-func (s *Store) writeSession(id string, next *Session, out []byte, items [][]byte, hash uint64) (*Session, bool, error) {
-	fid, err := writeLockedID(s.Path(id), out)
+// one durable write of a change. It keeps a copy of next as the cache's
+// decoded session (hash is its list's, hashAt its states at each item,
+// items its items' encodings), sharing what did not change with cur, the
+// cache's session before (whose items' encodings were prevItems), and
+// returns next, the caller's own now.
+func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *Session, out encoding, items [][]byte, hash uint64, hashAt []uint64) (*Session, bool, error) {
+	f, fid, err := writeLockedPieces(s.Path(id), out.pieces)
 	if err != nil {
 		s.cache.drop(id)
 		return nil, false, err
 	}
 	if s.AfterWrite != nil {
-		s.AfterWrite(id, out)
+		s.AfterWrite(id, out.bytes())
 	}
-	result := next.clone()
+	var same func(int) bool // the items whose encodings were cur's (prevItems)
+	if len(items) == len(next.Todos) && len(prevItems) == len(items) {
+		// Both nil when the list took encoding/json's way: compared then.
+		same = func(i int) bool {
+			return i < len(items) && len(items[i]) > 0 && len(prevItems[i]) > 0 && &items[i][0] == &prevItems[i][0]
+		}
+	}
+	kept := next.cloneSharing(cur, same)
 	next.note, next.notes, next.dropped, next.revertOf, next.agentSees = "", nil, nil, 0, false
-	s.remember(id, s.Path(id), fid, next, hash, items) // next is the cache's now, never changed again
-	return result, true, nil
+	// kept is the cache's, never changed again; the file written stays
+	// open as the entry's pin (cache.go).
+	s.cache.put(id, state{sess: kept, present: true, fid: fid, hash: hash, items: items, hashAt: hashAt}, f)
+	return next, true, nil
 }
 
 // usableHistory is History for a change made from it (revert, restore):
@@ -289,13 +302,16 @@ func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryL
 		return nil, false, err
 	}
 	Normalize(next.Todos)
-	if err := Validate(next.Todos); err != nil {
+	if err := validate(next.Todos, cur.Todos); err != nil {
 		return nil, false, err
 	}
 	if next.Todos == nil {
 		next.Todos = []Todo{}
 	}
-	assignUIDs(next)
+	if !cur.uidsGiven || next.NextUID != cur.NextUID || !sameUIDs(cur.Todos, next.Todos) {
+		assignUIDs(next)
+		next.uidsGiven = true
+	}
 	if next.agentSees {
 		next.AgentRead = next.Rev // stampRevs sets it again if the list changes
 	}

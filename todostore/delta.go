@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strconv"
+	"sync"
 )
 
 // A delta states the list after a change in terms of the list before it,
@@ -39,9 +40,11 @@ func encodeDelta(before, after []Todo) ([]byte, error) {
 		}
 	}
 	for _, t := range after {
-		k := -1
+		k, same := -1, false
 		if p < len(before) && sameTodo(before[p], t) {
-			k = p
+			k, same = p, true
+		} else if p < len(before) && t.ID != "" && before[p].ID == t.ID {
+			k = p // changed in place: ids are positions, one each, so the map would say so too
 		} else {
 			if byID == nil {
 				byID = make(map[string]int, len(before))
@@ -57,7 +60,7 @@ func encodeDelta(before, after []Todo) ([]byte, error) {
 				k = p
 			}
 		}
-		if k >= 0 && sameTodo(before[k], t) {
+		if same || k >= 0 && k != p && sameTodo(before[k], t) { // before[p] is not t when not same
 			if run[0] >= 0 && run[1]+1 == k {
 				run[1] = k
 			} else {
@@ -93,25 +96,22 @@ func appendRange(buf []byte, a, b int) []byte {
 
 // appendItem writes one changed or new item of a delta.
 func appendItem(buf []byte, before []Todo, k int, t Todo) ([]byte, error) {
+	var err error
 	if k < 0 {
-		whole, err := json.Marshal(t)
-		if err != nil {
+		buf = append(buf, `{"t":`...)
+		if buf, err = marshalTodo(buf, t); err != nil {
 			return nil, err
 		}
-		buf = append(buf, `{"t":`...)
-		buf = append(buf, whole...)
 		return append(buf, "},"...), nil
 	}
 	subs := t.Subtasks
 	t.Subtasks = nil
-	fields, err := json.Marshal(t)
-	if err != nil {
-		return nil, err
-	}
 	buf = append(buf, `{"i":`...)
 	buf = strconv.AppendInt(buf, int64(k), 10)
 	buf = append(buf, `,"t":`...)
-	buf = append(buf, fields...)
+	if buf, err = marshalTodo(buf, t); err != nil {
+		return nil, err
+	}
 	if len(subs) > 0 {
 		buf = append(buf, `,"s":[`...)
 		n := len(buf)
@@ -148,11 +148,11 @@ func appendSubtasks(buf []byte, before, after []Subtask) ([]byte, error) {
 			buf = appendRange(buf, run[0], run[1])
 			run = [2]int{-1, -1}
 		}
-		whole, err := json.Marshal(s)
-		if err != nil {
+		var err error
+		if buf, err = marshalSubtask(buf, s); err != nil {
 			return nil, err
 		}
-		buf = append(append(buf, whole...), ',')
+		buf = append(buf, ',')
 		if p < len(before) && before[p].ID == s.ID {
 			p++ // the same subtask, changed
 		}
@@ -242,57 +242,104 @@ func parseRange(e []byte, n int) (int, int, error) {
 // checks a delta's result and a writer sees whether the history explains
 // the file without reading it.
 func listHash(todos []Todo) uint64 {
+	h, _ := listHashes(todos, nil, nil)
+	return h
+}
+
+// listHashes is listHash of todos, with the hash's state at each item's
+// start (and after the last item: at[len(todos)] is the hash), for the
+// next change: a change from prev, whose states are prevAt, hashes the
+// items from the first one it changed, not the whole list (a list of the
+// same length only: its length is hashed first).
+func listHashes(todos, prev []Todo, prevAt []uint64) (uint64, []uint64) {
+	h := hashers.Get().(*hasher)
+	defer hashers.Put(h)
+	h.c, h.e, h.n = 0, 0, 0
+	at := make([]uint64, len(todos)+1)
+	k := 0
+	if len(prev) == len(todos) && len(prevAt) == len(prev)+1 {
+		for k < len(todos) && sameTodo(prev[k], todos[k]) { // the fields hashed, and no others
+			k++
+		}
+		copy(at[:k+1], prevAt[:k+1])
+		h.c, h.e = uint32(prevAt[k]>>32), uint32(prevAt[k])
+	} else {
+		h.num(len(todos))
+		at[0] = h.state()
+	}
+	for ; k < len(todos); k++ {
+		t := &todos[k]
+		h.str(t.ID)
+		h.str(t.Content)
+		h.str(string(t.Status))
+		h.str(t.ActiveForm)
+		h.str(t.Evidence)
+		h.str(t.Origin)
+		h.num(len(t.Subtasks))
+		for _, s := range t.Subtasks {
+			h.str(s.ID)
+			h.str(s.Content)
+			h.str(string(s.Status))
+			h.str(s.Evidence)
+			h.str(s.Origin)
+		}
+		at[k+1] = h.state()
+	}
+	return at[len(todos)], at
+}
+
+// hasher is listHash's state: the two CRCs and the n bytes of buf not yet
+// added to them. The buffer escapes (crc32 reads it in assembly), so
+// hashers are kept for the next hash rather than made at every change.
+type hasher struct {
+	c, e uint32
+	n    int
+	buf  [4096]byte
+}
+
+func (h *hasher) update(b []byte) {
 	// Two 32-bit CRCs the processor computes (SSE 4.2, carry-less
 	// multiply), several times faster than a 64-bit table CRC.
-	castagnoli := crc32.MakeTable(crc32.Castagnoli) // built at the first call, not at start-up
-	var c, e uint32
-	var arr [4096]byte
-	buf := arr[:0]
-	update := func(b []byte) {
-		c = crc32.Update(c, castagnoli, b)
-		e = crc32.Update(e, crc32.IEEETable, b)
-	}
-	flush := func() {
-		update(buf)
-		buf = buf[:0]
-	}
-	num := func(n int) {
-		if len(buf)+binary.MaxVarintLen64 > cap(buf) {
-			flush()
-		}
-		buf = binary.AppendUvarint(buf, uint64(n))
-	}
-	str := func(s string) {
-		num(len(s))
-		if len(buf)+len(s) > cap(buf) {
-			flush()
-			if len(s) > cap(buf) {
-				update([]byte(s))
-				return
-			}
-		}
-		buf = append(buf, s...)
-	}
-	num(len(todos))
-	for _, t := range todos {
-		str(t.ID)
-		str(t.Content)
-		str(string(t.Status))
-		str(t.ActiveForm)
-		str(t.Evidence)
-		str(t.Origin)
-		num(len(t.Subtasks))
-		for _, s := range t.Subtasks {
-			str(s.ID)
-			str(s.Content)
-			str(string(s.Status))
-			str(s.Evidence)
-			str(s.Origin)
-		}
-	}
-	flush()
-	return uint64(c)<<32 | uint64(e)
+	h.c = crc32.Update(h.c, castagnoli(), b)
+	h.e = crc32.Update(h.e, crc32.IEEETable, b)
 }
+
+func (h *hasher) flush() {
+	h.update(h.buf[:h.n])
+	h.n = 0
+}
+
+// state adds what is buffered and returns the two CRCs as the hash: a
+// CRC is the same however its bytes are split.
+func (h *hasher) state() uint64 {
+	h.flush()
+	return uint64(h.c)<<32 | uint64(h.e)
+}
+
+func (h *hasher) num(v int) {
+	if h.n+binary.MaxVarintLen64 > len(h.buf) {
+		h.flush()
+	}
+	h.n += binary.PutUvarint(h.buf[h.n:], uint64(v))
+}
+
+func (h *hasher) str(s string) {
+	h.num(len(s))
+	if h.n+len(s) > len(h.buf) {
+		h.flush()
+		if len(s) > len(h.buf) {
+			h.update([]byte(s))
+			return
+		}
+	}
+	h.n += copy(h.buf[h.n:], s)
+}
+
+var hashers = sync.Pool{New: func() any { return new(hasher) }}
+
+// castagnoli is crc32's Castagnoli table, built at the first call, not at
+// start-up.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // hashString is how a hash is written: 16 hex digits, exact in any JSON reader.
 func hashString(h uint64) string {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A delta states exactly the list after, for every kind of change, and is
@@ -451,12 +453,45 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 			}
 		}
 		sess := &Session{Version: 1, Session: "s", Cwd: "/x", Todos: todos, Rev: 4, NextUID: 9, AgentRead: 2, Change: &ChangeRecord{N: 3, Hash: "h", What: string(data)}}
+		// The session's own fields, which appendHead writes or leaves to
+		// encoding/json, varied by the input's length and first byte.
+		var b0 byte
+		if len(data) > 0 {
+			b0 = data[0]
+		}
+		zone := time.FixedZone("z", (int(b0)%48-24)*1800)
+		sess.UpdatedAt = time.Date(2026, 11, 25, 17, 8, 9, len(data)*1000003, time.UTC)
+		if b0&1 != 0 {
+			sess.CreatedAt = time.Date(1999+int(b0)%9000, 1, 2, 3, 4, 5, int(b0)*7, zone)
+		}
+		if b0&2 != 0 {
+			sess.Agent = &AgentRef{Kind: "claude", Session: string(data)}
+			if b0&4 != 0 {
+				sess.Agent.Tasks = []AgentTask{{ID: "1", Subject: string(data)}, {ID: "<2>", Subject: "b"}}
+			}
+		}
+		sess.Paused, sess.PauseReason = b0&8 != 0, strings.Repeat(string(data), int(b0>>4)%2)
+		if b0&16 != 0 {
+			sess.Change = nil
+		} else {
+			sess.Change.At, sess.Change.By, sess.Change.Revert, sess.Change.PID = sess.UpdatedAt.In(zone), ByAgent, int(b0), len(data)
+			if b0&32 != 0 {
+				sess.Change.Dropped = todos
+			}
+		}
+		if b0&64 != 0 {
+			sess.Hooks = &HookState{NoProgress: 1, Before: todos}
+		}
+		if b0&128 != 0 {
+			sess.Extra = Extra{"zz": json.RawMessage(`{"a":[1,2]}`)}
+		}
 		want, err := json.MarshalIndent(sess, "", "  ")
 		if err != nil {
 			t.Skip(err)
 		}
-		got, _, err := encodeFast(sess, nil, nil)
-		if err != nil || !bytes.Equal(got, want) {
+		enc, _, err := encodeFast(sess, nil, nil)
+		got := enc.bytes()
+		if err != nil || !bytes.Equal(got, want) || enc.size != len(got) {
 			t.Fatalf("encodeFast:\n%s\nwant:\n%s\n%v", got, want, err)
 		}
 		// Again after a change, reusing the items that did not change.
@@ -471,8 +506,8 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 				}
 			}
 			want, _ = json.MarshalIndent(sess, "", "  ")
-			if again, _, err := encodeFast(sess, before, prevItems); err != nil || !bytes.Equal(again, want) {
-				t.Fatalf("encodeFast reusing items:\n%s\nwant:\n%s\n%v", again, want, err)
+			if again, _, err := encodeFast(sess, before, prevItems); err != nil || !bytes.Equal(again.bytes(), want) {
+				t.Fatalf("encodeFast reusing items:\n%s\nwant:\n%s\n%v", again.bytes(), want, err)
 			}
 		}
 	})
@@ -498,14 +533,74 @@ func TestEncodeReusingItems(t *testing.T) {
 	next := sess.clone()
 	next.Todos[7].Subtasks[3].Status = Completed
 	Normalize(next.Todos)
-	got, items2, err := encodeReusing(next, sess.Todos, items)
+	enc, items2, err := encodeReusing(next, sess.Todos, items)
+	got := enc.bytes()
 	want, _ := json.MarshalIndent(next, "", "  ")
-	if err != nil || !bytes.Equal(got, append(want, '\n')) {
+	if err != nil || !bytes.Equal(got, append(want, '\n')) || enc.size != len(got) {
 		t.Fatalf("reusing items: %v\n%s", err, got)
 	}
 	for k := range items2 {
 		if same := bytes.Equal(items2[k], items[k]); same != (k != 7) {
 			t.Errorf("item %d: encoding the same as before: %v", k+1, same)
 		}
+	}
+}
+
+// FuzzListHashes holds the hash of a list made from the states of the
+// list before it (listHashes) to the hash of the whole list, and its
+// states to the ones hashing it whole gives.
+func FuzzListHashes(f *testing.F) {
+	for _, seed := range []string{"", "\x03abc\x00\x01", "\x04\x80\x81\x82\x83\x06\x07", "\x05aabbc\x61\x72\x83\x94\xa5\xb6\xc7"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before, after := fuzzLists(data)
+		_, prevAt := listHashes(before, nil, nil)
+		got, at := listHashes(after, before, prevAt)
+		want, wantAt := listHashes(after, nil, nil)
+		if got != want || got != listHash(after) || !slices.Equal(at, wantAt) {
+			t.Fatalf("hash from the list before %x, whole %x\nstates %x\nwhole  %x", got, want, at, wantAt)
+		}
+		if bad, _ := listHashes(after, before, prevAt[:len(prevAt)-1]); bad != want {
+			t.Fatal("states of another length were used")
+		}
+	})
+}
+
+// TestListHashGolden: the hash history lines and session files carry is
+// the one todosh wrote before listHash kept states (0x4a5e992787fe9b4f,
+// by the code of that time), so files written then still check.
+func TestListHashGolden(t *testing.T) {
+	var l []Todo
+	for i := 0; i < 30; i++ {
+		td := Todo{Content: fmt.Sprintf("item %d <é> %s", i, strings.Repeat("x", i*40)), Status: Pending, Evidence: fmt.Sprint(i), Origin: OriginPerson}
+		for j := 0; j < i%7*8; j++ {
+			td.Subtasks = append(td.Subtasks, Subtask{Content: fmt.Sprintf("s %d.%d", i, j), Status: Completed, Evidence: strings.Repeat("e", j*13)})
+		}
+		l = append(l, td)
+	}
+	Normalize(l)
+	if got := listHash(l); got != 0x4a5e992787fe9b4f {
+		t.Errorf("listHash = %x, want 4a5e992787fe9b4f", got)
+	}
+	// And from the states of a list that differs in one item.
+	before := CloneTodos(l)
+	before[17].Subtasks[2].Status = Pending
+	Normalize(before)
+	_, at := listHashes(before, nil, nil)
+	if got, _ := listHashes(l, before, at); got != 0x4a5e992787fe9b4f {
+		t.Errorf("listHashes from the list before = %x, want 4a5e992787fe9b4f", got)
+	}
+}
+
+// TestEstimateHoldsAnItem: an item's encoding fits the buffer estimate
+// makes for it, so it is made once.
+func TestEstimateHoldsAnItem(t *testing.T) {
+	td := Todo{ID: "100", Content: "item: implement the part of the feature", Status: InProgress, UID: "t12345", Rev: 123456, Origin: OriginPerson}
+	for j := 0; j < MaxSubtasks; j++ {
+		td.Subtasks = append(td.Subtasks, Subtask{ID: fmt.Sprintf("100.%d", j+1), Content: "s", Status: Completed, Origin: OriginPerson, UID: fmt.Sprintf("s%d", 100000+j), Rev: 123456})
+	}
+	if got, est := len(appendTodo(nil, td)), estimate([]Todo{td}); got > est {
+		t.Errorf("an item of %d bytes, estimated %d", got, est)
 	}
 }

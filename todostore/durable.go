@@ -21,7 +21,8 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	return countWrite(commitTemp(tmp, path, data, nil))
+	_, err = commitTemp(tmp, path, [][]byte{data}, nil, false)
+	return countWrite(err)
 }
 
 // writeLocked is WriteFileAtomic for a writer that holds the session's
@@ -37,27 +38,50 @@ func writeLocked(path string, data []byte) error {
 // writeLockedID is writeLocked that also returns the identity of the file
 // it wrote, for the cache (cache.go).
 func writeLockedID(path string, data []byte) (fileID, error) {
-	var id fileID
-	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
-		return id, fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
+	f, id, err := writeLockedFile(path, [][]byte{data}, false)
+	if f != nil {
+		f.Close()
 	}
-	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return id, fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
-	}
-	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, FileMode)
-	if err != nil {
-		return id, fmt.Errorf("write %s: %w", path, bareError(err))
-	}
-	err = countWrite(commitTemp(tmp, path, data, &id))
 	return id, err
 }
 
-// commitTemp writes data to the new temp file tmp, syncs it, renames it
-// over path and syncs the directory. On error the temp file is removed.
-// The temp file is locked while it exists, so sweepTemps knows it is not
-// a leftover. When id is not nil it is set to the renamed file's identity.
-func commitTemp(tmp *os.File, path string, data []byte, id *fileID) (err error) {
+// writeLockedPieces is writeLockedID for a file given in pieces (encoding),
+// which returns the file written still open, for the cache to pin: the
+// same inode as the path's, without opening it again.
+func writeLockedPieces(path string, pieces [][]byte) (*os.File, fileID, error) {
+	return writeLockedFile(path, pieces, true)
+}
+
+func writeLockedFile(path string, pieces [][]byte, keep bool) (*os.File, fileID, error) {
+	var id fileID
+	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW
+	// Nearly always there is no temp file: it is created at once, and
+	// what is in the way is looked at only when the create finds it.
+	tmp, err := openFile(name, flags, FileMode)
+	if errors.Is(err, fs.ErrExist) {
+		if info, err := os.Lstat(name); err == nil && (info.IsDir() || !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
+			return nil, id, fmt.Errorf("write %s: %s is in the way of its temp file (%s, not todosh's): move it aside", path, name, fileKind(info.Mode()))
+		}
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, id, fmt.Errorf("write %s: remove the old temp file %s: %w", path, name, bareError(err))
+		}
+		tmp, err = openFile(name, flags, FileMode)
+	}
+	if err != nil {
+		return nil, id, fmt.Errorf("write %s: %w", path, bareError(err))
+	}
+	f, err := commitTemp(tmp, path, pieces, &id, keep)
+	return f, id, countWrite(err)
+}
+
+// commitTemp writes data, in pieces, to the new temp file tmp, syncs it,
+// renames it over path and syncs the directory. On error the temp file is
+// removed. The temp file is locked while it exists, so sweepTemps knows it
+// is not a leftover. When id is not nil it is set to the renamed file's
+// identity. With keep the file is returned open (and unlocked) rather than
+// closed.
+func commitTemp(tmp *os.File, path string, data [][]byte, id *fileID, keep bool) (kept *os.File, err error) {
 	dir := filepath.Dir(path)
 	defer func() {
 		if err != nil {
@@ -66,35 +90,38 @@ func commitTemp(tmp *os.File, path string, data []byte, id *fileID) (err error) 
 		}
 	}()
 	syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) // only tells the sweep it is in use
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
+	if err = writePieces(tmp, data); err != nil {
+		return nil, fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
 	}
 	if err = tmp.Chmod(modeFor(path)); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
+		return nil, fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), bareError(err))
+		return nil, fmt.Errorf("sync %s: %w", tmp.Name(), bareError(err))
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, bareError(err))
+	if err = rename(tmp.Name(), path); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	if id != nil {
 		if info, err := tmp.Stat(); err == nil {
 			*id = idOf(info)
 		}
 	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, bareError(err))
+	if keep {
+		syscall.Flock(int(tmp.Fd()), syscall.LOCK_UN) // no temp file now
+		kept = tmp
+	} else if err = tmp.Close(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	d, err := os.Open(dir)
+	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, bareError(err))
+		return nil, fmt.Errorf("sync %s: %w", dir, bareError(err)) // the deferred clean-up closes a kept file
 	}
 	defer d.Close()
 	if err = d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, bareError(err))
+		return nil, fmt.Errorf("sync %s: %w", dir, bareError(err))
 	}
-	return nil
+	return kept, nil
 }
 
 // openNoBlock makes opening a FIFO named like a store file fail instead of
@@ -131,7 +158,7 @@ func syncFile(f interface{ Sync() error }) error {
 // survives a crash.
 func syncDir(path string) error {
 	dir := filepath.Dir(path)
-	d, err := os.Open(dir)
+	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
@@ -140,4 +167,37 @@ func syncDir(path string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// openFile is os.OpenFile for a file the store only writes, syncs or
+// locks (a new temp file, a directory to sync): opened with open(2) and
+// made an *os.File by os.NewFile, it skips os.OpenFile's set-up for the
+// poller (non-blocking mode, registering with epoll), which a regular
+// file or directory has no use for: two system calls fewer an open.
+func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
+	}
+}
+
+// rename is os.Rename without its check that newpath is not a directory
+// (an lstat): rename(2) refuses to put a file over a directory itself.
+func rename(oldpath, newpath string) error {
+	for {
+		err := syscall.Rename(oldpath, newpath)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+		}
+		return nil
+	}
 }

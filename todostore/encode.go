@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -17,96 +18,206 @@ import (
 // that). The list is written directly; a list with fields this todosh does
 // not know, or an old file's archive, takes encoding/json's way.
 func Encode(sess *Session) ([]byte, error) {
-	data, _, err := encodeReusing(sess, nil, nil)
-	return data, err
+	enc, _, err := encodeReusing(sess, nil, nil)
+	return enc.bytes(), err
 }
 
-// encodeReusing is Encode that copies the bytes of each item equal to the
+// encoding is a session file's bytes in pieces, in order: what comes
+// before the list, each item's bytes, what follows. A change to one item
+// of a large list makes one new piece and reuses the others' bytes as
+// they are, neither copied nor joined: the file is written from the pieces
+// (writePieces).
+type encoding struct {
+	pieces [][]byte
+	size   int
+}
+
+// bytes joins the pieces (a new slice unless there is only one).
+func (e encoding) bytes() []byte {
+	if len(e.pieces) == 1 {
+		return e.pieces[0]
+	}
+	out := make([]byte, 0, e.size)
+	for _, p := range e.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// encodeReusing is Encode that reuses the bytes of each item equal to the
 // item at its position in prev, whose encodings are prevItems (both nil:
 // none), instead of encoding it again: a change to one item of a large
 // list encodes that item. It returns the items' encodings in the result,
-// for the next change (nil when the list took encoding/json's way).
-func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
-	data, items, err := encodeFast(sess, prev, prevItems)
+// for the next change (nil when the list took encoding/json's way). An
+// item's encoding is everything the file holds for it at its position,
+// the comma before it included, and is never changed once made: the cache
+// and the next change share it.
+func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]byte, error) {
+	enc, items, err := encodeFast(sess, prev, prevItems)
 	if err != nil {
-		return nil, nil, err
+		return encoding{}, nil, err
 	}
-	data = append(data, '\n')
-	if len(data) > MaxFileSize {
-		return nil, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
+	last := &enc.pieces[len(enc.pieces)-1]
+	*last = append(*last, '\n') // a piece encodeFast made for this encoding alone
+	enc.size++
+	if enc.size > MaxFileSize {
+		return encoding{}, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", enc.size, MaxFileSize, ErrLimit)
 	}
-	return data, items, nil
+	return enc, items, nil
 }
 
-func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) ([]byte, [][]byte, error) {
-	slow := func() ([]byte, [][]byte, error) {
+func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]byte, error) {
+	slow := func() (encoding, [][]byte, error) {
 		data, err := json.MarshalIndent(sess, "", "  ")
-		return data, nil, err
+		return encoding{pieces: [][]byte{data}, size: len(data)}, nil, err
 	}
 	if len(sess.Archive) > 0 || len(sess.Todos) == 0 || hasExtra(sess.Todos) {
 		return slow()
 	}
-	shell := *sess
-	shell.Todos = []Todo{}
-	head, err := json.MarshalIndent(&shell, "", "  ")
-	if err != nil {
-		return nil, nil, err
-	}
-	mark := []byte("\n  \"todos\": []")
-	i := bytes.Index(head, mark)
-	if i < 0 {
-		return slow()
+	first, end, ok := appendHead(sess)
+	if !ok {
+		// A session with fields written rarely: encoding/json's way for
+		// all but the list.
+		shell := *sess
+		shell.Todos = []Todo{}
+		head, err := json.MarshalIndent(&shell, "", "  ")
+		if err != nil {
+			return encoding{}, nil, err
+		}
+		mark := []byte("\n  \"todos\": []")
+		i := bytes.Index(head, mark)
+		if i < 0 {
+			return slow()
+		}
+		const open, closing = "\n  \"todos\": [", "\n  ]"
+		first = append(head[:i:i], open...)
+		rest := head[i+len(mark):]
+		end = make([]byte, 0, len(closing)+len(rest)+1) // and Encode's newline
+		end = append(append(end, closing...), rest...)
 	}
 	if len(prevItems) != len(prev) {
 		prev = nil
 	}
-	size := len(head) + 1 // and Encode's newline, so the buffer is made once
-	same := make([]bool, len(sess.Todos))
-	for k := range sess.Todos {
-		if same[k] = k < len(prev) && sameEncoding(prev[k], sess.Todos[k]); same[k] {
-			size += len(prevItems[k]) + 1
-		} else {
-			size += estimate(sess.Todos[k : k+1])
-		}
-	}
-	out := make([]byte, 0, size)
-	out = append(out, head[:i]...)
-	out = append(out, "\n  \"todos\": ["...)
-	starts := make([]int, len(sess.Todos)+1)
-	for k, t := range sess.Todos {
-		if k > 0 {
-			out = append(out, ',')
-		}
-		starts[k] = len(out)
-		if same[k] {
-			out = append(out, prevItems[k]...)
-		} else {
-			out = appendTodo(out, t)
-		}
-	}
-	starts[len(sess.Todos)] = len(out)
-	out = append(out, "\n  ]"...)
-	out = append(out, head[i+len(mark):]...)
 	items := make([][]byte, len(sess.Todos))
-	for k := range items {
-		end := starts[k+1]
-		if k+1 < len(sess.Todos) {
-			end-- // the comma before the next item
+	pieces := make([][]byte, 0, len(sess.Todos)+2)
+	pieces = append(pieces, first)
+	size := len(first) + len(end)
+	for k, t := range sess.Todos {
+		if k < len(prev) && sameEncoding(prev[k], t) {
+			items[k] = prevItems[k]
+		} else {
+			var b []byte
+			if k > 0 {
+				b = append(make([]byte, 0, 1+estimate(sess.Todos[k:k+1])), ',')
+			} else {
+				b = make([]byte, 0, estimate(sess.Todos[k:k+1]))
+			}
+			b = appendTodo(b, t)
+			items[k] = b[:len(b):len(b)]
 		}
-		items[k] = out[starts[k]:end:end]
+		pieces = append(pieces, items[k])
+		size += len(items[k])
 	}
-	return out, items, nil
+	pieces = append(pieces, end)
+	return encoding{pieces: pieces, size: size}, items, nil
+}
+
+// appendHead writes what json.MarshalIndent writes of a session before
+// its list's items (up to the list's opening bracket) and after them
+// (from its closing bracket, with room for Encode's newline), for the
+// fields every session may have; ok is false for a session with fields
+// it leaves to encoding/json (hook state, unknown fields, a change record
+// with dropped items, a time JSON cannot hold).
+func appendHead(sess *Session) (first, end []byte, ok bool) {
+	if len(sess.Extra) > 0 || sess.Hooks != nil || sess.Change != nil && len(sess.Change.Dropped) > 0 ||
+		!jsonTime(sess.CreatedAt) || !jsonTime(sess.UpdatedAt) || sess.Change != nil && !jsonTime(sess.Change.At) {
+		return nil, nil, false
+	}
+	const in = "\n  "
+	b := make([]byte, 0, 256+len(sess.Session)+len(sess.Cwd)+len(sess.PauseReason))
+	b = append(b, "{\n  \"version\": "...)
+	b = strconv.AppendInt(b, int64(sess.Version), 10)
+	b = appendField(b, in[1:], "session", sess.Session, false, false)
+	if !sess.CreatedAt.IsZero() {
+		b = appendTime(b, in[1:], "createdAt", sess.CreatedAt)
+	}
+	b = appendTime(b, in[1:], "updatedAt", sess.UpdatedAt)
+	b = appendField(b, in[1:], "cwd", sess.Cwd, true, false)
+	if a := sess.Agent; a != nil {
+		b = append(b, ",\n  \"agent\": {"...)
+		b = appendField(b, "    ", "kind", a.Kind, false, true)
+		b = appendField(b, "    ", "session", a.Session, false, false)
+		if len(a.Tasks) > 0 {
+			b = append(b, ",\n    \"tasks\": ["...)
+			for k, t := range a.Tasks {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, "\n      {"...)
+				b = appendField(b, "        ", "id", t.ID, false, true)
+				b = appendField(b, "        ", "subject", t.Subject, false, false)
+				b = append(b, "\n      }"...)
+			}
+			b = append(b, "\n    ]"...)
+		}
+		b = append(b, "\n  }"...)
+	}
+	b = append(b, ",\n  \"paused\": "...)
+	b = strconv.AppendBool(b, sess.Paused)
+	b = appendField(b, in[1:], "pauseReason", sess.PauseReason, false, false)
+	b = append(b, ",\n  \"todos\": ["...)
+
+	e := make([]byte, 0, 128)
+	e = append(e, "\n  ]"...)
+	e = appendInt(e, in[1:], "rev", sess.Rev)
+	e = appendInt(e, in[1:], "nextUid", sess.NextUID)
+	e = appendInt(e, in[1:], "agentRead", sess.AgentRead)
+	if c := sess.Change; c != nil {
+		const cin = "    "
+		e = append(e, ",\n  \"change\": {\n    \"n\": "...)
+		e = strconv.AppendInt(e, int64(c.N), 10)
+		e = appendField(e, cin, "hash", c.Hash, false, false)
+		e = appendTime(e, cin, "at", c.At)
+		e = appendField(e, cin, "by", string(c.By), false, false)
+		e = appendField(e, cin, "what", c.What, false, false)
+		e = appendInt(e, cin, "revert", c.Revert)
+		e = appendInt(e, cin, "pid", c.PID)
+		e = append(e, "\n  }"...)
+	}
+	e = append(e, "\n}"...)
+	return b, e, true
+}
+
+// jsonTime reports whether encoding/json writes t (a year of four digits,
+// an offset within a day).
+func jsonTime(t time.Time) bool {
+	_, off := t.Zone()
+	return t.Year() >= 0 && t.Year() <= 9999 && off > -24*3600 && off < 24*3600
+}
+
+// appendTime writes a time field as encoding/json does (RFC 3339 with
+// nanoseconds), never the first.
+func appendTime(out []byte, indent, key string, t time.Time) []byte {
+	out = append(out, ",\n"...)
+	out = append(out, indent...)
+	out = append(out, '"')
+	out = append(out, key...)
+	out = append(out, "\": \""...)
+	out = t.AppendFormat(out, time.RFC3339Nano)
+	return append(out, '"')
 }
 
 // sameEncoding reports whether two items encode to the same bytes: equal
 // in every field the file holds, the stable ids and revisions included
 // (which sameTodo, the equality of lists, leaves out).
 func sameEncoding(x, y Todo) bool {
-	if !sameTodo(x, y) || x.UID != y.UID || x.Rev != y.Rev {
+	if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
+		x.Evidence != y.Evidence || x.Origin != y.Origin || x.UID != y.UID || x.Rev != y.Rev || len(x.Subtasks) != len(y.Subtasks) {
 		return false
 	}
 	for j := range x.Subtasks {
-		if x.Subtasks[j].UID != y.Subtasks[j].UID || x.Subtasks[j].Rev != y.Subtasks[j].Rev {
+		a, b := &x.Subtasks[j], &y.Subtasks[j]
+		if !sameSubtask(*a, *b) || a.UID != b.UID || a.Rev != b.Rev {
 			return false
 		}
 	}
@@ -140,12 +251,16 @@ func hasExtra(todos []Todo) bool {
 	return false
 }
 
+// estimate is about the size of the items' encoding, erring large so
+// that the buffer is made once: an item's keys and indentation take about
+// 230 bytes and a subtask's 200 at most besides their text (more for
+// escapes).
 func estimate(todos []Todo) int {
 	n := 0
 	for _, t := range todos {
-		n += 120 + len(t.Content) + len(t.ActiveForm) + len(t.Evidence)
+		n += 230 + len(t.Content) + len(t.ActiveForm) + len(t.Evidence) + len(t.Origin)
 		for _, s := range t.Subtasks {
-			n += 100 + len(s.Content) + len(s.Evidence)
+			n += 200 + len(s.Content) + len(s.Evidence) + len(s.Origin)
 		}
 	}
 	return n

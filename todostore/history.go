@@ -303,11 +303,11 @@ func encodeLines(at lineChain, prev []Todo, lines []HistoryLine, limit int) ([]b
 			}
 			w.Todos, w.From, w.DB = &todos, l.N, 0
 		}
-		data, err := json.Marshal(w)
-		if err != nil {
+		var err error
+		if buf, err = marshalLine(buf, &w); err != nil {
 			return nil, at, err
 		}
-		buf = append(append(buf, data...), '\n')
+		buf = append(buf, '\n')
 		at = lineChain{n: l.N, from: w.From, db: w.DB}
 		prev = l.Todos
 	}

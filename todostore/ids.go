@@ -71,23 +71,59 @@ func UIDNumber(uid string) int {
 // to an entry whose id another entry before it holds (a list restored
 // beside its own items). Numbers come from NextUID, never reused; the
 // prefix says what the entry is (t: item, s: subtask).
+//
+// Which ids are taken is kept in a bit set per prefix, indexed by number,
+// when every id is written the way todosh writes them (no leading zero or
+// sign, so one number is one id) and the numbers are not far beyond the
+// list's size; otherwise in a set of strings. A list of 5,100 entries
+// needs two sets of 640 bytes rather than a map of 5,100 strings.
 func assignUIDs(s *Session) {
 	n := len(s.Todos)
-	for _, t := range s.Todos {
-		n += len(t.Subtasks)
-		s.NextUID = max(s.NextUID, UIDNumber(t.UID)+1)
-		for _, st := range t.Subtasks {
-			s.NextUID = max(s.NextUID, UIDNumber(st.UID)+1)
+	canonical := true
+	note := func(uid string) {
+		k := UIDNumber(uid)
+		s.NextUID = max(s.NextUID, k+1)
+		if k > 0 && (uid[1] < '1' || uid[1] > '9') {
+			canonical = false // "t05", "t+5": another spelling of a number
 		}
 	}
-	seen := make(map[string]bool, n) // sized once: a list may hold 5,100 entries
+	for _, t := range s.Todos {
+		n += len(t.Subtasks)
+		note(t.UID)
+		for _, st := range t.Subtasks {
+			note(st.UID)
+		}
+	}
 	s.NextUID = max(s.NextUID, 1)
+	var taken func(uid string, prefix byte) bool // reports whether uid was taken, and takes it
+	if limit := 8*n + 1024; canonical && s.NextUID <= limit {
+		// Ids given below grow NextUID by at most n past the bits' end.
+		bits := [2][]uint64{make([]uint64, (s.NextUID+n)/64+1), make([]uint64, (s.NextUID+n)/64+1)}
+		taken = func(uid string, prefix byte) bool {
+			b := bits[0]
+			if prefix == 's' {
+				b = bits[1]
+			}
+			k := UIDNumber(uid)
+			w, m := k/64, uint64(1)<<(k%64)
+			was := b[w]&m != 0
+			b[w] |= m
+			return was
+		}
+	} else {
+		seen := make(map[string]bool, n)
+		taken = func(uid string, _ byte) bool {
+			was := seen[uid]
+			seen[uid] = true
+			return was
+		}
+	}
 	give := func(uid *string, prefix byte) {
-		if *uid == "" || seen[*uid] || UIDNumber(*uid) == 0 || (*uid)[0] != prefix {
+		if *uid == "" || UIDNumber(*uid) == 0 || (*uid)[0] != prefix || taken(*uid, prefix) {
 			*uid = string(prefix) + strconv.Itoa(s.NextUID)
 			s.NextUID++
+			taken(*uid, prefix)
 		}
-		seen[*uid] = true
 	}
 	for i := range s.Todos {
 		give(&s.Todos[i].UID, 't')
@@ -102,6 +138,9 @@ func assignUIDs(s *Session) {
 func sameUIDs(a, b []Todo) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
 	}
 	for i := range a {
 		if a[i].UID != b[i].UID || len(a[i].Subtasks) != len(b[i].Subtasks) {
@@ -121,41 +160,48 @@ func sameUIDs(a, b []Todo) bool {
 // changed (by stable id) gets it too, or 0 when an agent made the change
 // (an agent knows its own changes); the others keep theirs. A change the
 // agent is shown (MarkAgentRead) sets AgentRead to the resulting revision.
-func stampRevs(cur, next *Session, by Author) {
+//
+// An entry is looked up at its own position in cur first: most changes
+// move nothing, so the map of cur's entries by stable id is built only
+// when an entry is not where it was.
+//
+// listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
+func stampRevs(cur, next *Session, by Author, listSame bool) {
 	next.Rev = cur.Rev
-	if !SameTodos(cur.Todos, next.Todos) {
+	if !listSame {
 		next.Rev = cur.Rev + 1
 		stamp := next.Rev
 		if by == ByAgent {
 			stamp = 0
 		}
-		type entry struct {
-			t   *Todo
-			sub *Subtask
-		}
-		old := map[string]entry{}
-		for i := range cur.Todos {
-			t := &cur.Todos[i]
-			old[t.UID] = entry{t: t}
-			for j := range t.Subtasks {
-				old[t.Subtasks[j].UID] = entry{sub: &t.Subtasks[j]}
-			}
-		}
+		old := uidIndex{todos: cur.Todos}
 		for i := range next.Todos {
 			t := &next.Todos[i]
-			if o := old[t.UID]; o.t == nil || o.t.Content != t.Content || o.t.Status != t.Status ||
-				o.t.ActiveForm != t.ActiveForm || o.t.Evidence != t.Evidence || o.t.Origin != t.Origin {
+			var o *Todo
+			if i < len(cur.Todos) && cur.Todos[i].UID == t.UID {
+				o = &cur.Todos[i]
+			} else if e := old.find(t.UID); e.item >= 0 && e.sub < 0 {
+				o = &cur.Todos[e.item]
+			}
+			if o == nil || o.Content != t.Content || o.Status != t.Status ||
+				o.ActiveForm != t.ActiveForm || o.Evidence != t.Evidence || o.Origin != t.Origin {
 				t.Rev = stamp
 			} else {
-				t.Rev = o.t.Rev
+				t.Rev = o.Rev
 			}
 			for j := range t.Subtasks {
 				st := &t.Subtasks[j]
-				if o := old[st.UID]; o.sub == nil || o.sub.Content != st.Content || o.sub.Status != st.Status ||
-					o.sub.Evidence != st.Evidence || o.sub.Origin != st.Origin {
+				var ps *Subtask
+				if o != nil && j < len(o.Subtasks) && o.Subtasks[j].UID == st.UID {
+					ps = &o.Subtasks[j]
+				} else if e := old.find(st.UID); e.item >= 0 && e.sub >= 0 {
+					ps = &cur.Todos[e.item].Subtasks[e.sub]
+				}
+				if ps == nil || ps.Content != st.Content || ps.Status != st.Status ||
+					ps.Evidence != st.Evidence || ps.Origin != st.Origin {
 					st.Rev = stamp
 				} else {
-					st.Rev = o.sub.Rev
+					st.Rev = ps.Rev
 				}
 			}
 		}
@@ -165,13 +211,45 @@ func stampRevs(cur, next *Session, by Author) {
 	}
 }
 
+// uidPlace is where a stable id is in a list: item, and sub (-1 for the
+// item itself); item -1 when it is not there.
+type uidPlace struct{ item, sub int }
+
+// uidIndex finds entries of a list by stable id, building its map at the
+// first lookup.
+type uidIndex struct {
+	todos []Todo
+	m     map[string]uidPlace
+}
+
+func (x *uidIndex) find(uid string) uidPlace {
+	if x.m == nil {
+		n := len(x.todos)
+		for _, t := range x.todos {
+			n += len(t.Subtasks)
+		}
+		x.m = make(map[string]uidPlace, n)
+		for i, t := range x.todos {
+			x.m[t.UID] = uidPlace{i, -1}
+			for j, st := range t.Subtasks {
+				x.m[st.UID] = uidPlace{i, j}
+			}
+		}
+	}
+	if p, ok := x.m[uid]; ok {
+		return p
+	}
+	return uidPlace{-1, -1}
+}
+
 // onlyMarks reports whether next differs from cur only in what Commit
 // keeps for ids and reads (stable ids, AgentRead), which gets no history
 // line.
-func onlyMarks(cur, next *Session) bool {
+// listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
+func onlyMarks(cur, next *Session, listSame bool) bool {
 	c := *cur
 	c.AgentRead, c.Todos = next.AgentRead, next.Todos
-	return SameTodos(cur.Todos, next.Todos) && sameState(&c, next)
+	return listSame && sameState(&c, next)
 }
 
 // ClearUIDs takes the stable ids off a list copied from another session

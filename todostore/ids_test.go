@@ -51,15 +51,21 @@ func TestStableUIDs(t *testing.T) {
 	if got := []string{sess.Todos[0].UID, sess.Todos[1].UID, sess.Todos[2].UID}; got[0] != "t2" || got[1] != "t5" || got[2] != "t6" {
 		t.Errorf("ids after removing t1 and adding two (one with a taken id) = %q, want t2 t5 t6: never reused, never twice", got)
 	}
+	// A taken id given in place, in a list whose ids Commit gave (so a
+	// change keeping them all need not check them): a new one.
+	sess = update(func(x *Session) { x.Todos[2].UID = x.Todos[0].UID })
+	if got := []string{sess.Todos[0].UID, sess.Todos[1].UID, sess.Todos[2].UID}; got[0] != "t2" || got[1] != "t5" || got[2] != "t7" || sess.NextUID != 8 {
+		t.Errorf("ids after giving t2 twice = %q (next %d), want t2 t5 t7 (next 8)", got, sess.NextUID)
+	}
 	// An agent's change is its own: the entry's Rev says no one else
 	// changed it.
 	sess, _, _ = s.Commit("u", ByAgent, func(x *Session) error { x.Todos[1].Content = "a2"; return nil })
 	if sess.Todos[1].Rev != 0 || sess.Todos[2].Rev != 5 || sess.Rev != 6 {
-		t.Errorf("after the agent's rename: revs %d %d list %d, want 0 5 6", sess.Todos[1].Rev, sess.Todos[2].Rev, sess.Rev)
+		t.Errorf("after the agent's rename: revs %d %d list %d, want 0 5 6 (giving an id is no change of the list)", sess.Todos[1].Rev, sess.Todos[2].Rev, sess.Rev)
 	}
 	// Reloaded, the ids are the same.
 	again, err := s.Load("u")
-	if err != nil || again.Todos[1].UID != "t5" || again.NextUID != 7 {
+	if err != nil || again.Todos[1].UID != "t5" || again.Todos[2].UID != "t7" || again.NextUID != 8 {
 		t.Errorf("reloaded: %+v %v", again, err)
 	}
 }

@@ -175,6 +175,11 @@ type Session struct {
 	revertOf int
 	// agentSees is set by MarkAgentRead.
 	agentSees bool
+	// uidsGiven says every entry's stable id was given by assignUIDs (the
+	// session was made by Commit, not decoded from a file): valid and
+	// unique, so a change that keeps them all in place need not check
+	// them again (applyChange).
+	uidsGiven bool
 }
 
 // IsOpen reports whether work remains on a todo: it is neither completed nor
@@ -304,8 +309,22 @@ func isNumber(s string, n int) bool {
 
 // isSubID reports whether s is item + "." + n.
 func isSubID(s, item string, n int) bool {
+	if n >= 1 && n < len(smallNumbers) {
+		// Every subtask's id is checked at every change: its number is
+		// compared with a string, not worked out digit by digit.
+		num := smallNumbers[n]
+		return len(s) == len(item)+1+len(num) && s[len(item)] == '.' && s[:len(item)] == item && s[len(item)+1:] == num
+	}
 	return len(s) > len(item)+1 && s[:len(item)] == item && s[len(item)] == '.' && isNumber(s[len(item)+1:], n)
 }
+
+// smallNumbers are the numbers a subtask's id may end with, in decimal.
+var smallNumbers = func() (t [MaxSubtasks + 1]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
 
 // DerivedStatus is the status a todo must have given its subtasks: none done
 // keeps pending (or in_progress if it was started), some done is in_progress,
@@ -330,7 +349,13 @@ func DerivedStatus(t Todo) Status {
 
 // Validate checks a list against every rule of the model: limits, known
 // statuses, non-empty text and subtask statuses. It does not change the list.
-func Validate(todos []Todo) error {
+func Validate(todos []Todo) error { return validate(todos, nil) }
+
+// validate is Validate for a list made from prev, a valid list (read
+// through Decode or written by Commit): a text the same as prev's in the
+// same field at the same position is valid already and not checked again,
+// so a change to one subtask of 1,000 checks one text.
+func validate(todos, prev []Todo) error {
 	if len(todos) > MaxTodos {
 		return fmt.Errorf("%d todos, over the limit of %d: %w", len(todos), MaxTodos, ErrLimit)
 	}
@@ -338,13 +363,17 @@ func Validate(todos []Todo) error {
 	// of 1,000 subtasks is checked at every change.
 	for i, t := range todos {
 		pos := func() string { return strconv.Itoa(i + 1) }
-		if err := checkField(pos, "todo", "text", t.Content, true); err != nil {
+		var p Todo // prev's item at i, or none: no text is known valid
+		if i < len(prev) {
+			p = prev[i]
+		}
+		if err := checkField(pos, "todo", "text", t.Content, p.Content, true); err != nil {
 			return err
 		}
-		if err := checkField(pos, "todo", "activeForm", t.ActiveForm, false); err != nil {
+		if err := checkField(pos, "todo", "activeForm", t.ActiveForm, p.ActiveForm, false); err != nil {
 			return err
 		}
-		if err := checkField(pos, "todo", "evidence", t.Evidence, false); err != nil {
+		if err := checkField(pos, "todo", "evidence", t.Evidence, p.Evidence, false); err != nil {
 			return err
 		}
 		switch t.Status {
@@ -357,10 +386,14 @@ func Validate(todos []Todo) error {
 		}
 		for j, s := range t.Subtasks {
 			spos := func() string { return pos() + "." + strconv.Itoa(j+1) }
-			if err := checkField(spos, "subtask", "text", s.Content, true); err != nil {
+			var ps Subtask
+			if j < len(p.Subtasks) {
+				ps = p.Subtasks[j]
+			}
+			if err := checkField(spos, "subtask", "text", s.Content, ps.Content, true); err != nil {
 				return err
 			}
-			if err := checkField(spos, "subtask", "evidence", s.Evidence, false); err != nil {
+			if err := checkField(spos, "subtask", "evidence", s.Evidence, ps.Evidence, false); err != nil {
 				return err
 			}
 			if s.Status != Pending && s.Status != Completed {
@@ -372,9 +405,10 @@ func Validate(todos []Todo) error {
 }
 
 // checkField is CheckText (or checkOptionalText unless required) with the
-// field named "kind POS field" only when it fails.
-func checkField(pos func() string, kind, field, s string, required bool) error {
-	if !required && s == "" {
+// field named "kind POS field" only when it fails. A text equal to valid,
+// known to pass (an empty one is not), is not checked again.
+func checkField(pos func() string, kind, field, s, valid string, required bool) error {
+	if !required && s == "" || s != "" && s == valid {
 		return nil
 	}
 	if err := CheckText(field, s); err != nil {
@@ -385,6 +419,11 @@ func checkField(pos func() string, kind, field, s string, required bool) error {
 
 // CloneTodos returns a deep copy of a list, so a snapshot taken before a turn
 // is not changed by the turn.
+//
+// Each item's subtasks get an array of their own, at most 50 subtasks:
+// small allocations the runtime reuses from change to change, where one
+// array for a list's 1,000 subtasks would be a large one it gives back to
+// the system and faults in again.
 func CloneTodos(todos []Todo) []Todo {
 	if todos == nil {
 		return nil
@@ -392,12 +431,23 @@ func CloneTodos(todos []Todo) []Todo {
 	out := make([]Todo, len(todos))
 	for i, t := range todos {
 		out[i] = t
-		out[i].Extra = maps.Clone(t.Extra)
-		if t.Subtasks != nil {
-			out[i].Subtasks = append([]Subtask(nil), t.Subtasks...)
-			for j := range out[i].Subtasks {
-				out[i].Subtasks[j].Extra = maps.Clone(t.Subtasks[j].Extra)
-			}
+		if t.Extra != nil {
+			out[i].Extra = maps.Clone(t.Extra)
+		}
+		out[i].Subtasks = cloneSubtasks(t.Subtasks)
+	}
+	return out
+}
+
+// cloneSubtasks is a deep copy of an item's subtasks (nil for none).
+func cloneSubtasks(subs []Subtask) []Subtask {
+	if len(subs) == 0 {
+		return nil
+	}
+	out := append([]Subtask(nil), subs...)
+	for j := range out {
+		if e := subs[j].Extra; e != nil {
+			out[j].Extra = maps.Clone(e)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package todostore
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +225,65 @@ func TestProgress(t *testing.T) {
 	s.Todos = []Todo{{Status: Completed}, {Status: Pending}, {Status: Cancelled}}
 	if d, n, ok := s.Progress(); !ok || d != 2 || n != 3 {
 		t.Errorf("Progress = %d/%d %v, want 2/3", d, n, ok)
+	}
+}
+
+// TestValidateAgainstPrev: validate skips only texts equal to the valid
+// list's at the same place, so it finds every error Validate finds, with
+// the same message.
+func TestValidateAgainstPrev(t *testing.T) {
+	tooLong := strings.Repeat("x", MaxTextLen+1)
+	prev := []Todo{
+		{Content: "a", Status: Pending, ActiveForm: "doing a"},
+		{Content: "b", Status: InProgress, Subtasks: []Subtask{{Content: "b1", Status: Completed, Evidence: "ran it"}, {Content: "b2", Status: Pending}}},
+	}
+	Normalize(prev)
+	if err := Validate(prev); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		change  func(l []Todo) []Todo
+		wantErr string
+	}{
+		{"unchanged", func(l []Todo) []Todo { return l }, ""},
+		{"a subtask ticked", func(l []Todo) []Todo { l[1].Subtasks[1].Status = Completed; return l }, ""},
+		{"items swapped", func(l []Todo) []Todo { l[0], l[1] = l[1], l[0]; return l }, ""},
+		{"a subtask's text too long", func(l []Todo) []Todo { l[1].Subtasks[0].Content = tooLong; return l }, "subtask 2.1 text is 1001 characters"},
+		{"an item's text emptied", func(l []Todo) []Todo { l[0].Content = " "; return l }, "todo 1 text is empty"},
+		{"evidence not UTF-8", func(l []Todo) []Todo { l[1].Subtasks[0].Evidence = "\xff"; return l }, "subtask 2.1 evidence is not valid UTF-8"},
+		{"an unknown status, text unchanged", func(l []Todo) []Todo { l[0].Status = "later"; return l }, `todo 1 has unknown status "later"`},
+		{"a subtask's status, text unchanged", func(l []Todo) []Todo { l[1].Subtasks[1].Status = InProgress; return l }, "subtask 2.2 has status"},
+		{"an item added with a long text", func(l []Todo) []Todo { return append(l, Todo{Content: tooLong, Status: Pending}) }, "todo 3 text is 1001 characters"},
+		{"a text moved to where it is too long for nothing", func(l []Todo) []Todo { l[0].ActiveForm = l[1].Content; return l }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			todos := tt.change(CloneTodos(prev))
+			err, full := validate(todos, prev), Validate(todos)
+			if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("validate = %v, want %q", err, tt.wantErr)
+			}
+			if fmt.Sprint(err) != fmt.Sprint(full) {
+				t.Errorf("validate = %v, Validate = %v", err, full)
+			}
+		})
+	}
+}
+
+// TestIsSubID: the table of small numbers says what the digit-by-digit
+// check says.
+func TestIsSubID(t *testing.T) {
+	slow := func(s, item string, n int) bool {
+		return len(s) > len(item)+1 && s[:len(item)] == item && s[len(item)] == '.' && isNumber(s[len(item)+1:], n)
+	}
+	for _, s := range []string{"", "1", "1.", "1.1", "1.01", "1.10", "12.7", "2.50", "2.51", "2.5x", "x.5", "1.1.1", "3.+4", "3.-4", "3.0"} {
+		for _, item := range []string{"1", "2", "3", "12", ""} {
+			for n := -1; n <= MaxSubtasks+2; n++ {
+				if got, want := isSubID(s, item, n), slow(s, item, n); got != want {
+					t.Errorf("isSubID(%q, %q, %d) = %v, want %v", s, item, n, got, want)
+				}
+			}
+		}
 	}
 }

@@ -8,9 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
+
+// euid is this process's effective user id, asked once: every read of a
+// session checks its file's owner (todosh never changes its ids).
+var euid = sync.OnceValue(os.Geteuid)
 
 // Modes of what todosh creates: todo text, conversations and typed lines
 // are nobody else's business.
@@ -42,8 +47,8 @@ func EnsurePrivateDir(dir string) error {
 	if info.Mode()&fs.ModeSymlink != 0 {
 		// A link is followed only when it is the user's own: one planted by
 		// someone else would send todo text where they can read it.
-		if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
-			return fmt.Errorf("%s is a symlink owned by uid %d, not by you (uid %d): todosh does not follow it; remove it or set TODOSH_HOME", dir, uid, os.Geteuid())
+		if uid, ok := ownerOf(info); ok && uid != euid() {
+			return fmt.Errorf("%s is a symlink owned by uid %d, not by you (uid %d): todosh does not follow it; remove it or set TODOSH_HOME", dir, uid, euid())
 		}
 		if info, err = os.Stat(dir); err != nil {
 			return fmt.Errorf("%s is a symlink to nothing usable: %w", dir, bareError(err))
@@ -52,8 +57,8 @@ func EnsurePrivateDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("%s is %s, not a directory: move it aside", dir, fileKind(info.Mode()))
 	}
-	if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
-		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d): todosh keeps its store private; use your own (set TODOSH_HOME)", dir, uid, os.Geteuid())
+	if uid, ok := ownerOf(info); ok && uid != euid() {
+		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d): todosh keeps its store private; use your own (set TODOSH_HOME)", dir, uid, euid())
 	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		if err := os.Chmod(dir, perm&DirMode); err != nil {
@@ -89,8 +94,8 @@ func ownerOf(info fs.FileInfo) (int, bool) {
 // what was written while it was open to others. Directories are narrowed
 // instead (EnsurePrivateDir), since their files are checked one by one.
 func checkOwnFile(info fs.FileInfo) error {
-	if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
-		return fmt.Errorf("it is owned by uid %d, not by you (uid %d), so its content may not be yours: check it, then move it aside", uid, os.Geteuid())
+	if uid, ok := ownerOf(info); ok && uid != euid() {
+		return fmt.Errorf("it is owned by uid %d, not by you (uid %d), so its content may not be yours: check it, then move it aside", uid, euid())
 	}
 	if perm := info.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("it is writable by other users (mode %04o), so its content may not be yours: check it, then chmod 600 it", perm)

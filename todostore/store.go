@@ -384,6 +384,22 @@ func (s *Store) LoadOrNew(id string) (*Session, error) {
 	return sess, err
 }
 
+// ReadShared is LoadOrNew for a reader that only reads: the session it
+// returns is the store's own decoded one, shared with the cache and every
+// other reader, so nothing in it (its list, its items' subtasks) may ever
+// be changed. A turn reads the list before and after it this way rather
+// than copying it twice (turnstep).
+func (s *Store) ReadShared(id string) (*Session, error) {
+	if err := ValidSessionID(id); err != nil {
+		return nil, err
+	}
+	st, err := s.readSession(id)
+	if err != nil {
+		return nil, err
+	}
+	return st.sess, nil // a new session when there is no file: not present, and its own
+}
+
 func (s *Store) newSession(id string) *Session {
 	now := s.Now().UTC()
 	return &Session{Version: FormatVersion, Session: id, CreatedAt: now, UpdatedAt: now, Todos: []Todo{}}

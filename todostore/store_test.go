@@ -751,3 +751,90 @@ func TestStoreRemoveWaitsForTheLock(t *testing.T) {
 		t.Errorf("session after Remove: %v", err)
 	}
 }
+
+// TestReadShared: a read that shares the cache's session sees what Load
+// sees, a missing file as a new session, and a bad id as an error; the
+// session is the one cached while the file is unchanged, and a change
+// leaves a session read before it as it was.
+func TestReadShared(t *testing.T) {
+	s := Open(t.TempDir())
+	if _, err := s.ReadShared("../x"); err == nil {
+		t.Error("a bad session id was read")
+	}
+	fresh, err := s.ReadShared("r")
+	if err != nil || len(fresh.Todos) != 0 || fresh.Session != "r" {
+		t.Fatalf("a missing session: %+v %v", fresh, err)
+	}
+	if _, err := s.Update("r", func(x *Session) error { x.Todos = items("a", "b"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	one, err := s.ReadShared("r")
+	if err != nil || len(one.Todos) != 2 {
+		t.Fatalf("read: %+v %v", one, err)
+	}
+	if two, _ := s.ReadShared("r"); two != one {
+		t.Error("an unchanged file was not read from the cache")
+	}
+	loaded, _ := s.Load("r")
+	if !SameTodos(loaded.Todos, one.Todos) || &loaded.Todos[0] == &one.Todos[0] {
+		t.Error("Load does not give its own copy of what ReadShared reads")
+	}
+	if _, err := s.Update("r", func(x *Session) error { x.Todos[0].Status = Completed; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.ReadShared("r")
+	if one.Todos[0].Status != Pending || after.Todos[0].Status != Completed {
+		t.Errorf("before the change %s, after %s: want pending, completed", one.Todos[0].Status, after.Todos[0].Status)
+	}
+}
+
+// TestChangeSharesWhatItKept: after a change to one subtask, the cached
+// session shares the other items' subtasks with the one before (nothing
+// copied for them), the changed item's are its own, and the caller's
+// result is its own: changing it changes nothing the store keeps.
+func TestChangeSharesWhatItKept(t *testing.T) {
+	s := Open(t.TempDir())
+	mk := func() []Todo {
+		l := items("a", "b", "c")
+		for i := range l {
+			l[i].Subtasks = []Subtask{{Content: "x", Status: Pending}, {Content: "y", Status: Pending}}
+		}
+		return l
+	}
+	if _, err := s.Update("c", func(x *Session) error { x.Todos = mk(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// A list with fields todosh does not know takes encoding/json's way,
+	// without the items' encodings: its subtasks are compared instead.
+	extra := mk()
+	extra[2].Extra = Extra{"priority": []byte(`"high"`)}
+	if _, err := s.Update("e", func(x *Session) error { x.Todos = extra; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Update("e", func(x *Session) error { return SetSubtaskStatus(x.Todos, 0, 1, Completed) }); err != nil || string(got.Todos[2].Extra["priority"]) != `"high"` {
+		t.Fatalf("a change to a list with unknown fields: %v", err)
+	}
+	before, _ := s.ReadShared("c")
+	got, err := s.Update("c", func(x *Session) error { return SetSubtaskStatus(x.Todos, 1, 0, Completed) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.ReadShared("c")
+	if after == before || after.Todos[1].Subtasks[0].Status != Completed || before.Todos[1].Subtasks[0].Status != Pending {
+		t.Fatalf("the cache after the change: %+v", after.Todos[1])
+	}
+	for i, shared := range []bool{true, false, true} {
+		if same := &after.Todos[i].Subtasks[0] == &before.Todos[i].Subtasks[0]; same != shared {
+			t.Errorf("item %d: subtasks shared with the session before: %v, want %v", i+1, same, shared)
+		}
+	}
+	for i := range got.Todos {
+		if &got.Todos[i].Subtasks[0] == &after.Todos[i].Subtasks[0] {
+			t.Errorf("item %d: the caller's subtasks are the cache's", i+1)
+		}
+		got.Todos[i].Subtasks[0].Content = "changed by the caller"
+	}
+	if again, _ := s.Load("c"); again.Todos[0].Subtasks[0].Content != "x" || again.Todos[1].Subtasks[0].Content != "x" {
+		t.Errorf("the caller's change reached the store: %+v", again.Todos)
+	}
+}

@@ -87,7 +87,9 @@ type Outcome struct {
 	// Decision is the policy's word on what comes next; zero when the
 	// turn was aborted or failed, or the store failed.
 	Decision continuation.Decision
-	// After is the list after the turn; Listed says it was read.
+	// After is the list after the turn; Listed says it was read. It is
+	// the store's own (todostore.Store.ReadShared): read it, never change
+	// it.
 	After  []todostore.Todo
 	Listed bool
 	// Aborted: the turn's context ended (Ctrl-C, session/cancel).
@@ -119,8 +121,9 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// same locked change it is taken from (ARCHITECTURE.md §6), so the
 	// merge of the agent's next list knows what it saw.
 	// Most turns find the read marked already (nothing changed since the
-	// last one): a Load, no Commit.
-	sess, err := s.Session.Load()
+	// last one): a read, no Commit. The lists before and after the turn
+	// are only read, so they are the store's own (ReadShared), not copies.
+	sess, err := s.Session.Store.ReadShared(s.Session.ID)
 	if err == nil && todostore.CountTodos(sess.Todos).Open() > 0 && sess.AgentRead != sess.Rev {
 		sess, _, err = s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
 			if todostore.CountTodos(cur.Todos).Open() > 0 { // the prompt shows the list only then
@@ -132,7 +135,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	if err != nil {
 		return Outcome{}, &StoreError{"prompt not sent", err}
 	}
-	before := todostore.CloneTodos(sess.Todos)
+	before := sess.Todos
 	wasPaused := sess.Paused
 	// Sent with continuations too, although their prompt repeats the
 	// block: backends state in their system context whether items are
@@ -155,11 +158,11 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	res, turnErr := s.Agent.RunTurn(ctx, turn, record)
 	out := Outcome{Aborted: ctx.Err() != nil, Err: turnErr}
 
-	sess, err = s.Session.Load()
+	sess, err = s.Session.Store.ReadShared(s.Session.ID)
 	if err != nil {
 		return out, &StoreError{"todo list unreadable after the turn", err}
 	}
-	out.After, out.Listed = todostore.CloneTodos(sess.Todos), true
+	out.After, out.Listed = sess.Todos, true
 
 	if !res.Paused && sess.Paused && !wasPaused {
 		res.Paused, res.PauseReason = true, sess.PauseReason
