@@ -33,7 +33,7 @@ func planLine(args string) string {
 }
 
 func TestCodexLastPlan(t *testing.T) {
-	real, err := os.ReadFile(transcript("transcripts", "codex", "codex-run1-rollout.jsonl"))
+	real, err := os.ReadFile(transcript("transcripts", "codex", "codex-run1.rollout"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestCodexPlanStatuses(t *testing.T) {
 
 func TestCodexRolloutPath(t *testing.T) {
 	const thread = "01a20041-b822-7443-827f-46d87d803854"
-	home := codexHome(t, thread, transcript("transcripts", "codex", "codex-run1-rollout.jsonl"))
+	home := codexHome(t, thread, transcript("transcripts", "codex", "codex-run1.rollout"))
 	if p, err := codexRolloutPath([]string{"CODEX_HOME=" + home}, thread); err != nil || !strings.HasSuffix(p, thread+".jsonl") {
 		t.Errorf("CODEX_HOME: %q %v", p, err)
 	}
@@ -137,7 +137,7 @@ func TestCodexRolloutPath(t *testing.T) {
 // FuzzCodexLastPlan: any bytes are read without a panic, and a plan found
 // is one of the update_plan calls in them.
 func FuzzCodexLastPlan(f *testing.F) {
-	if real, err := os.ReadFile(transcript("transcripts", "codex", "codex-run1-rollout.jsonl")); err == nil {
+	if real, err := os.ReadFile(transcript("transcripts", "codex", "codex-run1.rollout")); err == nil {
 		f.Add(real)
 	}
 	f.Add([]byte(planLine(`"{\"plan\":[{\"step\":\"a\",\"status\":\"pending\"}]}"`)))

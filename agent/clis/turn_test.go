@@ -237,7 +237,7 @@ func TestEndToEnd(t *testing.T) {
 				"FAKECLI_SESSION": c.session,
 			})
 			if c.rollout {
-				f.env["CODEX_HOME"] = codexHome(t, c.session, where("codex-run1-rollout.jsonl"))
+				f.env["CODEX_HOME"] = codexHome(t, c.session, where("codex-run1.rollout"))
 			}
 			a := f.agent(Config{Args: []string{"--model", "m1"}})
 			evs, res, err := f.turn(a, agent.Turn{Prompt: "Plan and start building csvkit-lite"})
