@@ -49,6 +49,11 @@ type cli struct {
 	// sessionGone are lower-case pieces of what the CLI prints when the
 	// session it was asked to resume no longer exists.
 	sessionGone []string
+	// planStatuses, when not nil, corrects the statuses of the list the
+	// stream reported last from the CLI's own record of its session, for a
+	// stream that drops them (Codex's rollout, codexplan.go): env is the
+	// CLI's environment, session its session id.
+	planStatuses func(env []string, session string, todos []todostore.Todo) ([]todostore.Todo, bool)
 	// listHint says what the person must change when the stream shows the
 	// CLI cannot keep a list: one short line (a notice is cut at 120
 	// characters).
@@ -154,9 +159,10 @@ var clisTable = []cli{
 		parser: func(in parserIn) Parser {
 			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools}
 		},
-		todoTools:   []string{"update_plan"},
-		caps:        Caps{Resume: true},
-		sessionGone: []string{"no rollout found for thread id", "no rollout found for conversation id", "thread not found"},
+		todoTools:    []string{"update_plan"},
+		caps:         Caps{Resume: true},
+		planStatuses: codexRolloutPlan,
+		sessionGone:  []string{"no rollout found for thread id", "no rollout found for conversation id", "thread not found"},
 	},
 	{
 		name: "gemini",

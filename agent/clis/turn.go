@@ -132,6 +132,8 @@ type turnState struct {
 	// file: it is written at the end of the turn, so a prompt that fails
 	// before the list changes leaves no file.
 	pendingSession string
+	// session is the CLI's session id as this turn's stream reported it.
+	session string
 	// applied is the last whole list the CLI sent that was applied: the
 	// same list again costs no lock, read or write.
 	applied []todostore.Todo
@@ -234,6 +236,7 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 		}
 	}
 	out, runErr := a.run(wctx, args, a.row.stdinText(turn), activity{parser, idle}, handle)
+	a.correctStatuses(wctx, resume, &st, emit)
 	if st.status != "" {
 		emit(agent.Event{Kind: agent.EventStatus})
 		if ctx.Err() != nil {
@@ -288,6 +291,26 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 		return res, err, true
 	}
 	return res, err, false
+}
+
+// correctStatuses applies the row's planStatuses to the last list the
+// turn applied, once the CLI has exited (its record is then complete), so
+// the list after the turn has the statuses the CLI's stream left out.
+func (a *cliAgent) correctStatuses(wctx context.Context, resume string, st *turnState, emit func(agent.Event)) {
+	if a.row.planStatuses == nil || st.applied == nil || wctx.Err() != nil {
+		return
+	}
+	env := a.cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	id := st.session
+	if id == "" {
+		id = resume
+	}
+	if todos, ok := a.row.planStatuses(env, id, st.applied); ok {
+		a.handle(Update{Kind: UpdateTodos, Todos: todos}, st, emit)
+	}
 }
 
 // lastSaidNow is lastSaid with the text still being streamed.
@@ -398,6 +421,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 	}
 	switch u.Kind {
 	case UpdateSession:
+		st.session = u.Text
 		if a.row.tasks {
 			// A resumed session may come back under a new id; its tasks
 			// are the same tasks, and the next turn resumes the new id.

@@ -202,17 +202,25 @@ func TestEndToEnd(t *testing.T) {
 		// legacyTasks moves the task ids, after turn 1, to the side file
 		// an older todosh kept them in.
 		legacyTasks bool
+		// rollout puts Codex's own record of run1 (its rollout file, with
+		// the statuses its stream leaves out) under CODEX_HOME.
+		rollout bool
 	}{
-		{"claude", "claude-todowrite", "claude-run1.jsonl", "claude-resume.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f", "completed,in_progress,pending", "TodoWrite", "TodoWrite", false},
-		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", false},
-		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", true},
-		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,pending,pending", "update_plan", "update_plan", false},
-		{"gemini", "gemini", "gemini-run1.jsonl", "gemini-resume-id.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66", "completed,in_progress,pending", "write_todos", "write_todos", false},
-		{"qwen", "fake", "qwen-run1.jsonl", "qwen-resume.jsonl", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d", "completed,in_progress,pending", "todo_write", "todo_write", false},
-		{"pi", "fake", "pi-run1.jsonl", "pi-resume.jsonl", "0193f2a4-5b6c-7d8e-9f00-112233445566", "completed,pending,pending", "todo", "todo", false},
+		{"claude", "claude-todowrite", "claude-run1.jsonl", "claude-resume.jsonl", "f3b303c4-9b82-483f-a4f8-445bb003551f", "completed,in_progress,pending", "TodoWrite", "TodoWrite", false, false},
+		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", false, false},
+		{"claude", "claude-tasks", "claude-run1.jsonl", "", "12ec3832-a7d8-4254-b780-88c4e469102c", "completed,in_progress,pending", "TaskUpdate", "TaskUpdate", true, false},
+		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,pending,pending", "update_plan", "update_plan", false, false},
+		{"codex", "codex", "codex-run1.jsonl", "codex-resume-id.jsonl", "01a20041-b822-7443-827f-46d87d803854", "completed,in_progress,pending", "update_plan", "update_plan", false, true},
+		{"gemini", "gemini", "gemini-run1.jsonl", "gemini-resume-id.jsonl", "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66", "completed,in_progress,pending", "write_todos", "write_todos", false, false},
+		{"qwen", "fake", "qwen-run1.jsonl", "qwen-resume.jsonl", "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d", "completed,in_progress,pending", "todo_write", "todo_write", false, false},
+		{"pi", "fake", "pi-run1.jsonl", "pi-resume.jsonl", "0193f2a4-5b6c-7d8e-9f00-112233445566", "completed,pending,pending", "todo", "todo", false, false},
 	}
 	for _, c := range cases {
-		t.Run(c.kind+"/"+c.folder, func(t *testing.T) {
+		name := c.kind + "/" + c.folder
+		if c.rollout {
+			name += "+rollout"
+		}
+		t.Run(name, func(t *testing.T) {
 			where := func(file string) string {
 				if c.folder == "fake" {
 					return transcript("fake", file) // written from the CLI's source and docs: see testdata/fake/README.md
@@ -228,6 +236,9 @@ func TestEndToEnd(t *testing.T) {
 				"FAKECLI_RESUME":  resume,
 				"FAKECLI_SESSION": c.session,
 			})
+			if c.rollout {
+				f.env["CODEX_HOME"] = codexHome(t, c.session, where("codex-run1.rollout"))
+			}
 			a := f.agent(Config{Args: []string{"--model", "m1"}})
 			evs, res, err := f.turn(a, agent.Turn{Prompt: "Plan and start building csvkit-lite"})
 			if err != nil {
