@@ -89,7 +89,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	st = st2
 	cur := st.sess
 	listSame := SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
+	snap := sharedSnapshot(cur)
 	stampRevs(cur, next, by, listSame)
+	checkShared(cur, snap)
 	next.Version = FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
@@ -294,15 +296,19 @@ func catchUp(last *HistoryLine, st state) []HistoryLine {
 	return out
 }
 
-// applyChange runs fn on a copy of cur and says whether the result
+// applyChange runs fn on a copy of cur (whose subtask arrays it shares,
+// cloneForChange) and says whether the result
 // differs from cur in anything but its archive.
 func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
-	next := cur.clone()
+	next := cur.cloneForChange()
+	snap := sharedSnapshot(cur)
 	if err := fn(next, lines); err != nil {
+		checkShared(cur, snap)
 		return nil, false, err
 	}
 	Normalize(next.Todos)
 	if err := validate(next.Todos, cur.Todos); err != nil {
+		checkShared(cur, snap)
 		return nil, false, err
 	}
 	if next.Todos == nil {
@@ -312,6 +318,7 @@ func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryL
 		assignUIDs(next)
 		next.uidsGiven = true
 	}
+	checkShared(cur, snap)
 	if next.agentSees {
 		next.AgentRead = next.Rev // stampRevs sets it again if the list changes
 	}

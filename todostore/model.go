@@ -284,8 +284,13 @@ func Normalize(todos []Todo) {
 		if id := i + 1; !isNumber(t.ID, id) {
 			t.ID = strconv.Itoa(id)
 		}
+		owned := false // its subtasks may be shared: copied before the first write (OwnSubtasks)
 		for j := range t.Subtasks {
 			if !isSubID(t.Subtasks[j].ID, t.ID, j+1) {
+				if !owned {
+					OwnSubtasks(t)
+					owned = true
+				}
 				t.Subtasks[j].ID = t.ID + "." + strconv.Itoa(j+1)
 			}
 		}

@@ -828,11 +828,18 @@ func TestChangeSharesWhatItKept(t *testing.T) {
 			t.Errorf("item %d: subtasks shared with the session before: %v, want %v", i+1, same, shared)
 		}
 	}
+	// The caller's list shares its subtask arrays with the cache's (copy
+	// on write): a change made the way every writer makes one (OwnSubtasks
+	// first) reaches neither the cache nor the store.
 	for i := range got.Todos {
-		if &got.Todos[i].Subtasks[0] == &after.Todos[i].Subtasks[0] {
-			t.Errorf("item %d: the caller's subtasks are the cache's", i+1)
+		if &got.Todos[i].Subtasks[0] != &after.Todos[i].Subtasks[0] {
+			t.Errorf("item %d: the caller's subtasks are not the cache's", i+1)
 		}
+		OwnSubtasks(&got.Todos[i])
 		got.Todos[i].Subtasks[0].Content = "changed by the caller"
+	}
+	if after.Todos[0].Subtasks[0].Content != "x" || before.Todos[1].Subtasks[0].Content != "x" {
+		t.Errorf("the caller's change reached the cache: %+v", after.Todos)
 	}
 	if again, _ := s.Load("c"); again.Todos[0].Subtasks[0].Content != "x" || again.Todos[1].Subtasks[0].Content != "x" {
 		t.Errorf("the caller's change reached the store: %+v", again.Todos)
