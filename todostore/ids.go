@@ -155,6 +155,9 @@ func sameUIDs(a, b []Todo) bool {
 		if a[i].UID != b[i].UID || len(a[i].Subtasks) != len(b[i].Subtasks) {
 			return false
 		}
+		if sameArray(a[i].Subtasks, b[i].Subtasks) {
+			continue
+		}
 		for j := range a[i].Subtasks {
 			if a[i].Subtasks[j].UID != b[i].Subtasks[j].UID {
 				return false

@@ -389,6 +389,9 @@ func validate(todos, prev []Todo) error {
 		if len(t.Subtasks) > MaxSubtasks {
 			return fmt.Errorf("todo %s has %d subtasks, over the limit of %d: %w", pos(), len(t.Subtasks), MaxSubtasks, ErrLimit)
 		}
+		if sameArray(t.Subtasks, p.Subtasks) {
+			continue // prev's own subtasks, valid (copy on write)
+		}
 		for j, s := range t.Subtasks {
 			spos := func() string { return pos() + "." + strconv.Itoa(j+1) }
 			var ps Subtask
