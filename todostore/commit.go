@@ -153,7 +153,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if err != nil {
 		return nil, false, err
 	}
-	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, out.size)
+	lb := lineBufs.Get().(*[]byte)
+	buf, chain, err := encodeLinesTo(*lb, tail.lineChain, cur.Todos, newLines, out.size)
+	defer putLineBuf(lb, buf) // after the append below; nothing keeps buf
 	if err != nil {
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
