@@ -359,6 +359,7 @@ func runEdit(x *call) error {
 			return err
 		}
 		if sub >= 0 {
+			todostore.OwnSubtasks(&s.Todos[item]) // shared with the store's cache (copy on write)
 			s.Todos[item].Subtasks[sub].Content = text
 		} else {
 			s.Todos[item].Content = text

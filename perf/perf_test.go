@@ -37,6 +37,9 @@ func pair(b *testing.B, floor func() error, op func(i int) error) {
 // package.
 func pairUpTo(b *testing.B, limit int, floor func() error, op func(i int) error) {
 	b.Helper()
+	// A test binary's changes check that they left the store's cache as it
+	// was (todostore/shared.go), copying the list: not what is measured.
+	b.Setenv("TODOSH_NO_SHARED_CHECK", "1")
 	var tf, to, cf, co time.Duration
 	b.ResetTimer()
 	i := 0

@@ -89,7 +89,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	st = st2
 	cur := st.sess
 	listSame := SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
+	snap := sharedSnapshot(cur)
 	stampRevs(cur, next, by, listSame)
+	checkShared(cur, snap)
 	next.Version = FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
@@ -151,7 +153,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if err != nil {
 		return nil, false, err
 	}
-	buf, chain, err := encodeLines(tail.lineChain, cur.Todos, newLines, out.size)
+	lb := lineBufs.Get().(*[]byte)
+	buf, chain, err := encodeLinesTo(*lb, tail.lineChain, cur.Todos, newLines, out.size)
+	defer putLineBuf(lb, buf) // after the append below; nothing keeps buf
 	if err != nil {
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
@@ -193,7 +197,7 @@ func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *
 		return nil, false, err
 	}
 	if s.AfterWrite != nil {
-		s.AfterWrite(id, out.bytes())
+		s.AfterWrite(id, Written{fid})
 	}
 	var same func(int) bool // the items whose encodings were cur's (prevItems)
 	if len(items) == len(next.Todos) && len(prevItems) == len(items) {
@@ -294,15 +298,19 @@ func catchUp(last *HistoryLine, st state) []HistoryLine {
 	return out
 }
 
-// applyChange runs fn on a copy of cur and says whether the result
+// applyChange runs fn on a copy of cur (whose subtask arrays it shares,
+// cloneForChange) and says whether the result
 // differs from cur in anything but its archive.
 func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
-	next := cur.clone()
+	next := cur.cloneForChange()
+	snap := sharedSnapshot(cur)
 	if err := fn(next, lines); err != nil {
+		checkShared(cur, snap)
 		return nil, false, err
 	}
 	Normalize(next.Todos)
 	if err := validate(next.Todos, cur.Todos); err != nil {
+		checkShared(cur, snap)
 		return nil, false, err
 	}
 	if next.Todos == nil {
@@ -312,6 +320,7 @@ func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryL
 		assignUIDs(next)
 		next.uidsGiven = true
 	}
+	checkShared(cur, snap)
 	if next.agentSees {
 		next.AgentRead = next.Rev // stampRevs sets it again if the list changes
 	}

@@ -10,8 +10,45 @@ import (
 
 // clone is a deep copy of a session for a change to work on.
 func (s *Session) clone() *Session {
+	return s.cloneWith(CloneTodos)
+}
+
+// cloneForChange is clone for the session a change function gets: its
+// items are its own, but their subtask arrays are the cache's, shared
+// (copy on write, ARCHITECTURE.md §3): whatever changes an item's
+// subtasks gives the item its own array first (OwnSubtasks), and an
+// append makes a new array because each shared one is clipped to its
+// length. A tick on a list of 20 items of 50 subtasks copies 50 subtasks,
+// not 1,000.
+func (s *Session) cloneForChange() *Session {
+	return s.cloneWith(shareTodos)
+}
+
+// shareTodos copies a list's items and shares their subtask arrays,
+// clipped so that an append cannot write into them.
+func shareTodos(todos []Todo) []Todo {
+	if todos == nil {
+		return nil
+	}
+	out := make([]Todo, len(todos))
+	for i, t := range todos {
+		out[i] = t
+		if t.Extra != nil {
+			out[i].Extra = maps.Clone(t.Extra)
+		}
+		if len(t.Subtasks) == 0 {
+			out[i].Subtasks = nil
+		} else {
+			out[i].Subtasks = t.Subtasks[:len(t.Subtasks):len(t.Subtasks)]
+		}
+	}
+	return out
+}
+
+// cloneWith is clone with todos' copy made by cp.
+func (s *Session) cloneWith(cp func([]Todo) []Todo) *Session {
 	c := *s
-	c.Todos = CloneTodos(s.Todos)
+	c.Todos = cp(s.Todos)
 	if s.Agent != nil {
 		a := *s.Agent
 		a.Tasks = slices.Clone(s.Agent.Tasks)
@@ -48,7 +85,9 @@ func (s *Session) cloneSharing(prev *Session, same func(i int) bool) *Session {
 			case i < len(prev.Todos) && (same != nil && same(i) || sameSubtasks(prev.Todos[i].Subtasks, t.Subtasks)):
 				c.Todos[i].Subtasks = prev.Todos[i].Subtasks
 			default:
-				c.Todos[i].Subtasks = cloneSubtasks(t.Subtasks)
+				// s's own array, or one it shares: nothing writes
+				// into either any more (copy on write, OwnSubtasks).
+				c.Todos[i].Subtasks = t.Subtasks[:len(t.Subtasks):len(t.Subtasks)]
 			}
 		}
 	}
@@ -72,6 +111,9 @@ func (s *Session) cloneSharing(prev *Session, same func(i int) bool) *Session {
 func sameSubtasks(a, b []Subtask) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if sameArray(a, b) {
+		return true
 	}
 	for j := range a {
 		if !sameSubtask(a[j], b[j]) || a[j].UID != b[j].UID || a[j].Rev != b[j].Rev || a[j].Extra != nil || b[j].Extra != nil {
@@ -133,6 +175,9 @@ func sameTodo(x, y Todo) bool {
 		x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
 		return false
 	}
+	if sameArray(x.Subtasks, y.Subtasks) {
+		return true
+	}
 	for j := range x.Subtasks {
 		if !sameSubtask(x.Subtasks[j], y.Subtasks[j]) {
 			return false
@@ -144,4 +189,20 @@ func sameTodo(x, y Todo) bool {
 // sameSubtask compares the fields of two subtasks that todosh knows.
 func sameSubtask(a, b Subtask) bool {
 	return a.ID == b.ID && a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.Origin == b.Origin
+}
+
+// sameArray reports whether two lists of subtasks are one array of one
+// length: nothing writes into a subtask array that may be shared (copy on
+// write, OwnSubtasks), so they are alike without comparing.
+func sameArray(a, b []Subtask) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
+}
+
+// OwnSubtasks gives t an array of subtasks of its own, a copy of the one
+// it has. Subtask arrays are shared between the lists a change function
+// gets, the cache's and the lists callers were given (ARCHITECTURE.md
+// §3), so whatever writes into an item's subtasks in place calls it first;
+// building a new slice (append, a new array) needs nothing.
+func OwnSubtasks(t *Todo) {
+	t.Subtasks = cloneSubtasks(t.Subtasks)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -277,7 +278,12 @@ type lineChain struct {
 // snapshot is snapshotEvery lines or limit delta bytes long; otherwise a
 // delta from the line before. It returns the bytes and the chain after.
 func encodeLines(at lineChain, prev []Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
-	var buf []byte
+	return encodeLinesTo(nil, at, prev, lines, limit)
+}
+
+// encodeLinesTo is encodeLines appending to buf (a buffer kept from change
+// to change, lineBufs).
+func encodeLinesTo(buf []byte, at lineChain, prev []Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
 	for i := range lines {
 		l := &lines[i]
 		w := wireLine{N: l.N, V: historyFormat, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Base: l.Base, Dropped: l.Dropped, PID: l.PID, H: l.hash}
@@ -725,4 +731,18 @@ func (s *Store) LoadShown(e Entry) (*Session, error) {
 		sess.Todos, sess.Archived = l.Todos, true
 	}
 	return sess, nil
+}
+
+// lineBufs keeps the buffers history lines are encoded into: a line is
+// written and forgotten, so its buffer serves the next change instead of
+// being garbage (a tick's line is a few kilobytes, a snapshot's the list).
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// putLineBuf gives a line buffer back, unless a large snapshot made it
+// too big to keep.
+func putLineBuf(p *[]byte, buf []byte) {
+	if cap(buf) <= 256<<10 {
+		*p = buf[:0]
+		lineBufs.Put(p)
+	}
 }

@@ -127,8 +127,17 @@ func assignUIDs(s *Session) {
 	}
 	for i := range s.Todos {
 		give(&s.Todos[i].UID, 't')
+		owned := false // the subtasks may be shared: copied before a write (OwnSubtasks)
 		for j := range s.Todos[i].Subtasks {
-			give(&s.Todos[i].Subtasks[j].UID, 's')
+			uid := s.Todos[i].Subtasks[j].UID
+			give(&uid, 's')
+			if uid != s.Todos[i].Subtasks[j].UID {
+				if !owned {
+					OwnSubtasks(&s.Todos[i])
+					owned = true
+				}
+				s.Todos[i].Subtasks[j].UID = uid
+			}
 		}
 	}
 }
@@ -145,6 +154,9 @@ func sameUIDs(a, b []Todo) bool {
 	for i := range a {
 		if a[i].UID != b[i].UID || len(a[i].Subtasks) != len(b[i].Subtasks) {
 			return false
+		}
+		if sameArray(a[i].Subtasks, b[i].Subtasks) {
+			continue
 		}
 		for j := range a[i].Subtasks {
 			if a[i].Subtasks[j].UID != b[i].Subtasks[j].UID {
@@ -189,9 +201,14 @@ func stampRevs(cur, next *Session, by Author, listSame bool) {
 			} else {
 				t.Rev = o.Rev
 			}
+			if o != nil && sameArray(o.Subtasks, t.Subtasks) {
+				continue // the same array: the same subtasks, their revisions kept
+			}
+			owned := false // the subtasks may be shared: copied before a write (OwnSubtasks)
 			for j := range t.Subtasks {
 				st := &t.Subtasks[j]
 				var ps *Subtask
+				var rev int
 				if o != nil && j < len(o.Subtasks) && o.Subtasks[j].UID == st.UID {
 					ps = &o.Subtasks[j]
 				} else if e := old.find(st.UID); e.item >= 0 && e.sub >= 0 {
@@ -199,9 +216,17 @@ func stampRevs(cur, next *Session, by Author, listSame bool) {
 				}
 				if ps == nil || ps.Content != st.Content || ps.Status != st.Status ||
 					ps.Evidence != st.Evidence || ps.Origin != st.Origin {
-					st.Rev = stamp
+					rev = stamp
 				} else {
-					st.Rev = ps.Rev
+					rev = ps.Rev
+				}
+				if rev != st.Rev {
+					if !owned {
+						OwnSubtasks(t)
+						owned = true
+						st = &t.Subtasks[j]
+					}
+					st.Rev = rev
 				}
 			}
 		}
@@ -258,6 +283,7 @@ func onlyMarks(cur, next *Session, listSame bool) bool {
 func ClearUIDs(todos []Todo) {
 	for i := range todos {
 		todos[i].UID, todos[i].Rev = "", 0
+		OwnSubtasks(&todos[i]) // they may be shared (copy on write)
 		for j := range todos[i].Subtasks {
 			todos[i].Subtasks[j].UID, todos[i].Subtasks[j].Rev = "", 0
 		}

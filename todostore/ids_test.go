@@ -40,7 +40,7 @@ func TestStableUIDs(t *testing.T) {
 	if sess.Todos[0].Rev != 1 || sess.Todos[1].Rev != 1 {
 		t.Errorf("a move changes no entry: revs %d %d, want 1 1", sess.Todos[0].Rev, sess.Todos[1].Rev)
 	}
-	sess = update(func(x *Session) { x.Todos[0].Subtasks[1].Status = Completed })
+	sess = update(func(x *Session) { SetSubtaskStatus(x.Todos, 0, 1, Completed) })
 	if st := sess.Todos[0].Subtasks; st[1].Rev != 3 || st[0].Rev != 1 || sess.Todos[0].Rev != 3 {
 		t.Errorf("tick b2: subtask revs %d %d item %d, want 1 3 3 (its derived status changed)", st[0].Rev, st[1].Rev, sess.Todos[0].Rev)
 	}

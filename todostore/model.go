@@ -284,8 +284,13 @@ func Normalize(todos []Todo) {
 		if id := i + 1; !isNumber(t.ID, id) {
 			t.ID = strconv.Itoa(id)
 		}
+		owned := false // its subtasks may be shared: copied before the first write (OwnSubtasks)
 		for j := range t.Subtasks {
 			if !isSubID(t.Subtasks[j].ID, t.ID, j+1) {
+				if !owned {
+					OwnSubtasks(t)
+					owned = true
+				}
 				t.Subtasks[j].ID = t.ID + "." + strconv.Itoa(j+1)
 			}
 		}
@@ -383,6 +388,9 @@ func validate(todos, prev []Todo) error {
 		}
 		if len(t.Subtasks) > MaxSubtasks {
 			return fmt.Errorf("todo %s has %d subtasks, over the limit of %d: %w", pos(), len(t.Subtasks), MaxSubtasks, ErrLimit)
+		}
+		if sameArray(t.Subtasks, p.Subtasks) {
+			continue // prev's own subtasks, valid (copy on write)
 		}
 		for j, s := range t.Subtasks {
 			spos := func() string { return pos() + "." + strconv.Itoa(j+1) }

@@ -127,6 +127,7 @@ func SetSubtaskStatus(todos []Todo, item, sub int, st Status) error {
 	if t.Status == Cancelled && st == Pending {
 		t.Status = Pending
 	}
+	OwnSubtasks(t) // shared with other lists (copy on write)
 	t.Subtasks[sub].Status = st
 	if st == Pending {
 		t.Subtasks[sub].Evidence = "" // it no longer proves anything

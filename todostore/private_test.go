@@ -209,7 +209,9 @@ func TestUnknownFieldsKept(t *testing.T) {
 		{"id":"1","content":"one","status":"pending","priority":"high","notes":"n\u00e9"},
 		{"id":"2","content":"two","status":"pending","subtasks":[{"id":"2.1","content":"s","status":"pending","weight":3.50}]}]}`))
 	if _, err := s.Update("a", func(sess *Session) error {
-		sess.Todos[1].Subtasks[0].Status = Completed
+		if err := SetSubtaskStatus(sess.Todos, 1, 0, Completed); err != nil {
+			return err
+		}
 		var err error
 		sess.Todos, err = InsertTodo(sess.Todos, 0, Todo{Content: "new"})
 		return err

@@ -48,6 +48,7 @@ func tickCompleted(todos []todostore.Todo) {
 		if todos[i].Status != todostore.Completed {
 			continue
 		}
+		todostore.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
 		for j := range todos[i].Subtasks {
 			todos[i].Subtasks[j].Status = todostore.Completed
 		}

@@ -169,6 +169,7 @@ func (ct *ClaudeTasks) prune(todos []todostore.Todo, subject string) {
 func tickCompleted(todos []todostore.Todo) {
 	for i := range todos {
 		if todos[i].Status == todostore.Completed {
+			todostore.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
 			for j := range todos[i].Subtasks {
 				todos[i].Subtasks[j].Status = todostore.Completed
 			}

@@ -415,6 +415,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		if !s.AgentStale() {
 			s.MarkAgentRead() // the agent saw the list; it knows its own tick
 		}
+		todostore.OwnSubtasks(&s.Todos[item]) // they are shared with the store's cache (copy on write)
 		st := s.Todos[item].Subtasks[sub]
 		ticked = st.Status != todostore.Completed
 		if !ticked {
