@@ -29,8 +29,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeBin, fakeCLI = filepath.Join(dir, "fakeacp"), filepath.Join(dir, "claude")
+	testenv.HaltOnRace()
 	for pkg, out := range map[string]string{"./internal/fakeacp": fakeBin, "../clis/internal/fakecli": fakeCLI} {
-		if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		args := append(append([]string{"build"}, testenv.BuildFlags()...), "-o", out, pkg)
+		if msg, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, msg)
 			os.Exit(1)
 		}
