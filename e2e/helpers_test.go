@@ -50,7 +50,7 @@ func buildAndRun(m *testing.M) int {
 	binary = filepath.Join(dir, "todosh")
 	fakeshell = filepath.Join(dir, "fakeshell")
 	fakeacp = filepath.Join(dir, "fakeacp")
-	testenv.HaltOnRace()
+	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell, "./agent/acpagent/internal/fakeacp": fakeacp} {
 		args := []string{"build", "-o", out, pkg}
 		if pkg == "./agent/acpagent/internal/fakeacp" {
@@ -64,7 +64,11 @@ func buildAndRun(m *testing.M) int {
 			return 1
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if raced() && code == 0 {
+		code = 1
+	}
+	return code
 }
 
 // home is one test's $HOME and $TODOSH_HOME.

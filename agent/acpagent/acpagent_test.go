@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeBin, fakeCLI = filepath.Join(dir, "fakeacp"), filepath.Join(dir, "claude")
-	testenv.HaltOnRace()
+	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{"./internal/fakeacp": fakeBin, "../clis/internal/fakecli": fakeCLI} {
 		args := append(append([]string{"build"}, testenv.BuildFlags()...), "-o", out, pkg)
 		if msg, err := exec.Command("go", args...).CombinedOutput(); err != nil {
@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	if raced() && code == 0 {
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
