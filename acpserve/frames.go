@@ -100,33 +100,36 @@ func validID(id *json.RawMessage) *json.RawMessage {
 // filterFrames copies the editor's messages from in to the returned
 // reader, which the SDK reads, and writes the reply to every message
 // CheckFrame drops to out. It ends (the reader then reports EOF) when in
-// does.
-func filterFrames(in io.Reader, out io.Writer) io.Reader {
+// does. Nothing is copied before start is called: Serve calls it once the
+// connection is stored where handlers find it.
+func filterFrames(in io.Reader, out io.Writer) (r io.Reader, start func()) {
 	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := readLine(br)
-			if len(line) > 0 {
-				pass, reply := CheckFrame(line)
-				if errors.Is(err, errTooLong) {
-					pass, reply = false, errorReply(nil, codeInvalidRequest, "Invalid Request: message over the limit of 8 MiB")
-				}
-				if pass {
-					if _, werr := pw.Write(append(line, '\n')); werr != nil {
-						return
-					}
-				} else {
-					out.Write(append(reply, '\n'))
-				}
+	return pr, func() { go pump(in, out, pw) }
+}
+
+// pump is filterFrames' copy, until in ends.
+func pump(in io.Reader, out io.Writer, pw *io.PipeWriter) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			pass, reply := CheckFrame(line)
+			if errors.Is(err, errTooLong) {
+				pass, reply = false, errorReply(nil, codeInvalidRequest, "Invalid Request: message over the limit of 8 MiB")
 			}
-			if err != nil && !errors.Is(err, errTooLong) {
-				pw.Close()
-				return
+			if pass {
+				if _, werr := pw.Write(append(line, '\n')); werr != nil {
+					return
+				}
+			} else {
+				out.Write(append(reply, '\n'))
 			}
 		}
-	}()
-	return pr
+		if err != nil && !errors.Is(err, errTooLong) {
+			pw.Close()
+			return
+		}
+	}
 }
 
 var errTooLong = errors.New("line too long")

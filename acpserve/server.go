@@ -80,8 +80,15 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	pctx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
 	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w, probed: make(chan struct{}), probeCtx: pctx}
-	s.conn = acp.NewAgentSideConnection(s, w, filterFrames(in, w))
+	// The SDK reads from the moment the connection is made and its
+	// handlers use s.conn: the editor's messages flow only once s.conn and
+	// its logger are set, or a session/new handled first would find
+	// s.conn nil (a race -race saw in agent/acpagent/internal/fakeacp,
+	// which started its connection the same way).
+	frames, start := filterFrames(in, w)
+	s.conn = acp.NewAgentSideConnection(s, w, frames)
 	s.conn.SetLogger(slog.New(slog.DiscardHandler))
+	start()
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():

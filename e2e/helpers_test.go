@@ -50,15 +50,25 @@ func buildAndRun(m *testing.M) int {
 	binary = filepath.Join(dir, "todosh")
 	fakeshell = filepath.Join(dir, "fakeshell")
 	fakeacp = filepath.Join(dir, "fakeacp")
+	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell, "./agent/acpagent/internal/fakeacp": fakeacp} {
-		build := exec.Command("go", "build", "-o", out, pkg)
+		args := []string{"build", "-o", out, pkg}
+		if pkg == "./agent/acpagent/internal/fakeacp" {
+			// The fake's own races show under -race (testenv.BuildFlags).
+			args = append(append([]string{"build"}, testenv.BuildFlags()...), "-o", out, pkg)
+		}
+		build := exec.Command("go", args...)
 		build.Dir = ".." // the module root
 		if msg, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, msg)
 			return 1
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if raced() && code == 0 {
+		code = 1
+	}
+	return code
 }
 
 // home is one test's $HOME and $TODOSH_HOME.

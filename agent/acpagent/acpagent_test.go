@@ -29,13 +29,18 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeBin, fakeCLI = filepath.Join(dir, "fakeacp"), filepath.Join(dir, "claude")
+	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{"./internal/fakeacp": fakeBin, "../clis/internal/fakecli": fakeCLI} {
-		if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		args := append(append([]string{"build"}, testenv.BuildFlags()...), "-o", out, pkg)
+		if msg, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, msg)
 			os.Exit(1)
 		}
 	}
 	code := m.Run()
+	if raced() && code == 0 {
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

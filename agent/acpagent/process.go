@@ -161,7 +161,7 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{relay: a.relay}, exited: make(chan struct{}), in: &lineMeter{r: stdout}}
+	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{relay: a.relay}, exited: make(chan struct{}), in: &lineMeter{r: stdout, open: make(chan struct{})}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", a.cfg.Name, a.cfg.Bin, err)
@@ -174,6 +174,7 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 	go p.group.watch(p, a.cfg.KillGrace)
 	p.conn = acp.NewClientSideConnection(p.client, stdin, p.in)
 	p.conn.SetLogger(slog.New(&p.skipped))
+	close(p.in.open) // the SDK reads only now, so every skipped line is counted
 	a.proc = p
 	a.live.Store(p)
 
@@ -293,12 +294,21 @@ const maxMessage = 10 << 20
 // lineMeter passes the agent's output to the SDK and notes a line over
 // the SDK's limit, which ends the connection without saying why.
 type lineMeter struct {
-	r         io.Reader
+	r io.Reader
+	// open is closed once the connection has its logger: the SDK starts
+	// reading when the connection is made, before SetLogger, and a line
+	// it skipped then went to the default logger (todosh's stderr),
+	// uncounted, in a race -race reports.
+	open      chan struct{}
 	run       int // bytes since the last newline
 	oversized atomic.Bool
 }
 
 func (m *lineMeter) Read(b []byte) (int, error) {
+	if m.open != nil { // only the SDK's one reader uses m
+		<-m.open
+		m.open = nil
+	}
 	n, err := m.r.Read(b)
 	if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
 		m.run = n - i - 1

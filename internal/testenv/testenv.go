@@ -14,9 +14,10 @@ import (
 
 // passed are the only variables taken from the test's own environment:
 // where programs are found (PATH; a fake agent may be a shell script),
-// where temp files go (TMPDIR) and where coverage is written (GOCOVERDIR).
+// where temp files go (TMPDIR), where coverage is written (GOCOVERDIR) and
+// what a race-built child does on a data race (GORACE, see HaltOnRace).
 // None of them changes what todosh shows or which agent it talks to.
-var passed = []string{"PATH", "TMPDIR", "GOCOVERDIR"}
+var passed = []string{"PATH", "TMPDIR", "GOCOVERDIR", "GORACE"}
 
 // fakePrefixes name the variables that configure the repository's own fakes
 // (agent/clis/internal/fakecli, agent/acpagent/internal/fakeacp,

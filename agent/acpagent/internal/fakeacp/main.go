@@ -85,8 +85,17 @@ func main() {
 	}
 	out := &lockedWriter{w: bufio.NewWriterSize(os.Stdout, 1<<16)}
 	a := &fake{out: out, sessions: map[acp.SessionId]*session{}}
-	a.conn = acp.NewAgentSideConnection(a, out, in)
+	// The SDK reads its peer from the moment the connection is made, and
+	// handlers use a.conn: nothing reaches it until a.conn is set and its
+	// logger too, or a session/new handled first under load found a.conn
+	// nil (a panic in send) and -race saw both fields raced.
+	held, feed := io.Pipe()
+	a.conn = acp.NewAgentSideConnection(a, out, held)
 	a.conn.SetLogger(slog.New(slog.DiscardHandler))
+	go func() {
+		_, err := io.Copy(feed, in)
+		feed.CloseWithError(err)
+	}()
 	<-a.conn.Done()
 }
 
@@ -107,21 +116,50 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 type session struct {
-	plan      []acp.PlanEntry
-	mcp       []acp.McpServer
+	plan []acp.PlanEntry // only the session's one running turn uses it
+	mcp  []acp.McpServer
+
+	mu sync.Mutex // guards cancelled: session/cancel runs beside the turn
+	// cancelled is closed by session/cancel and replaced when a turn has
+	// waited on it; a cancel that comes while no turn waits is kept for
+	// the next one that does.
 	cancelled chan struct{}
-	once      sync.Once
+}
+
+// cancel marks the session cancelled: the turn waiting in awaitCancel, or
+// the next one to wait, ends.
+func (s *session) cancel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.cancelled: // already cancelled, not yet consumed
+	default:
+		close(s.cancelled)
+	}
 }
 
 // awaitCancel holds a turn until session/cancel (or the connection's
-// end) and readies the session for the next one.
-func (s *session) awaitCancel(ctx context.Context) (acp.PromptResponse, error) {
+// end) and readies the session for the next one. It waits for the fake's
+// own Cancel, not for the turn's context: the SDK cancels that context
+// before it calls Cancel, and a turn woken by it would ready the session
+// before that Cancel came, which would then end the next turn at once.
+func (s *session) awaitCancel(done <-chan struct{}) (acp.PromptResponse, error) {
+	s.mu.Lock()
+	c := s.cancelled
+	s.mu.Unlock()
 	select {
-	case <-s.cancelled:
-	case <-ctx.Done():
+	case <-c:
+	case <-done:
 	}
-	s.cancelled = make(chan struct{})
-	s.once = sync.Once{}
+	s.mu.Lock()
+	if s.cancelled == c {
+		select {
+		case <-c:
+			s.cancelled = make(chan struct{})
+		default: // the connection ended
+		}
+	}
+	s.mu.Unlock()
 	return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 }
 
@@ -242,7 +280,7 @@ func (a *fake) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp
 
 func (a *fake) Cancel(_ context.Context, p acp.CancelNotification) error {
 	if s := a.session(p.SessionId); s != nil {
-		s.once.Do(func() { close(s.cancelled) })
+		s.cancel()
 	}
 	return nil
 }
@@ -322,7 +360,7 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	case strings.Contains(prompt, "You stopped") || strings.Contains(prompt, "has still not changed"):
 		if os.Getenv("FAKEACP_LAZY") == "slow" {
 			a.say(ctx, id, "Continuing slowly.\n")
-			return s.awaitCancel(ctx)
+			return s.awaitCancel(a.conn.Done())
 		}
 		if os.Getenv("FAKEACP_LAZY") == "1" || s.plan == nil {
 			a.say(ctx, id, "Still thinking about it.\n")
@@ -365,7 +403,7 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		a.say(ctx, id, "permission: "+outcome+"\n")
 	case has("slow"):
 		a.say(ctx, id, "working on it\n")
-		return s.awaitCancel(ctx)
+		return s.awaitCancel(a.conn.Done())
 	case has("hang"):
 		child := exec.Command("sleep", "300")
 		if err := child.Start(); err == nil {
