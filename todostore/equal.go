@@ -27,6 +27,12 @@ func (s *Session) cloneForChange() *Session {
 // shareTodos copies a list's items and shares their subtask arrays,
 // clipped so that an append cannot write into them.
 func shareTodos(todos []Todo) []Todo {
+	return copyTodos(todos, func(_ int, t Todo) []Subtask { return clipped(t.Subtasks) })
+}
+
+// copyTodos copies a list's items, each with its own map of unknown
+// fields, and gives each the subtasks sub returns for it.
+func copyTodos(todos []Todo, sub func(i int, t Todo) []Subtask) []Todo {
 	if todos == nil {
 		return nil
 	}
@@ -36,13 +42,17 @@ func shareTodos(todos []Todo) []Todo {
 		if t.Extra != nil {
 			out[i].Extra = maps.Clone(t.Extra)
 		}
-		if len(t.Subtasks) == 0 {
-			out[i].Subtasks = nil
-		} else {
-			out[i].Subtasks = t.Subtasks[:len(t.Subtasks):len(t.Subtasks)]
-		}
+		out[i].Subtasks = sub(i, t)
 	}
 	return out
+}
+
+// clipped is subs with no room to append into, nil when empty.
+func clipped(subs []Subtask) []Subtask {
+	if len(subs) == 0 {
+		return nil
+	}
+	return subs[:len(subs):len(subs)]
 }
 
 // cloneWith is clone with todos' copy made by cp.
@@ -71,38 +81,16 @@ func (s *Session) cloneWith(cp func([]Todo) []Todo) *Session {
 // are prev's at their position in every field already (their encodings
 // were reused, encode.go), so they are not compared again.
 func (s *Session) cloneSharing(prev *Session, same func(i int) bool) *Session {
-	c := *s
-	if s.Todos != nil {
-		c.Todos = make([]Todo, len(s.Todos))
-		for i, t := range s.Todos {
-			c.Todos[i] = t
-			if t.Extra != nil {
-				c.Todos[i].Extra = maps.Clone(t.Extra)
+	return s.cloneWith(func(todos []Todo) []Todo {
+		return copyTodos(todos, func(i int, t Todo) []Subtask {
+			if len(t.Subtasks) > 0 && i < len(prev.Todos) && (same != nil && same(i) || sameSubtasks(prev.Todos[i].Subtasks, t.Subtasks)) {
+				return prev.Todos[i].Subtasks
 			}
-			switch {
-			case len(t.Subtasks) == 0:
-				c.Todos[i].Subtasks = nil
-			case i < len(prev.Todos) && (same != nil && same(i) || sameSubtasks(prev.Todos[i].Subtasks, t.Subtasks)):
-				c.Todos[i].Subtasks = prev.Todos[i].Subtasks
-			default:
-				// s's own array, or one it shares: nothing writes
-				// into either any more (copy on write, OwnSubtasks).
-				c.Todos[i].Subtasks = t.Subtasks[:len(t.Subtasks):len(t.Subtasks)]
-			}
-		}
-	}
-	if s.Agent != nil {
-		a := *s.Agent
-		a.Tasks = slices.Clone(s.Agent.Tasks)
-		c.Agent = &a
-	}
-	if s.Hooks != nil {
-		h := *s.Hooks
-		h.Before = CloneTodos(s.Hooks.Before)
-		c.Hooks = &h
-	}
-	c.note, c.notes, c.dropped, c.revertOf, c.agentSees = "", nil, nil, 0, false
-	return &c
+			// s's own array, or one it shares: nothing writes into
+			// either any more (copy on write, OwnSubtasks).
+			return clipped(t.Subtasks)
+		})
+	})
 }
 
 // sameSubtasks reports whether two arrays of subtasks hold the same

@@ -433,18 +433,7 @@ func checkField(pos func() string, kind, field, s, valid string, required bool) 
 // array for a list's 1,000 subtasks would be a large one it gives back to
 // the system and faults in again.
 func CloneTodos(todos []Todo) []Todo {
-	if todos == nil {
-		return nil
-	}
-	out := make([]Todo, len(todos))
-	for i, t := range todos {
-		out[i] = t
-		if t.Extra != nil {
-			out[i].Extra = maps.Clone(t.Extra)
-		}
-		out[i].Subtasks = cloneSubtasks(t.Subtasks)
-	}
-	return out
+	return copyTodos(todos, func(_ int, t Todo) []Subtask { return cloneSubtasks(t.Subtasks) })
 }
 
 // cloneSubtasks is a deep copy of an item's subtasks (nil for none).
