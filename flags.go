@@ -89,12 +89,12 @@ func gnuFlagError(err error) error {
 	}
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok && !strings.Contains(rest, "\n") {
-		if name, ok := dashName(rest); ok {
+		if name, ok := dashName(rest, false); ok {
 			return fmt.Errorf("unknown flag %s", flagName(name))
 		}
 	}
 	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok && !strings.Contains(rest, "\n") {
-		if name, ok := dashName(rest); ok {
+		if name, ok := dashName(rest, false); ok {
 			return fmt.Errorf("%s needs a value", flagName(name))
 		}
 	}
@@ -104,11 +104,13 @@ func gnuFlagError(err error) error {
 	return err
 }
 
-// dashName is s, a flag's name after one or more dashes, without them
-// (at least one character is left: "--" is the flag "-").
-func dashName(s string) (string, bool) {
+// dashName is s, a flag's name after one or more dashes, without them:
+// at least one character is left ("--" is the flag "-"), and when
+// colonEnds the name cannot start with the colon that ends it ("--: x" is
+// the flag "-" too), as the expressions `-+(.+)$` and `-+([^:]+):` had it.
+func dashName(s string, colonEnds bool) (string, bool) {
 	k := len(s) - len(strings.TrimLeft(s, "-"))
-	if k < len(s) && s[k] != ':' {
+	if k < len(s) && !(colonEnds && s[k] == ':') {
 		return s[k:], k > 0
 	}
 	return s[max(k-1, 0):], k >= 2
@@ -145,7 +147,7 @@ func badValue(msg string) (name, value, reason string, ok bool) {
 	if after, found := strings.CutPrefix(rest, "flag "); found && strings.HasPrefix(after, "-") {
 		rest = after
 	}
-	if rest, found = dashName(rest); !found {
+	if rest, found = dashName(rest, true); !found {
 		return "", "", "", false
 	}
 	name, reason, found = strings.Cut(rest, ": ")
