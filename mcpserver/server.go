@@ -12,6 +12,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -282,11 +283,14 @@ func errorReply(id json.RawMessage, code int64, message string) []byte {
 
 // mustMarshal encodes what the server builds itself: ids CheckFrame
 // accepted, strings and raw schemas that are valid JSON, which always
-// encode.
+// encode. HTML escaping is off so that a reply's id is the request's,
+// byte for byte ("&" stays "&", not "\u0026"), and text stays readable.
 func mustMarshal(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
