@@ -80,7 +80,7 @@ func (s *Server) build(id, cwd string) (*session, error) {
 	// Every write this process makes (the agent's plan, todosh's own
 	// tools in a model backend, /todo) reaches the editor through the
 	// pump; another process's through the watcher.
-	st.AfterWrite = func(wid string, _ todostore.Written) {
+	st.AfterWrite = func(wid string, _ []byte) {
 		if wid != id {
 			return
 		}

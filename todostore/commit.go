@@ -197,7 +197,7 @@ func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *
 		return nil, false, err
 	}
 	if s.AfterWrite != nil {
-		s.AfterWrite(id, Written{fid})
+		s.AfterWrite(id, out.bytes())
 	}
 	var same func(int) bool // the items whose encodings were cur's (prevItems)
 	if len(items) == len(next.Todos) && len(prevItems) == len(items) {

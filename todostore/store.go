@@ -24,11 +24,10 @@ type Store struct {
 	Dir  string
 	// Now is the clock used for timestamps; tests replace it.
 	Now func() time.Time
-	// AfterWrite, when set, is called after every session file this Store
-	// wrote, after the rename, with the written file's identity; the
-	// watcher uses it to tell our own writes from other processes' without
-	// reading or hashing the file.
-	AfterWrite func(id string, w Written)
+	// AfterWrite, when set, is called with the bytes of every file this
+	// Store wrote, after the rename; the watcher uses it to tell our own
+	// writes from other processes'.
+	AfterWrite func(id string, data []byte)
 	// LockTimeout is how long a write waits for another process's lock on
 	// the session; 0 means DefaultLockTimeout.
 	LockTimeout time.Duration
@@ -405,13 +404,3 @@ func (s *Store) newSession(id string) *Session {
 	now := s.Now().UTC()
 	return &Session{Version: FormatVersion, Session: id, CreatedAt: now, UpdatedAt: now, Todos: []Todo{}}
 }
-
-// Written is a session file a Store wrote, as AfterWrite is told of it:
-// the file's device, inode, size and modification time, which tell it from
-// any other version of the file without reading it (cache.go).
-type Written struct{ fid fileID }
-
-// Is reports whether info, a stat of the session file, is the file
-// written: a file another process wrote (a new inode by rename, or the
-// same one changed in place) is not.
-func (w Written) Is(info os.FileInfo) bool { return idOf(info) == w.fid }

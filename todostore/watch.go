@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -51,10 +50,8 @@ type Watcher struct {
 	// own write (AfterWrite) and a delivery cannot interleave.
 	mu       sync.Mutex
 	closed   bool
-	seen     [sha256.Size]byte // content the caller has: last delivered
+	seen     [sha256.Size]byte // content the caller has: last written or delivered
 	haveSeen bool
-	own      Written // the file the last own write made, known without reading it
-	haveOwn  bool
 	bad      bool   // an unusable file was reported and has not been fixed since
 	ownSeq   uint64 // counts own writes, to discard a read that raced with one
 	dirGone  bool   // the loss of the directory was reported
@@ -111,10 +108,10 @@ func (s *Store) watch(id string, events <-chan fsnotify.Event, errs <-chan error
 		w.bad = true
 	}
 	prev := s.AfterWrite
-	s.AfterWrite = func(id string, wr Written) {
-		w.ownWrite(id, wr)
+	s.AfterWrite = func(id string, data []byte) {
+		w.ownWrite(id, data)
 		if prev != nil {
-			prev(id, wr)
+			prev(id, data)
 		}
 	}
 	go w.loop()
@@ -151,19 +148,17 @@ func (w *Watcher) Close() error {
 // lock before writing, so its result already includes any change still
 // waiting in the channel: that change is dropped instead of being shown
 // after, and over, the newer list.
-//
-// The write is known by the file's identity (Written), not its bytes: a
-// write of 400 KB is not joined and hashed again to be recognised.
-func (w *Watcher) ownWrite(id string, wr Written) {
+func (w *Watcher) ownWrite(id string, data []byte) {
 	if id != w.id {
 		return
 	}
+	h := sha256.Sum256(data)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return
 	}
-	w.own, w.haveOwn, w.haveSeen, w.bad = wr, true, false, false
+	w.seen, w.haveSeen, w.bad = h, true, false
 	w.ownSeq++
 	select {
 	case <-w.changes:
@@ -199,25 +194,15 @@ const (
 // file was already found unusable once, confirmDelay ago.
 func (w *Watcher) check(confirm bool) checkResult {
 	w.mu.Lock()
-	seq, own, haveOwn := w.ownSeq, w.own, w.haveOwn && !w.bad
+	seq := w.ownSeq
 	w.mu.Unlock()
 
-	// Most events are our own writes: the file is still the one the last
-	// of them made (its inode, size and time), known without a read.
-	if info, err := os.Lstat(w.path); err == nil && haveOwn && own.Is(info) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.ownSeq != seq && !w.closed {
-			return checkAgain
-		}
-		return checkDone
-	}
 	data, err := readFile(w.path)
 	var sess *Session
 	var h [sha256.Size]byte
 	if err == nil {
-		// The same bytes as last delivered (a rewrite that changed
-		// nothing) need no decode of up to 1 MiB.
+		// Most events are our own writes: recognise them by their bytes
+		// before paying for a decode of up to 1 MiB.
 		h = sha256.Sum256(data)
 		w.mu.Lock()
 		known := w.haveSeen && h == w.seen && !w.bad && w.ownSeq == seq
@@ -251,7 +236,7 @@ func (w *Watcher) check(confirm bool) checkResult {
 	if w.haveSeen && h == w.seen && !w.bad {
 		return checkDone // our own write, or a rewrite with the same bytes
 	}
-	w.seen, w.haveSeen, w.bad, w.haveOwn = h, true, false, false
+	w.seen, w.haveSeen, w.bad = h, true, false
 	w.send(Change{Session: sess})
 	return checkDone
 }

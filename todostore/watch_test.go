@@ -2,7 +2,6 @@ package todostore
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -125,7 +124,7 @@ func TestWatchOwnWritesNotEchoed(t *testing.T) {
 	mine, _, w := watched(t, "s")
 	var afterWrite int
 	prev := mine.AfterWrite
-	mine.AfterWrite = func(id string, wr Written) { afterWrite++; prev(id, wr) }
+	mine.AfterWrite = func(id string, data []byte) { afterWrite++; prev(id, data) }
 	for i := 0; i < 5; i++ {
 		if _, err := mine.Update("s", addTodo(fmt.Sprint("own ", i))); err != nil {
 			t.Fatal(err)
@@ -141,7 +140,7 @@ func TestWatchChainsAfterWrite(t *testing.T) {
 	t.Parallel()
 	s := testStore(t)
 	var got []string
-	s.AfterWrite = func(id string, _ Written) { got = append(got, id) }
+	s.AfterWrite = func(id string, _ []byte) { got = append(got, id) }
 	w, err := s.Watch("s")
 	if err != nil {
 		t.Fatal(err)
@@ -503,43 +502,5 @@ func TestTwoShellsOneSession(t *testing.T) {
 		if v != want {
 			t.Errorf("peer %d shows %q, the file is %q", p, v, want)
 		}
-	}
-}
-
-// TestWatchKnowsOwnWriteByIdentity: an own write is known by the file it
-// made (AfterWrite's Written) and not echoed; a write by another process,
-// by rename or in place over the file this process wrote, is noticed.
-func TestWatchKnowsOwnWriteByIdentity(t *testing.T) {
-	t.Parallel()
-	mine, theirs, w := watched(t, "s")
-	for _, text := range []string{"mine", "mine 3"} {
-		if _, err := mine.Update("s", addTodo(text)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	noChange(t, w)
-	if _, err := theirs.Update("s", addTodo("theirs")); err != nil {
-		t.Fatal(err)
-	}
-	wantList(t, nextChange(t, w), "mine", "mine 3", "theirs")
-	// In place, as an editor may write: the same inode, another size.
-	data, err := os.ReadFile(mine.Path("s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mine.Update("s", addTodo("mine 4")); err != nil {
-		t.Fatal(err)
-	}
-	noChange(t, w)
-	data2, err := os.ReadFile(mine.Path("s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mine.Path("s"), data, 0o600); err != nil { // the list before "mine 4"
-		t.Fatal(err)
-	}
-	wantList(t, nextChange(t, w), "mine", "mine 3", "theirs")
-	if bytes.Equal(data, data2) {
-		t.Fatal("the rewrite changed nothing")
 	}
 }
