@@ -47,6 +47,10 @@ const (
 	// EventNotice is a one-line remark about the turn (a malformed stream
 	// line skipped, the step cap reached) that is not the agent's text.
 	EventNotice
+	// EventUsage is tokens the agent reported spending (Usage), as it
+	// reported them: the ledger of issue 26 attributes them to the item in
+	// progress. Not shown as a line of its own.
+	EventUsage
 	// EventStatus is the agent's own word on its trouble as it happens (an
 	// API retry with its count, a reconnect, a rate limit, waiting for
 	// permission): Text is one
@@ -60,6 +64,81 @@ type Event struct {
 	Kind  EventKind
 	Text  string
 	Todos []todostore.Todo
+	// Tool is what is known of an EventToolCall beyond its line, when the
+	// backend sees it: the facts receipts are made of. nil otherwise.
+	Tool *ToolCall
+	// Usage is an EventUsage's tokens.
+	Usage *Usage
+}
+
+// ToolKind is what a tool call did, as far as receipts care.
+type ToolKind uint8
+
+// The kinds of tool call; an edit or an execute that succeeded is work a
+// receipt can show, a read or another call is not.
+const (
+	ToolOther ToolKind = iota
+	ToolEdit
+	ToolExecute
+	ToolRead
+)
+
+// toolKindNames is the one table of kinds' names, in events, files and the
+// JSONL stream.
+var toolKindNames = [...]string{ToolOther: "other", ToolEdit: "edit", ToolExecute: "execute", ToolRead: "read"}
+
+// String is the kind's name: other, edit, execute or read.
+func (k ToolKind) String() string {
+	if int(k) < len(toolKindNames) {
+		return toolKindNames[k]
+	}
+	return "other"
+}
+
+// ParseToolKind is String's inverse; an unknown name is ToolOther.
+func ParseToolKind(s string) ToolKind {
+	for k, n := range toolKindNames {
+		if n == s {
+			return ToolKind(k)
+		}
+	}
+	return ToolOther
+}
+
+// ToolState is where a tool call is: started, or ended well or badly.
+type ToolState uint8
+
+// The states of a tool call, in the order they happen.
+const (
+	ToolStarted ToolState = iota
+	ToolSucceeded
+	ToolFailed
+)
+
+// ToolCall is one tool call as the agent's stream, hook or protocol showed
+// it. A backend emits it when it starts (if it sees that) and again when it
+// ends, with the same ID.
+type ToolCall struct {
+	// ID pairs a call's start with its end: the agent's own id where it
+	// gives one.
+	ID string
+	// Name is the tool's name as the agent spells it (Bash, shell, edit_file).
+	Name string
+	// Kind is what the call did.
+	Kind ToolKind
+	// Target is the command run or the path touched, one line.
+	Target string
+	// State is whether it started, succeeded or failed.
+	State ToolState
+	// Exit is the command's exit status, when the agent gives one.
+	Exit *int
+}
+
+// Usage is tokens spent, as the agent reported them for one request or
+// step: counts since its previous report in the turn, never running totals
+// (a backend whose agent reports totals sends the difference).
+type Usage struct {
+	Input, Output int64
 }
 
 // Turn is what the shell asks of the agent: one prompt, from the person or
