@@ -152,7 +152,7 @@ func TestFilterFramesLongLine(t *testing.T) {
 	long := `{"jsonrpc":"2.0","id":1,"method":"x","params":"` + strings.Repeat("a", MaxMessage) + "\"}\n"
 	in := strings.NewReader("not json\n" + long + `{"jsonrpc":"2.0","id":2,"method":"ok"}` + "\n")
 	var replies strings.Builder
-	r, start := filterFrames(in, &lockedWriter{w: &replies})
+	r, start := filterFrames(in, &lockedWriter{w: &replies}, nil)
 	start()
 	var passed strings.Builder
 	buf := make([]byte, 4096)

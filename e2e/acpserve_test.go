@@ -405,6 +405,8 @@ func TestACPServePermissionAndRelay(t *testing.T) {
 	e2.mcp = []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: "editor-tools", Command: "/bin/editor-tools", Args: []string{}, Env: []acp.EnvVariable{}}},
 		{Http: &acp.McpServerHttpInline{Name: "remote", Type: "http", Url: "http://127.0.0.1:1/mcp", Headers: []acp.HttpHeader{}}}}
 	id2 := e2.newSession(false)
+	// The agent's session opens with the first prompt that needs it.
+	e2.mustPrompt(id2, "[[fs]] "+file)
 	var news []string
 	for _, l := range strings.Split(r.received(t), "\n") {
 		if strings.Contains(l, `"method":"session/new"`) {
@@ -415,7 +417,6 @@ func TestACPServePermissionAndRelay(t *testing.T) {
 	if !strings.Contains(last, `"name":"todosh"`) || !strings.Contains(last, `"name":"editor-tools"`) || strings.Contains(last, "remote") {
 		t.Errorf("the agent's session/new = %s, want todosh's and the editor's stdio server", last)
 	}
-	e2.mustPrompt(id2, "[[fs]] "+file)
 	if !strings.Contains(e2.text(), "fs: not offered") {
 		t.Errorf("fs offered to the agent by an editor that did not advertise it:\n%s", e2.text())
 	}
@@ -492,23 +493,22 @@ func TestACPServeHungAgent(t *testing.T) {
 	}
 }
 
-// TestACPServeAgentCannotStart: session/new fails with the agent's own
-// one-line cause, and todosh goes on serving.
+// TestACPServeAgentCannotStart: the agent starts with the first prompt
+// that needs it, so session/new answers and /todo works; that prompt fails
+// with the agent's own one-line cause, and todosh goes on serving.
 func TestACPServeAgentCannotStart(t *testing.T) {
 	r := newACP(t, "FAKEACP_FAIL=session/new")
 	e := startEditor(t, r.h, r.env, "--", fakeacp)
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	if _, err := e.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
+	id := e.newSession(false)
+	e.mustPrompt(id, `/todo add "still here"`)
 	for range 2 {
-		_, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: r.h.dir, McpServers: []acp.McpServer{}})
+		_, err := e.prompt(id, "hello")
 		var re *acp.RequestError
 		if !errors.As(err, &re) || !strings.Contains(re.Message, "fatal: no API key configured") {
-			t.Fatalf("session/new with a failing agent: %v, want its stderr's cause", err)
+			t.Fatalf("a prompt with a failing agent: %v, want its stderr's cause", err)
 		}
 	}
+	r.h.assertList(t, string(id), "still here")
 }
 
 // TestACPServeLoad: a second todosh acp loads the session: the plan is

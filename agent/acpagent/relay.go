@@ -20,8 +20,12 @@ type Relay interface {
 	// initialize.
 	Capabilities() acp.ClientCapabilities
 	// Update receives the agent's session updates in order: during a turn
-	// every kind but plan, between turns only its available commands.
+	// every kind but plan, between turns only its available commands and
+	// settings (current_mode_update, config_option_update).
 	Update(ctx context.Context, u acp.SessionUpdate)
+	// Config receives the agent's session settings (modes, models, config
+	// options) each time its session opens.
+	Config(c SessionConfig)
 	// MCPServers are the editor's own MCP servers for the session, handed
 	// to the agent after todosh's.
 	MCPServers() []acp.McpServer
@@ -55,13 +59,13 @@ func (a *Agent) capabilities() acp.ClientCapabilities {
 }
 
 // relayUpdate passes an update to the relay: during a turn all but the
-// plan, between turns only the agent's commands (a session/load's replay
+// plan, between turns only the agent's commands and settings (a session/load's replay
 // of old messages would otherwise reach the editor inside the next turn).
 func (c *client) relayUpdate(ctx context.Context, u acp.SessionUpdate) {
 	if c.relay == nil || u.Plan != nil {
 		return
 	}
-	if u.AvailableCommandsUpdate != nil || c.current() != nil {
+	if u.AvailableCommandsUpdate != nil || u.CurrentModeUpdate != nil || u.ConfigOptionUpdate != nil || c.current() != nil {
 		c.relay.Update(ctx, u)
 	}
 }
