@@ -25,10 +25,10 @@ const (
 type frameProbe struct {
 	JSONRPC *string          `json:"jsonrpc"`
 	ID      *json.RawMessage `json:"id"`
-	Method *string          `json:"method"`
-	Params json.RawMessage  `json:"params"`
-	Result json.RawMessage  `json:"result"`
-	Error  *struct {
+	Method  *string          `json:"method"`
+	Params  json.RawMessage  `json:"params"`
+	Result  json.RawMessage  `json:"result"`
+	Error   *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`

@@ -37,6 +37,8 @@ type editor struct {
 	files map[string]string
 	// mcp are the editor's MCP servers, given in session/new.
 	mcp []acp.McpServer
+	// schema checks every message of the connection (schema_test.go).
+	schema *schemaCheck
 }
 
 // startEditor starts todosh acp with args in h, with extra environment.
@@ -45,8 +47,12 @@ func startEditor(t *testing.T, h home, env []string, args ...string) *editor {
 	cmd := exec.Command(binary, append([]string{"acp"}, args...)...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
-	in, out, stderr := startPiped(t, cmd)
-	e := &editor{t: t, h: h, cmd: cmd, in: in, done: make(chan struct{}), changed: make(chan struct{}, 1), permit: "allow", files: map[string]string{}}
+	rawIn, rawOut, stderr := startPiped(t, cmd)
+	// Every message both ways is checked against the ACP schema.
+	check := newSchemaCheck(t)
+	in := &tapWriter{w: rawIn, c: check, side: "client"}
+	out := &tapReader{r: rawOut, c: check, side: "agent"}
+	e := &editor{t: t, h: h, cmd: cmd, in: in, done: make(chan struct{}), changed: make(chan struct{}, 1), permit: "allow", files: map[string]string{}, schema: check}
 	go func() {
 		cmd.Wait()
 		close(e.done)
@@ -61,6 +67,7 @@ func startEditor(t *testing.T, h home, env []string, args ...string) *editor {
 			cmd.Process.Kill()
 			t.Errorf("todosh acp did not exit when stdin closed; stderr:\n%s", stderr.String())
 		}
+		check.report(t)
 	})
 	return e
 }
