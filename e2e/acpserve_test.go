@@ -545,6 +545,9 @@ func TestACPServeLoad(t *testing.T) {
 	if !errors.As(err, &re) || re.Code != -32602 {
 		t.Errorf("loading an unknown session: %v, want invalid params", err)
 	}
+	if b, _ := json.Marshal(re); strings.Contains(string(b), r.h.root) {
+		t.Errorf("the error names the store's path: %s", b)
+	}
 }
 
 // TestACPServeGarbage: malformed messages from the editor get JSON-RPC
@@ -602,6 +605,10 @@ func TestACPServeGarbage(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":8,"method":"no/such"}`, -32601, 8.0},
 		{`{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}`, -32602, 9.0},
 		{`{"jsonrpc":"2.0","id":10,"method":"session/new","params":{"cwd":"relative","mcpServers":[]}}`, -32602, 10.0},
+		{`{"jsonrpc":"1.0","id":20,"method":"initialize","params":{"protocolVersion":1}}`, -32600, 20.0},
+		{`{"id":21,"method":"initialize","params":{"protocolVersion":1}}`, -32600, 21.0},
+		{`{"jsonrpc":"2.0","id":22,"method":"authenticate","params":{"methodId":"oauth"}}`, -32602, 22.0},
+		{`{"jsonrpc":"2.0","id":23,"method":"session/close","params":{"sessionId":"nope"}}`, -32602, 23.0},
 	} {
 		io.WriteString(in, c.line+"\n")
 		m := next()

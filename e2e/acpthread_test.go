@@ -430,3 +430,74 @@ func TestACPServePromptOrder(t *testing.T) {
 	}
 	h.assertList(t, string(id))
 }
+
+// TestACPServeImageToldToo: an image todosh does not pass on is said to
+// the person in the editor, not only to the agent.
+func TestACPServeImageToldToo(t *testing.T) {
+	r := newACP(t)
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	id := e.newSession(false)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	res, err := e.conn.Prompt(ctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
+		acp.TextBlock("what is in it"), acp.ImageBlock("iVBORw0KGgo=", "image/png")}})
+	if err != nil || res.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt with an image: %v %v", res.StopReason, err)
+	}
+	if !strings.Contains(e.text(), "todosh: an image left out: todosh passes text only to the agent") {
+		t.Errorf("the person was not told of the image:\n%s", e.text())
+	}
+	if !strings.Contains(r.received(t), "(an image was left out: todosh passes text only)") {
+		t.Errorf("the agent was not told of the image:\n%s", r.received(t))
+	}
+}
+
+// TestACPServeOwnToolUpdateNotRelayed: a tool_call_update for a call the
+// editor never saw (todosh answered its permission itself, for its own
+// todo tools, and the agent sent no tool_call, as Gemini CLI does) is not
+// passed on.
+func TestACPServeOwnToolUpdateNotRelayed(t *testing.T) {
+	r := newACP(t, "FAKEACP_PLAYS=gemini", "FAKEACP_NOCALL=1")
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	id := e.newSession(false)
+	e.mustPrompt(id, "[[mcp]] keep the list")
+	if !strings.Contains(e.text(), "Used todosh's tools") {
+		t.Fatalf("the MCP tools were not used:\n%s", e.text())
+	}
+	for _, n := range e.snapshot() {
+		if u := n.Update.ToolCallUpdate; u != nil {
+			t.Errorf("a tool_call_update of a call the editor never saw: %s", u.ToolCallId)
+		}
+	}
+}
+
+// TestACPServeStaleTurnAfterCancel: after a cancel, an agent that ends the
+// next prompt at once saying nothing (the end of the cancelled turn) is
+// sent the prompt again, not continued as a lazy end.
+func TestACPServeStaleTurnAfterCancel(t *testing.T) {
+	r := newACP(t, "FAKEACP_STALE=1")
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	id := e.newSession(false)
+	e.mustPrompt(id, `/todo add "open item"`)
+	answers := make(chan acp.StopReason, 1)
+	go func() {
+		res, _ := e.prompt(id, "[[slow]]")
+		answers <- res
+	}()
+	e.waitFor("the slow turn", func() bool { return strings.Contains(e.text(), "working on it") })
+	if err := e.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-answers; r != acp.StopReasonCancelled {
+		t.Fatalf("the slow turn after cancel: %q", r)
+	}
+	from := len(e.text())
+	e.mustPrompt(id, "[[stop:end_turn]] hello after")
+	after := e.text()[from:]
+	if strings.Index(after, "stopping") < 0 || strings.Contains(after[:strings.Index(after, "stopping")], "todosh: continuing") {
+		t.Errorf("the stale end was taken as a lazy end:\n%s", after)
+	}
+	if n := strings.Count(r.received(t), "[[stop:end_turn]] hello after"); n != 2 {
+		t.Errorf("the prompt reached the agent %d times, want 2 (once more after the stale end)", n)
+	}
+}
