@@ -108,10 +108,10 @@ func (s *Server) patchInit(b []byte) []byte {
 		sc = map[string]json.RawMessage{}
 	}
 	sc["delete"] = json.RawMessage(`{}`)
-	caps["sessionCapabilities"], _ = json.Marshal(sc)
-	res["agentCapabilities"], _ = json.Marshal(caps)
-	msg["result"], _ = json.Marshal(res)
-	out, err := json.Marshal(msg)
+	caps["sessionCapabilities"], _ = marshalAsIs(sc)
+	res["agentCapabilities"], _ = marshalAsIs(caps)
+	msg["result"], _ = marshalAsIs(res)
+	out, err := marshalAsIs(msg)
 	if err != nil {
 		return b
 	}

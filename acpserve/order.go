@@ -1,6 +1,7 @@
 package acpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -43,7 +44,7 @@ func (s *Server) queue(id string) *promptQueue {
 	q := s.queues[id]
 	if q == nil {
 		q = &promptQueue{}
-		q.cond = sync.NewCond(&q.mu)
+		q.cond = newCond(q)
 		s.queues[id] = q
 	}
 	return q
@@ -152,17 +153,29 @@ func (s *Server) stampPrompt(line []byte) []byte {
 	seq := s.queue(string(p.SessionId)).arrive()
 	meta[seqKey] = json.RawMessage(strconv.FormatUint(seq, 10))
 	var err error
-	if params["_meta"], err = json.Marshal(meta); err != nil {
+	if params["_meta"], err = marshalAsIs(meta); err != nil {
 		return line
 	}
-	if msg["params"], err = json.Marshal(params); err != nil {
+	if msg["params"], err = marshalAsIs(params); err != nil {
 		return line
 	}
-	out, err := json.Marshal(msg)
+	out, err := marshalAsIs(msg)
 	if err != nil {
 		return line
 	}
 	return out
+}
+
+// marshalAsIs is json.Marshal without HTML escaping, so the editor's
+// strings (its request id above all) keep their bytes.
+func marshalAsIs(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // The gate: a session's updates wait until the answer that opened it
@@ -256,3 +269,6 @@ func (ss *session) openGate() {
 	}
 	ss.held, ss.gated = nil, false
 }
+
+// newCond is q's condition on its own lock.
+func newCond(q *promptQueue) *sync.Cond { return sync.NewCond(&q.mu) }

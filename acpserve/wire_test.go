@@ -123,6 +123,9 @@ func TestCheckFrame(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4}`, false, codeInvalidRequest, "4"},
 		{`{"jsonrpc":"2.0","id":"a","method":7}`, false, codeInvalidRequest, `"a"`},
 		{`{"jsonrpc":"2.0","id":{"x":1},"method":""}`, false, codeInvalidRequest, "null"},
+		{`{"jsonrpc":"1.0","id":5,"method":"initialize"}`, false, codeInvalidRequest, "5"},
+		{`{"id":6,"method":"initialize"}`, false, codeInvalidRequest, "6"},
+		{`{"jsonrpc":2,"id":7,"result":{}}`, false, codeInvalidRequest, "7"},
 	} {
 		pass, reply := CheckFrame([]byte(c.line))
 		if pass != c.pass {
