@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
-
-	"github.com/todosh/todosh/agent"
 )
 
 // Relay is an editor that todosh serves as an ACP agent (`todosh acp`,
@@ -68,25 +66,6 @@ func (c *client) relayUpdate(ctx context.Context, u acp.SessionUpdate) {
 	if u.AvailableCommandsUpdate != nil || u.CurrentModeUpdate != nil || u.ConfigOptionUpdate != nil || c.current() != nil {
 		c.relay.Update(ctx, u)
 	}
-}
-
-// Prepare starts the agent and opens (or reopens) its session now rather
-// than with the first turn, so an editor's session/new fails with the
-// cause when the agent cannot start, and gets the agent's commands before
-// the first prompt. notice receives what a turn would show as notices.
-func (a *Agent) Prepare(ctx context.Context, notice func(string)) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	cur, err := a.sess.Load()
-	if err != nil {
-		return err
-	}
-	_, err = a.start(ctx, cur, func(ev agent.Event) {
-		if ev.Kind == agent.EventNotice {
-			notice(ev.Text)
-		}
-	})
-	return err
 }
 
 // IsSlashCommand reports whether a prompt is one of the agent's own slash
