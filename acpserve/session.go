@@ -474,7 +474,7 @@ func (ss *session) notePrompt(text string) {
 		ss.first = text
 	}
 	ss.titleMu.Unlock()
-	if first {
+	if first && !IsTodoCommand(text) { // a /todo's title comes with its list
 		if sess, err := ss.store.LoadOrNew(ss.id); err == nil {
 			ss.sendTitle(sess.Todos)
 		}

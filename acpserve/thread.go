@@ -37,6 +37,11 @@ func (r *recorder) record(u acp.SessionUpdate) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil && u.AgentMessageChunk.Content.Text.Text == "":
+		// An empty chunk starts a new message (claude-agent-acp): kept,
+		// so the replay shows the messages apart as they were.
+		r.flushLocked()
+		r.write(u)
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		r.gather("agent", u.AgentMessageChunk.Content.Text.Text)
 	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
