@@ -20,7 +20,7 @@ import (
 // editor is a test editor: acp-go-sdk's client side driving the built
 // `todosh acp` over pipes, recording every session/update it gets.
 type editor struct {
-	t    *testing.T
+	t    testing.TB
 	h    home
 	cmd  *exec.Cmd
 	in   io.WriteCloser
@@ -42,7 +42,7 @@ type editor struct {
 }
 
 // startEditor starts todosh acp with args in h, with extra environment.
-func startEditor(t *testing.T, h home, env []string, args ...string) *editor {
+func startEditor(t testing.TB, h home, env []string, args ...string) *editor {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"acp"}, args...)...)
 	cmd.Env = append(h.env(), env...)

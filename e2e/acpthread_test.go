@@ -501,3 +501,28 @@ func TestACPServeStaleTurnAfterCancel(t *testing.T) {
 		t.Errorf("the prompt reached the agent %d times, want 2 (once more after the stale end)", n)
 	}
 }
+
+// BenchmarkACPTodoNewThread times what an editor waits for when it opens
+// a thread and types /todo add: session/new and the prompt's answer, on
+// one todosh acp with the fake ACP agent behind it (which does not start
+// for it). Goal: under 100 ms with any agent.
+func BenchmarkACPTodoNewThread(b *testing.B) {
+	r := newACP(b)
+	e := startEditor(b, r.h, r.env, "--", fakeacp)
+	e.initialize()
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		s, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: r.h.dir, McpServers: []acp.McpServer{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.conn.Prompt(ctx, acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(fmt.Sprintf(`/todo add "item %d"`, i))}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if strings.Contains(r.received(b), `"method":"session/new"`) {
+		b.Errorf("the agent's session was opened for /todo")
+	}
+}
