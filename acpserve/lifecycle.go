@@ -140,6 +140,7 @@ func (s *Server) deleteSession(id string) error {
 	delete(s.sessions, id)
 	s.mu.Unlock()
 	if ss != nil {
+		s.queue(id).cancelAll()
 		ss.close()
 	}
 	if err := st.Remove(id); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -168,6 +169,7 @@ func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp
 	if ss == nil {
 		return acp.CloseSessionResponse{}, invalidParams(fmt.Sprintf("session/close: unknown session %q: it is not open", p.SessionId))
 	}
+	s.queue(ss.id).cancelAll() // its prompts end, as after session/cancel
 	ss.close()
 	return acp.CloseSessionResponse{}, nil
 }
