@@ -428,16 +428,6 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 // session's prompts by then, in the order the editor sent them (route).
 func (s *Server) Cancel(context.Context, acp.CancelNotification) error { return nil }
 
-// drop forgets a session that could not start, and ends it.
-func (s *Server) drop(ss *session) {
-	s.mu.Lock()
-	if s.sessions[ss.id] == ss {
-		delete(s.sessions, ss.id)
-	}
-	s.mu.Unlock()
-	ss.close()
-}
-
 func invalidParams(msg string) error {
 	return acp.NewInvalidParams(map[string]any{"error": msg})
 }

@@ -526,3 +526,22 @@ func BenchmarkACPTodoNewThread(b *testing.B) {
 		b.Errorf("the agent's session was opened for /todo")
 	}
 }
+
+// TestACPServeGeminiOwnListFromChat: Gemini CLI keeping its list with its
+// own write_todos (whose items it sends over ACP only as a title) still
+// gives the editor the plan, read from Gemini's chat recording, and the
+// lazy end is continued; no notice says the list was lost.
+func TestACPServeGeminiOwnListFromChat(t *testing.T) {
+	r := newACP(t, "FAKEACP_PLAYS=gemini", "FAKEACP_CHAT=1", "FAKEACP_LAZY=1")
+	e := startEditor(t, r.h, r.env, "--agent", "acp:gemini", "--agent-bin", fakeacp)
+	id := e.newSession(false)
+	e.mustPrompt(id, "[[plan]] build it")
+	if p := e.plans(); len(p) == 0 || !strings.Contains(strings.Join(p[0], "\n"), "in_progress Create project skeleton for csvkit-lite") {
+		t.Errorf("plans = %q, want Gemini's three items", p)
+	}
+	text := e.text()
+	if !strings.Contains(text, "todosh: continuing 1/3 — 3 open items") || strings.Contains(text, "never reaches todosh") {
+		t.Errorf("the editor's text:\n%s", text)
+	}
+	r.h.assertList(t, string(id), "Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser")
+}

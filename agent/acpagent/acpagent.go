@@ -89,6 +89,10 @@ type Config struct {
 	// Spelling is how the agent names the MCP server's tools
 	// (mcp_todosh_todo_write), for the prompt that names them.
 	Spelling todotools.Spelling
+	// SavedList reads the agent's own list where it saves it, after a
+	// turn in which it set its list without sending the items (Gemini
+	// CLI's write_todos); nil for an agent whose list crosses ACP.
+	SavedList SavedList
 	// KillGrace is the time between SIGTERM and SIGKILL to the agent's
 	// process group; CancelWait how long a cancelled turn waits for the
 	// agent's stopReason cancelled; StartTimeout bounds initialize and
@@ -409,11 +413,21 @@ func (a *Agent) ownListCall(title string, raw any, st *turnState, emit func(agen
 	}
 }
 
-// noteLostList tells the person once, at the end of a turn, that the
-// agent set its own todo list, which never reached todosh, while todosh's
-// list stayed empty.
+// noteLostList reads, at the end of a turn in which the agent set its own
+// todo list without its items, the list where the agent saved it
+// (Config.SavedList); failing that, it tells the person once that the
+// list never reached todosh, while todosh's list stayed empty.
 func (a *Agent) noteLostList(p *process, st *turnState, emit func(agent.Event)) {
-	if st.setTodos == "" || p.noListNote || p.ownList {
+	if st.setTodos == "" {
+		return
+	}
+	if a.cfg.SavedList != nil {
+		if entries, ok := a.cfg.SavedList(a.home(), string(p.id)); ok {
+			a.plan(entries, emit)
+			return
+		}
+	}
+	if p.noListNote || p.ownList {
 		return
 	}
 	if s, err := a.sess.Load(); err != nil || len(s.Todos) > 0 {
@@ -820,4 +834,17 @@ func (a *Agent) dir() string {
 	}
 	d, _ := os.Getwd()
 	return d
+}
+
+// home is the agent's HOME: from its own environment when it has one.
+func (a *Agent) home() string {
+	if a.cfg.Env != nil {
+		for i := len(a.cfg.Env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(a.cfg.Env[i], "HOME="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	return os.Getenv("HOME")
 }

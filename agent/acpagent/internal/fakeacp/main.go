@@ -32,7 +32,8 @@
 // MCP Server)" with proceed_always_server; [[plan]] keeps the list with its
 // own write_todos, seen only as a permission request and a tool call "Set 3
 // todo(s)" with no content, unless FAKEACP_RAW=1 puts the items in the
-// call's rawInput).
+// call's rawInput; FAKEACP_CHAT=1 writes Gemini's chat recording with the
+// call's items under $HOME/.gemini, where todosh reads them).
 //
 // Environment: FAKEACP_LOG appends every line received; FAKEACP_ENV
 // receives the CLAUDE_CODE_ENABLE_TODO_TOOLS it was given; FAKEACP_CAPS is
@@ -57,12 +58,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -712,6 +715,11 @@ func (a *fake) geminiTodos(ctx context.Context, id acp.SessionId) (acp.PromptRes
 		}
 		raw = map[string]any{"todos": todos}
 	}
+	if os.Getenv("FAKEACP_CHAT") == "1" {
+		if err := writeGeminiChat(id); err != nil {
+			a.say(ctx, id, "chat recording failed: "+err.Error()+"\n")
+		}
+	}
 	a.send(ctx, id, acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: "write_todos_1", Title: title, Kind: kind,
 		Status: acp.ToolCallStatusCompleted, Content: []acp.ToolCallContent{}, RawInput: raw}})
 	a.say(ctx, id, "I have set the todo list and started on the first item.\n")
@@ -724,4 +732,41 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
+}
+
+// writeGeminiChat writes Gemini CLI 0.61's chat recording of a session
+// whose write_todos set the plan's items, where Gemini keeps it:
+// $HOME/.gemini/tmp/<project>/chats/session-<time>-<id's first 8>.jsonl,
+// a header line, messages, and {"$set"} edits.
+func writeGeminiChat(id acp.SessionId) error {
+	dir := filepath.Join(os.Getenv("HOME"), ".gemini", "tmp", "proj", "chats")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var todos []map[string]any
+	for i, t := range planTexts {
+		st := "pending"
+		if i == 0 {
+			st = "in_progress"
+		}
+		todos = append(todos, map[string]any{"description": t, "status": st})
+	}
+	lines := []any{
+		map[string]any{"sessionId": string(id), "projectHash": "29fd98cd", "startTime": "2026-11-26T13:27:44.397Z", "kind": "main"},
+		map[string]any{"id": "u1", "type": "user", "content": []any{map[string]any{"text": "[[plan]]"}}},
+		map[string]any{"$set": map[string]any{"lastUpdated": "2026-11-26T13:27:45.004Z"}},
+		map[string]any{"id": "g1", "type": "gemini", "content": "", "toolCalls": []any{
+			map[string]any{"id": "write_todos_1", "name": "write_todos", "args": map[string]any{"todos": todos}, "status": "success"}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		j, _ := json.Marshal(l)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	id8 := string(id)
+	if len(id8) > 8 {
+		id8 = id8[:8]
+	}
+	return os.WriteFile(filepath.Join(dir, "session-2026-11-26T13-27-"+id8+".jsonl"), []byte(b.String()), 0o644)
 }
