@@ -205,6 +205,15 @@ func (g *gates) holdNew(ss *session) {
 	g.bySession[ss.id] = ss
 }
 
+// forget drops a held session that did not open (its answer is an
+// error, which names no session).
+func (g *gates) forget(id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.bySession, id)
+	delete(g.waiting, id)
+}
+
 // noteRequest records a session/load or session/resume request id (from
 // the frame filter, which reads ids).
 func (g *gates) noteRequest(id json.RawMessage, sessionID string) {

@@ -333,8 +333,10 @@ func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	}
 	ss.gated = true
 	s.gates.holdNew(ss)
+	id := ss.id
 	ss, err := s.register(ss, p.McpServers)
 	if err != nil {
+		s.gates.forget(id)
 		return acp.NewSessionResponse{}, err
 	}
 	ss.afterOpen()
@@ -385,7 +387,11 @@ func (s *Server) reopen(_ context.Context, id, cwd string, servers []acp.McpServ
 	}
 	ss.gated = true
 	s.gates.holdReopen(ss)
-	return s.register(ss, servers)
+	reg, err := s.register(ss, servers)
+	if err != nil {
+		s.gates.forget(id)
+	}
+	return reg, err
 }
 
 // checkCwd refuses a cwd that is not an absolute path, as ACP requires.
