@@ -125,6 +125,13 @@ func readThreadFile(path string) (lines [][]byte, skipped int, err error) {
 	if err != nil && n < len(data) {
 		data = data[:n]
 	}
+	lines, skipped = parseThread(data)
+	return lines, skipped, nil
+}
+
+// parseThread splits a transcript into its JSON lines; a torn last line
+// (no newline) and lines that are not JSON are counted in skipped.
+func parseThread(data []byte) (lines [][]byte, skipped int) {
 	for len(data) > 0 {
 		line, rest, complete := bytes.Cut(data, []byte("\n"))
 		data = rest
@@ -136,7 +143,7 @@ func readThreadFile(path string) (lines [][]byte, skipped int, err error) {
 			lines = append(lines, line)
 		}
 	}
-	return lines, skipped, nil
+	return lines, skipped
 }
 
 // openThread opens a transcript as openHistory opens a history: never
