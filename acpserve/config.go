@@ -153,7 +153,53 @@ func (ss *session) innerConfig() (acpagent.SessionConfig, bool) {
 func (ss *session) options() []acp.SessionConfigOption {
 	ss.cfgMu.Lock()
 	defer ss.cfgMu.Unlock()
-	return MergeOptions(ss.inner.Options, ss.set)
+	return MergeOptions(InnerOptions(ss.inner), ss.set)
+}
+
+// The ids of the options todosh makes of an agent's modes and models.
+const (
+	optMode  = "mode"
+	optModel = "model"
+)
+
+// InnerOptions are the inner agent's config options; an agent that
+// offers modes and models but no config options (Gemini CLI 0.61) gets
+// them as two options, mode and model, so an editor that learns them
+// after session/new (the agent starts later: config_option_update) or
+// reads only config options still shows them. Setting one is set_mode or
+// set_model (SetSessionConfigOption).
+func InnerOptions(c acpagent.SessionConfig) []acp.SessionConfigOption {
+	if len(c.Options) > 0 {
+		return c.Options
+	}
+	var out []acp.SessionConfigOption
+	if m := c.Modes; m != nil && len(m.AvailableModes) > 0 {
+		opts := acp.SessionConfigSelectOptionsUngrouped{}
+		for _, x := range m.AvailableModes {
+			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(x.Id), Name: x.Name, Description: x.Description})
+		}
+		cat := acp.SessionConfigOptionCategory("mode")
+		out = append(out, acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optMode, Name: "Mode", Type: "select", Category: &cat,
+			CurrentValue: acp.SessionConfigValueId(m.CurrentModeId), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}})
+	}
+	if m := c.Models; m != nil && len(m.AvailableModels) > 0 {
+		opts := acp.SessionConfigSelectOptionsUngrouped{}
+		for _, x := range m.AvailableModels {
+			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(x.ModelId), Name: x.Name, Description: x.Description})
+		}
+		cat := acp.SessionConfigOptionCategory("model")
+		out = append(out, acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optModel, Name: "Model", Type: "select", Category: &cat,
+			CurrentValue: acp.SessionConfigValueId(m.CurrentModelId), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}})
+	}
+	return out
+}
+
+// madeOption reports whether option id is one todosh made of the inner
+// agent's modes or models (it has no config options of its own).
+func (ss *session) madeOption(id string) bool {
+	ss.cfgMu.Lock()
+	defer ss.cfgMu.Unlock()
+	return len(ss.inner.Options) == 0 && (id == optMode && ss.inner.Modes != nil || id == optModel && ss.inner.Models != nil)
 }
 
 // applySettings gives the policy the editor's choices; prompt calls it
@@ -206,7 +252,7 @@ func (s *Server) knownInner() (acpagent.SessionConfig, bool) {
 // settingsAgent is an inner agent whose settings the editor can change
 // (acpagent.Agent).
 type settingsAgent interface {
-	Config() (acpagent.SessionConfig, bool)
+	Open(context.Context) error
 	SetMode(context.Context, acp.SessionModeId) error
 	SetModel(context.Context, acp.UnstableModelId) error
 	SetConfigOption(context.Context, acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error)
@@ -262,6 +308,17 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionCon
 	if err != nil {
 		return acp.SetSessionConfigOptionResponse{}, err
 	}
+	// Started first: which options are the agent's own and which todosh
+	// made of its modes is known once its session opened.
+	if err := a.Open(ctx); err != nil {
+		return acp.SetSessionConfigOptionResponse{}, internalError(acp.AgentMethodSessionSetConfigOption + ": " + err.Error())
+	}
+	if ss.madeOption(id) && p.ValueId != nil {
+		if err := ss.setMade(ctx, a, id, string(p.ValueId.Value)); err != nil {
+			return acp.SetSessionConfigOptionResponse{}, err
+		}
+		return acp.SetSessionConfigOptionResponse{ConfigOptions: ss.options()}, nil
+	}
 	opts, err := a.SetConfigOption(ctx, p)
 	if err != nil {
 		return acp.SetSessionConfigOptionResponse{}, relayError(acp.AgentMethodSessionSetConfigOption, err)
@@ -270,6 +327,46 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionCon
 	ss.inner.Options, ss.hasInner = opts, true
 	ss.cfgMu.Unlock()
 	return acp.SetSessionConfigOptionResponse{ConfigOptions: ss.options()}, nil
+}
+
+// setMade sets the agent's mode or model (set_mode, set_model: the
+// editor's own, or an option todosh made of them) and records it.
+func (ss *session) setMade(ctx context.Context, a settingsAgent, id, value string) error {
+	if id == optMode {
+		if err := a.SetMode(ctx, acp.SessionModeId(value)); err != nil {
+			return relayError(acp.AgentMethodSessionSetMode, err)
+		}
+		ss.noteMode(acp.SessionModeId(value))
+		return nil
+	}
+	if err := a.SetModel(ctx, acp.UnstableModelId(value)); err != nil {
+		return relayError(acp.AgentMethodSessionSetModel, err)
+	}
+	ss.cfgMu.Lock()
+	if ss.inner.Models != nil {
+		m := *ss.inner.Models
+		m.CurrentModelId = acp.ModelId(value)
+		ss.inner.Models = &m
+	}
+	ss.cfgMu.Unlock()
+	return nil
+}
+
+// noteMode records the inner agent's current mode; made options follow
+// it (config_option_update).
+func (ss *session) noteMode(mode acp.SessionModeId) {
+	ss.cfgMu.Lock()
+	changed := ss.inner.Modes != nil && ss.inner.Modes.CurrentModeId != mode
+	if ss.inner.Modes != nil {
+		m := *ss.inner.Modes
+		m.CurrentModeId = mode
+		ss.inner.Modes = &m
+	}
+	made := len(ss.inner.Options) == 0
+	ss.cfgMu.Unlock()
+	if changed && made {
+		ss.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
+	}
 }
 
 // SetSessionMode implements acp.Agent: relayed to the inner agent.
@@ -282,16 +379,9 @@ func (s *Server) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest
 	if err != nil {
 		return acp.SetSessionModeResponse{}, err
 	}
-	if err := a.SetMode(ctx, p.ModeId); err != nil {
-		return acp.SetSessionModeResponse{}, relayError(acp.AgentMethodSessionSetMode, err)
+	if err := ss.setMade(ctx, a, optMode, string(p.ModeId)); err != nil {
+		return acp.SetSessionModeResponse{}, err
 	}
-	ss.cfgMu.Lock()
-	if ss.inner.Modes != nil {
-		m := *ss.inner.Modes
-		m.CurrentModeId = p.ModeId
-		ss.inner.Modes = &m
-	}
-	ss.cfgMu.Unlock()
 	return acp.SetSessionModeResponse{}, nil
 }
 
@@ -306,8 +396,8 @@ func (s *Server) UnstableSetSessionModel(ctx context.Context, p acp.UnstableSetS
 	if err != nil {
 		return acp.UnstableSetSessionModelResponse{}, err
 	}
-	if err := a.SetModel(ctx, p.ModelId); err != nil {
-		return acp.UnstableSetSessionModelResponse{}, relayError(acp.AgentMethodSessionSetModel, err)
+	if err := ss.setMade(ctx, a, optModel, string(p.ModelId)); err != nil {
+		return acp.UnstableSetSessionModelResponse{}, err
 	}
 	return acp.UnstableSetSessionModelResponse{}, nil
 }

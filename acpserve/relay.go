@@ -36,13 +36,7 @@ func (r relay) Update(_ context.Context, u acp.SessionUpdate) {
 		ss.innerOptionsChanged(u.ConfigOptionUpdate.ConfigOptions)
 		return
 	case u.CurrentModeUpdate != nil:
-		ss.cfgMu.Lock()
-		if ss.inner.Modes != nil {
-			m := *ss.inner.Modes
-			m.CurrentModeId = u.CurrentModeUpdate.CurrentModeId
-			ss.inner.Modes = &m
-		}
-		ss.cfgMu.Unlock()
+		ss.noteMode(u.CurrentModeUpdate.CurrentModeId)
 	case u.ToolCall != nil:
 		ss.showCall(u.ToolCall.ToolCallId)
 	case u.ToolCallUpdate != nil:

@@ -545,3 +545,43 @@ func TestACPServeGeminiOwnListFromChat(t *testing.T) {
 	}
 	r.h.assertList(t, string(id), "Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser")
 }
+
+// TestACPServeSettingsFromModes: an agent with modes and models but no
+// config options (as Gemini CLI) still reaches the editor's pickers when
+// it starts after session/new: todosh makes them two options, mode and
+// model, whose setting is set_mode and set_model.
+func TestACPServeSettingsFromModes(t *testing.T) {
+	r := newACP(t, "FAKEACP_SETTINGS=modes")
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	id := e.newSession(false)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	// Set before any prompt: the setting starts the agent.
+	for _, set := range [][2]string{{"mode", "plan"}, {"model", "smart"}} {
+		res, err := e.conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{SessionId: id, ConfigId: acp.SessionConfigId(set[0]), Value: acp.SessionConfigValueId(set[1])}})
+		if err != nil {
+			t.Fatalf("set %s: %v", set[0], err)
+		}
+		for _, o := range res.ConfigOptions {
+			if o.Select != nil && string(o.Select.Id) == set[0] && string(o.Select.CurrentValue) != set[1] {
+				t.Errorf("after set %s=%s the option says %s", set[0], set[1], o.Select.CurrentValue)
+			}
+		}
+	}
+	var opts []acp.SessionConfigOption
+	for _, n := range e.snapshot() {
+		if u := n.Update.ConfigOptionUpdate; u != nil {
+			opts = u.ConfigOptions
+		}
+	}
+	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts" {
+		t.Fatalf("options after the agent started: %s", ids)
+	}
+	e.mustPrompt(id, "[[settings]]")
+	if !strings.Contains(e.text(), "mode=plan model=smart") {
+		t.Errorf("the choices did not reach the agent: %q", e.text())
+	}
+	if log := r.received(t); !strings.Contains(log, `"method":"session/set_mode"`) || !strings.Contains(log, `"method":"session/set_model"`) {
+		t.Errorf("set_mode and set_model did not reach the agent:\n%s", log)
+	}
+}

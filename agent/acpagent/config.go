@@ -85,6 +85,13 @@ func (a *Agent) opened(ctx context.Context) (*process, error) {
 	return a.start(ctx, cur, func(agent.Event) {})
 }
 
+// Open starts the agent and opens its session when that has not been
+// done, so its settings are known (the relay's Config).
+func (a *Agent) Open(ctx context.Context) error {
+	_, err := a.opened(ctx)
+	return err
+}
+
 // SetMode relays the editor's session/set_mode to the agent.
 func (a *Agent) SetMode(ctx context.Context, mode acp.SessionModeId) error {
 	p, err := a.opened(ctx)

@@ -52,7 +52,8 @@
 // Settings: it offers modes (default, plan) and models (fast, smart), and
 // both again as config options (mode, model), as claude-agent-acp does;
 // session/set_mode (with a current_mode_update), session/set_model and
-// session/set_config_option change them, and [[settings]] says them.
+// session/set_config_option change them, and [[settings]] says them;
+// FAKEACP_SETTINGS=modes offers modes and models only, as Gemini CLI does.
 package main
 
 import (
@@ -272,6 +273,9 @@ func (s *session) settings() (*acp.SessionModeState, *acp.SessionModelState, []a
 			Options: acp.SessionConfigSelectOptions{Ungrouped: &modeOpts}}},
 		{Select: &acp.SessionConfigOptionSelect{Id: "model", Name: "Model", Type: "select", Category: &model, CurrentValue: acp.SessionConfigValueId(s.model),
 			Options: acp.SessionConfigSelectOptions{Ungrouped: &modelOpts}}},
+	}
+	if os.Getenv("FAKEACP_SETTINGS") == "modes" { // as Gemini CLI 0.61: no config options
+		opts = nil
 	}
 	return &acp.SessionModeState{AvailableModes: fakeModes, CurrentModeId: acp.SessionModeId(s.mode)},
 		&acp.SessionModelState{AvailableModels: fakeModels, CurrentModelId: acp.ModelId(s.model)}, opts
