@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -97,4 +98,22 @@ func TestPromptQueue(t *testing.T) {
 		t.Errorf("cancelAll left the running prompt")
 	}
 	end()
+}
+
+// TestInnerOptions: an agent's own options are its options; modes and
+// models without options become mode and model, current values kept.
+func TestInnerOptions(t *testing.T) {
+	own := []acp.SessionConfigOption{{Boolean: &acp.SessionConfigOptionBoolean{Id: "x", Name: "X", Type: "boolean"}}}
+	modes := &acp.SessionModeState{AvailableModes: []acp.SessionMode{{Id: "default", Name: "Default"}, {Id: "plan", Name: "Plan"}}, CurrentModeId: "plan"}
+	models := &acp.SessionModelState{AvailableModels: []acp.ModelInfo{{ModelId: "pro", Name: "Pro"}}, CurrentModelId: "pro"}
+	if got := InnerOptions(acpagent.SessionConfig{Options: own, Modes: modes}); len(got) != 1 || optionID(got[0]) != "x" {
+		t.Errorf("an agent's own options: %v", got)
+	}
+	got := InnerOptions(acpagent.SessionConfig{Modes: modes, Models: models})
+	if len(got) != 2 || got[0].Select.CurrentValue != "plan" || got[1].Select.CurrentValue != "pro" || len(*got[0].Select.Options.Ungrouped) != 2 {
+		t.Errorf("options made of modes and models: %+v", got)
+	}
+	if got := InnerOptions(acpagent.SessionConfig{}); len(got) != 0 {
+		t.Errorf("nothing told: %v", got)
+	}
 }
