@@ -76,6 +76,9 @@ type Agent struct {
 	Events []Event
 	// Continue is the decision word that makes the agent go on.
 	Continue string
+	// continueBy is how a continuation reaches the agent so that its
+	// screen shows one short line (continue.go).
+	continueBy continueStyle
 	// exactMatcher: the matcher is the tool names joined by "|", which the
 	// agent compares whole (Claude Code); otherwise a regular expression
 	// anchored at both ends.
@@ -127,7 +130,7 @@ var agentsTable = []Agent{
 		Name: "claude", Title: "Claude Code",
 		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
 		Events:   claudeEvents,
-		Continue: "block", exactMatcher: true,
+		Continue: "block", continueBy: byContext, exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Claude Code 2.1.233 and later give their newer models no todo
 		// tool without this variable (checked with 2.1.332); Claude Code
@@ -147,14 +150,14 @@ var agentsTable = []Agent{
 			{Kind: KindPrompt, Name: "BeforeAgent"},
 			{Kind: KindStart, Name: "SessionStart"},
 		},
-		Continue: "deny", named: true,
+		Continue: "deny", continueBy: bySystemMessage, named: true,
 		disabled: []string{"hooksConfig", "enabled"}, disabledValue: "false",
 	},
 	{
 		Name: "qwen", Title: "Qwen Code",
 		configDir: ".qwen", file: "settings.json",
 		Events:   claudeEvents,
-		Continue: "block",
+		Continue: "block", continueBy: byPromptHook,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Qwen Code 0.24 made todo_write opt-in (0.15 offered it).
 		toolOn: &toolSwitch{
@@ -167,7 +170,7 @@ var agentsTable = []Agent{
 		Name: "codex", Title: "Codex",
 		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
 		Events:   claudeEvents,
-		Continue: "block",
+		Continue: "block", continueBy: byReason,
 		Todo: "trust the hooks once: start codex and accept them in its hook review " +
 			"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)",
 	},

@@ -146,13 +146,34 @@ func (h *hook) tools(s *todostore.Session) continuation.Tools {
 }
 
 func (h *hook) stop() ([]byte, []string, error) {
+	if h.in.AgentID != "" {
+		return nil, nil, nil // a sub-agent's stop is never held for the session's list
+	}
 	if ok, err := h.exists(); !ok {
 		return nil, nil, err
 	}
 	var out StopOut
+	var ans continueOut
 	err := h.commit(func(s *todostore.Session) error {
-		out = Stop(StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
-			State: s.Hooks, Tools: h.tools(s)})
+		tools := h.tools(s)
+		in := StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
+			State: s.Hooks, Tools: tools}
+		n, all := waiting(s.Todos, s.Hooks)
+		if all {
+			in.Todos = offeredOnly(s.Todos, s.Hooks)
+		}
+		out = Stop(in)
+		if all {
+			out.Say = "todosh: the agent gets your " + todostore.Plural(n, "new item") + " with your next prompt"
+		}
+		if out.Continue {
+			add, next := offer(s.Todos, &out.State, addTool(tools.Todo))
+			out.Prompt, out.State = add+out.Prompt, next
+			ans = h.a.continueAnswer("todosh: "+out.Line, out.Prompt, h.cfg.Getenv)
+			if ans.Sent != "" {
+				out.State.Sent = digest(ans.Sent)
+			}
+		}
 		next := out.State
 		s.Hooks = &next
 		if out.Continue {
@@ -168,7 +189,7 @@ func (h *hook) stop() ([]byte, []string, error) {
 	}
 	switch {
 	case out.Continue:
-		return encode(map[string]string{"decision": h.a.Continue, "reason": out.Prompt})
+		return encode(ans.Out)
 	case out.Say != "":
 		return encode(map[string]string{"systemMessage": out.Say})
 	}
@@ -195,11 +216,15 @@ func (h *hook) tool() ([]byte, []string, error) {
 			ref.Tasks = slices.Clone(s.Agent.Tasks)
 		}
 		var next todostore.HookState
+		var texts []string // what the agent's tool holds after the call
 		if res.HasList {
 			if _, err := agent.MergeInto(s, res.Todos, h.cfg.Now(), nil); err != nil {
 				return err
 			}
 			next = Given(res.Todos, s.Hooks)
+			for _, t := range res.Todos {
+				texts = append(texts, t.Content)
+			}
 		} else {
 			ct := clis.ClaudeTasks{Session: h.in.SessionID, Tasks: ref.Tasks}
 			out, archived, err := ct.Apply(s.Todos, *res.Task)
@@ -209,7 +234,11 @@ func (h *hook) tool() ([]byte, []string, error) {
 			s.AppendArchive(agent.DroppedReason, archived, h.cfg.Now())
 			s.Todos, ref.Tasks = out, ct.Tasks
 			next = Given(out, s.Hooks)
+			for _, t := range ct.Tasks {
+				texts = append(texts, t.Subject)
+			}
 		}
+		next = afterCall(s.Todos, texts, next)
 		s.Agent, s.Hooks = ref, &next
 		if s.Cwd == "" {
 			s.Cwd = h.in.Cwd
@@ -230,6 +259,13 @@ func (h *hook) prompt() ([]byte, []string, error) {
 	var ctx string
 	err := h.commit(func(s *todostore.Session) error {
 		ctx = ""
+		if h.owed(prompt, s) {
+			// The continuation itself, which the stop's answer only named
+			// (byPromptHook).
+			add, _ := offer(s.Todos, s.Hooks, addTool(h.tools(s).Todo))
+			ctx = add + continuation.PromptAt(s.Todos, h.tools(s), s.Hooks.Level)
+			return nil
+		}
 		if !IsPersonPrompt(prompt, s.Hooks) {
 			return nil
 		}
@@ -237,6 +273,7 @@ func (h *hook) prompt() ([]byte, []string, error) {
 		s.Paused, s.PauseReason = false, ""
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, &st, false)
+		ctx, next = h.withOffer(ctx, s, next)
 		s.Hooks = &next
 		if ctx != "" {
 			s.MarkAgentRead() // the agent is shown the list with the prompt
@@ -257,6 +294,7 @@ func (h *hook) start() ([]byte, []string, error) {
 	err := h.commit(func(s *todostore.Session) error {
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, s.Hooks, true)
+		ctx, next = h.withOffer(ctx, s, next)
 		s.Hooks = &next
 		if ctx != "" {
 			s.MarkAgentRead()
@@ -267,6 +305,25 @@ func (h *hook) start() ([]byte, []string, error) {
 		return nil, nil, err
 	}
 	return h.context(ctx)
+}
+
+// owed reports whether prompt is the line a stop sent the agent on with
+// while the continuation itself is still to be given (byPromptHook: the
+// agent runs its prompt hook for the continuation, with that line).
+func (h *hook) owed(prompt string, s *todostore.Session) bool {
+	return h.a.continueBy == byPromptHook && s.Hooks != nil && s.Hooks.Sent != "" && strings.TrimSpace(prompt) != "" &&
+		digest(prompt) == s.Hooks.Sent
+}
+
+// withOffer puts before ctx, the list given to the agent, the items its
+// tool does not hold, to add with its own tool; nothing when no list is
+// given.
+func (h *hook) withOffer(ctx string, s *todostore.Session, st todostore.HookState) (string, todostore.HookState) {
+	if ctx == "" {
+		return ctx, st
+	}
+	add, next := offer(s.Todos, &st, addTool(h.tools(s).Todo))
+	return add + ctx, next
 }
 
 // context is the output that adds text to the agent's context.
