@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,6 +96,11 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			return fail("%s: %v", cmd, err)
 		}
 		path := a.Path(scope, home, cwd, getenv)
+		rec, err := hooksRecord(getenv)
+		if err != nil {
+			fmt.Fprintf(stderr, "todosh hooks %s %s: %v\n", cmd, a.Name, err)
+			return repl.ExitFailed
+		}
 		// said tells what install or uninstall did to the file, or that
 		// it had nothing to do.
 		said := func(changed bool, did, unchanged string) {
@@ -104,9 +110,9 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			fmt.Fprintf(stdout, did, a.Title, path)
 		}
 		if cmd == "uninstall" {
-			changed, err := hooks.Uninstall(path, a)
+			changed, err := hooks.Uninstall(path, a, rec)
 			if err != nil {
-				fmt.Fprintf(stderr, "todosh hooks uninstall %s: %v (the file is unchanged)\n", a.Name, err)
+				fmt.Fprintf(stderr, "todosh hooks uninstall %s: %v%s\n", a.Name, err, unchanged(err, ""))
 				return repl.ExitFailed
 			}
 			said(changed, "removed todosh's hooks for %s from %s\n", "no todosh hooks for %s in %s\n")
@@ -120,9 +126,9 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			fmt.Fprintf(stderr, "todosh hooks install %s: find todosh's own path: %v\n", a.Name, err)
 			return repl.ExitFailed
 		}
-		changed, err := hooks.Install(path, a, exe)
+		changed, err := hooks.Install(path, a, exe, rec)
 		if err != nil {
-			fmt.Fprintf(stderr, "todosh hooks install %s: %v (the file is unchanged; fix it and run again)\n", a.Name, err)
+			fmt.Fprintf(stderr, "todosh hooks install %s: %v%s\n", a.Name, err, unchanged(err, "; fix it and run again"))
 			return repl.ExitFailed
 		}
 		said(changed, "installed todosh's hooks for %s in %s\n", "todosh's hooks for %s are already in %s\n")
@@ -138,6 +144,26 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 	default:
 		return fail("unknown command %q: want install, uninstall or status", cmd)
 	}
+}
+
+// unchanged is what an install or uninstall error adds: that the file is
+// as it was, and what to do, unless the error says so itself (a file
+// another program kept saving).
+func unchanged(err error, fix string) string {
+	if errors.Is(err, hooks.ErrBusy) {
+		return ""
+	}
+	return " (the file is unchanged" + fix + ")"
+}
+
+// hooksRecord is where install keeps what it found at the settings files
+// it had to create or fill, in todosh's home.
+func hooksRecord(getenv func(string) string) (hooks.Record, error) {
+	root, err := todostore.ResolveRoot(getenv)
+	if err != nil {
+		return "", err
+	}
+	return hooks.Record(filepath.Join(root, "hooks-files.json")), nil
 }
 
 // hookReports are the agent's settings files, user then project, as

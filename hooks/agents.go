@@ -85,6 +85,9 @@ type Agent struct {
 	exactMatcher bool
 	// named: each entry carries a "name" (Gemini CLI shows it in /hooks).
 	named bool
+	// jsonc: the agent reads its settings with comments (Gemini CLI and
+	// Qwen Code strip them before JSON.parse), so they are kept.
+	jsonc bool
 	// disabled is the settings key path that turns every hook off, and the
 	// value that does.
 	disabled      []string
@@ -150,14 +153,14 @@ var agentsTable = []Agent{
 			{Kind: KindPrompt, Name: "BeforeAgent"},
 			{Kind: KindStart, Name: "SessionStart"},
 		},
-		Continue: "deny", continueBy: bySystemMessage, named: true,
+		Continue: "deny", continueBy: bySystemMessage, named: true, jsonc: true,
 		disabled: []string{"hooksConfig", "enabled"}, disabledValue: "false",
 	},
 	{
 		Name: "qwen", Title: "Qwen Code",
 		configDir: ".qwen", file: "settings.json",
 		Events:   claudeEvents,
-		Continue: "block", continueBy: byPromptHook,
+		Continue: "block", continueBy: byPromptHook, jsonc: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Qwen Code 0.24 made todo_write opt-in (0.15 offered it).
 		toolOn: &toolSwitch{

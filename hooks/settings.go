@@ -84,11 +84,11 @@ type settings struct {
 	hooks *jnode // the "hooks" object, nil when absent
 }
 
-func parseSettings(doc []byte) (*settings, error) {
+func parseSettings(doc []byte, jsonc bool) (*settings, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = []byte(newFile)
 	}
-	root, err := parseDoc(doc)
+	root, err := parseDoc(doc, jsonc)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 		doc = []byte(newFile)
 	}
 	for _, ev := range a.Events {
-		s, err := parseSettings(doc)
+		s, err := parseSettings(doc, a.jsonc)
 		if err != nil {
 			return nil, err
 		}
@@ -169,6 +169,7 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 			}
 			e = &add
 		}
+		e.text = withLineBreaks(s.doc, e.text)
 		doc = e.apply(s.doc)
 	}
 	return doc, nil
@@ -222,7 +223,7 @@ func (s *settings) hookList(name string) *jnode {
 // install added gives back the file byte for byte.
 func uninstall(doc []byte, a Agent) ([]byte, error) {
 	for {
-		s, err := parseSettings(doc)
+		s, err := parseSettings(doc, a.jsonc)
 		if err != nil {
 			return nil, err
 		}
@@ -274,7 +275,7 @@ type Report struct {
 // paths exist.
 func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
 	r := Report{Agent: a}
-	s, err := parseSettings(doc)
+	s, err := parseSettings(doc, a.jsonc)
 	if err != nil {
 		return r, err
 	}

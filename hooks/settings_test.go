@@ -283,7 +283,7 @@ func TestToolOn(t *testing.T) {
 // uninstallKind removes the entry of one kind, as a person editing the
 // file by hand would.
 func uninstallKind(doc []byte, a Agent, k Kind) ([]byte, error) {
-	s, err := parseSettings(doc)
+	s, err := parseSettings(doc, false)
 	if err != nil {
 		return nil, err
 	}
