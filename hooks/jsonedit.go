@@ -265,13 +265,17 @@ func appendItem(doc []byte, c *jnode, unit string, item func(indent string) (str
 			return edit{}, err
 		}
 		nl := lineBreak(doc)
+		if !isSpace(doc[c.start+1 : c.end-1]) {
+			// A comment inside stays, after the item.
+			return edit{start: c.start + 1, end: c.start + 1, text: nl + outer + unit + text + nl}, nil
+		}
 		return edit{start: c.start + 1, end: c.end - 1, text: nl + outer + unit + text + nl + outer}, nil
 	}
 	// What separates c's opening from its first item separates each item
 	// from the next, unless it holds a comment: then a line break and the
 	// first item's indentation.
 	sep := string(doc[c.start+1 : firstStart])
-	if strings.Trim(sep, " \t\r\n") != "" {
+	if !isSpace([]byte(sep)) {
 		sep = lineBreak(doc) + lineIndent(doc, firstStart)
 	}
 	text, err := item(lineIndent(doc, firstStart))
@@ -280,6 +284,9 @@ func appendItem(doc []byte, c *jnode, unit string, item func(indent string) (str
 	}
 	return edit{start: lastEnd, end: lastEnd, text: "," + sep + text}, nil
 }
+
+// isSpace reports whether b is only JSON's white space.
+func isSpace(b []byte) bool { return len(bytes.Trim(b, " \t\r\n")) == 0 }
 
 // lineBreak is the document's line break: "\r\n" in a file that uses it,
 // "\n" otherwise.
@@ -311,14 +318,30 @@ func itemSpans(c *jnode) [][2]int {
 	return spans
 }
 
-// removeItem returns the edit that takes item i out of container c: with
-// the comma and white space before it, or after it when it is the first;
-// the only item goes with all the white space inside c.
-func removeItem(c *jnode, i int) edit {
+// removeItem returns the edit that takes item i out of container c of
+// doc: with the comma and white space before it, or after it when it is
+// the first; the only item goes with all the white space inside c, or,
+// where c also holds a comment, with the white space around it.
+func removeItem(doc []byte, c *jnode, i int) edit {
 	spans := itemSpans(c)
 	switch {
 	case len(spans) == 1:
-		return edit{start: c.start + 1, end: c.end - 1}
+		start, end := spans[0][0], spans[0][1]
+		if isSpace(doc[c.start+1:start]) && isSpace(doc[end:c.end-1]) {
+			return edit{start: c.start + 1, end: c.end - 1}
+		}
+		for start > c.start+1 && isSpace(doc[start-1:start]) {
+			start--
+		}
+		for end < c.end-1 && (doc[end] == ' ' || doc[end] == '\t') {
+			end++
+		}
+		if rest := doc[end : c.end-1]; bytes.HasPrefix(rest, []byte("\r\n")) {
+			end += 2
+		} else if bytes.HasPrefix(rest, []byte("\n")) {
+			end++
+		}
+		return edit{start: start, end: end}
 	case i > 0:
 		return edit{start: spans[i-1][1], end: spans[i][1]}
 	default:

@@ -236,15 +236,15 @@ func uninstall(doc []byte, a Agent) ([]byte, error) {
 		list := s.hooks.member(f.event)
 		switch {
 		case f.groupHookCount > 1:
-			e = removeItem(list.elems[f.group].member("hooks"), f.hook)
+			e = removeItem(s.doc, list.elems[f.group].member("hooks"), f.hook)
 		case len(list.elems) > 1:
-			e = removeItem(list, f.group)
+			e = removeItem(s.doc, list, f.group)
 		case len(s.hooks.members) > 1:
 			i := slices.IndexFunc(s.hooks.members, func(m jmember) bool { return m.key == f.event })
-			e = removeItem(s.hooks, i)
+			e = removeItem(s.doc, s.hooks, i)
 		default:
 			i := slices.IndexFunc(s.root.members, func(m jmember) bool { return m.key == "hooks" })
-			e = removeItem(s.root, i)
+			e = removeItem(s.doc, s.root, i)
 		}
 		doc = e.apply(s.doc)
 	}

@@ -289,7 +289,7 @@ func uninstallKind(doc []byte, a Agent, k Kind) ([]byte, error) {
 	}
 	for _, f := range s.ours(a) {
 		if f.kind == k {
-			return removeItem(s.hooks.member(f.event), f.group).apply(s.doc), nil
+			return removeItem(s.doc, s.hooks.member(f.event), f.group).apply(s.doc), nil
 		}
 	}
 	return doc, nil
