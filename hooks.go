@@ -167,15 +167,11 @@ func hooksRecord(getenv func(string) string) (hooks.Record, error) {
 }
 
 // hookReports are the agent's settings files, user then project, as
-// `todosh hooks status` reports them; its todo tool counts as on when
-// either file or the environment turns it on, as the agent merges them.
+// `todosh hooks status` reports them, with what their hooks need at run
+// time checked (hooks.Reports).
 func hookReports(a hooks.Agent, home, cwd string, getenv func(string) string) []hooks.Report {
-	var reps []hooks.Report
-	for _, sc := range []hooks.Scope{hooks.ScopeUser, hooks.ScopeProject} {
-		reps = append(reps, hooks.Status(a.Path(sc, home, cwd, getenv), a, sc))
-	}
-	hooks.ShareToolOn(reps, getenv)
-	return reps
+	root, _ := todostore.ResolveRoot(getenv)
+	return hooks.Reports(a, hooks.Env{Home: home, Cwd: cwd, Getenv: getenv, Store: root})
 }
 
 // runHook is `todosh hook AGENT EVENT`, the command the installed entries

@@ -92,9 +92,10 @@ type Agent struct {
 	// value that does.
 	disabled      []string
 	disabledValue string
-	// Todo is what the person must still do after install, per scope
-	// ("" when nothing).
-	Todo string
+	// trustIn is the file of the agent's config directory (TOML) in which
+	// it records the hooks the person trusted; "" when it runs every hook
+	// it finds (trustCheck).
+	trustIn string
 	// toolOn is how the agent's own todo tool is turned on where its
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
@@ -106,6 +107,9 @@ type Agent struct {
 // literal's JSON), or the variable env set to one of on in the
 // environment.
 type toolSwitch struct {
+	// toml is the file of the agent's config directory that holds path
+	// (Codex's config.toml), "" for the settings file itself.
+	toml string
 	path []string
 	env  string
 	on   []string
@@ -174,8 +178,14 @@ var agentsTable = []Agent{
 		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byReason,
-		Todo: "trust the hooks once: start codex and accept them in its hook review " +
-			"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)",
+		trustIn: "config.toml",
+		// Codex 0.171 offers update_plan only when its config turns it on
+		// (checked with the scripted model: without it, no plan tool).
+		toolOn: &toolSwitch{
+			toml: "config.toml", path: []string{"tools", "update_plan", "enabled"}, on: []string{"true"},
+			todo: `Codex offers update_plan (so a list to keep) only when its config.toml turns it on: ` +
+				`add "[tools.update_plan]" and "enabled = true" to it`,
+		},
 	},
 }
 

@@ -100,3 +100,22 @@ func FuzzSettings(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTomlKeys: any config text is read or refused, never a panic, and a
+// key = value line that was read gives its key back.
+func FuzzTomlKeys(f *testing.F) {
+	f.Add("[tools.update_plan]\nenabled = true\n")
+	f.Add("[hooks.state.\"/x/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:a\" # c\n")
+	f.Add("a.'b c'.\"d\\\"\" = 'x' \n[[t]]\nk = 1\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		m, err := tomlKeys(doc)
+		if err != nil {
+			return
+		}
+		for k := range m {
+			if k == "" {
+				t.Fatalf("an empty key from %q", doc)
+			}
+		}
+	})
+}

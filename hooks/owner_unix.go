@@ -80,3 +80,6 @@ func mkdirOwned(dir string, o owner) error {
 	}
 	return nil
 }
+
+// other reports whether o is a user other than this process's.
+func (o owner) other() bool { return o.ok && o.uid != os.Getuid() }

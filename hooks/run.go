@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/todosh/todosh/agent"
@@ -46,10 +47,30 @@ func Off(getenv func(string) string) string {
 	return ""
 }
 
+// ExitStoreUnusable is a hook's exit code when it cannot read or write
+// todosh's store: every agent shows the stderr line of a hook that exits
+// with it, and none is blocked by it.
+const ExitStoreUnusable = 1
+
+// storeUnusable reports whether err says the store cannot be written or
+// read at all (its permissions, a read-only or full disk, a file where a
+// directory should be), which the person must fix; a held lock or bad
+// input is not.
+func storeUnusable(err error) bool {
+	for _, e := range []error{fs.ErrPermission, syscall.EROFS, syscall.ENOSPC, syscall.ENOTDIR, syscall.EDQUOT} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // Run is `todosh hook AGENT KIND`: it reads the agent's hook input on
 // stdin and writes the agent's hook output on stdout. It is never in the
-// way: it always exits 0, and on any error it writes nothing on stdout
-// (the agent goes on as without the hook) and one line on stderr.
+// way: on any error it writes nothing on stdout (the agent goes on as
+// without the hook) and one line on stderr, and exits 0, except when the
+// store cannot be used (ExitStoreUnusable), so that the agent shows the
+// line.
 func Run(cfg Config, agentName, kind string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if Off(cfg.Getenv) != "" {
 		return 0
@@ -57,6 +78,14 @@ func Run(cfg Config, agentName, kind string, stdin io.Reader, stdout, stderr io.
 	out, notices, err := run(cfg, agentName, kind, stdin)
 	for _, n := range notices {
 		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todostore.ShortLine(n, 300))
+	}
+	if err != nil && storeUnusable(err) {
+		// The agents show a hook's stderr when it exits 1 (a non-blocking
+		// error; 2 would block): the person learns that todosh is not
+		// keeping the list, and how to find out why.
+		fmt.Fprintf(stderr, "todosh hook %s %s: todosh cannot use its store, the list is not kept (%s): run todosh hooks status\n",
+			agentName, kind, todostore.ShortLine(err.Error(), 240))
+		return ExitStoreUnusable
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todostore.ShortLine(err.Error(), 300))

@@ -62,12 +62,38 @@ func newHarness(t testing.TB) *harness {
 }
 
 func (h *harness) run(agentName string, k Kind, input string) (stdout, stderr string) {
-	var out, errb bytes.Buffer
-	cfg := Config{Store: h.store, Getenv: func(k string) string { return h.env[k] }}
-	if rc := Run(cfg, agentName, string(k), strings.NewReader(input), &out, &errb); rc != 0 {
+	stdout, stderr, rc := h.runRC(agentName, k, input)
+	if rc != 0 {
 		h.t.Fatalf("exit %d", rc)
 	}
-	return out.String(), errb.String()
+	return stdout, stderr
+}
+
+func (h *harness) runRC(agentName string, k Kind, input string) (stdout, stderr string, rc int) {
+	var out, errb bytes.Buffer
+	cfg := Config{Store: h.store, Getenv: func(k string) string { return h.env[k] }}
+	rc = Run(cfg, agentName, string(k), strings.NewReader(input), &out, &errb)
+	return out.String(), errb.String(), rc
+}
+
+// TestRunStoreUnusable: a hook that cannot use the store says so in one
+// stderr line the agent shows (exit 1, never 2, which would block), with
+// nothing on stdout.
+func TestRunStoreUnusable(t *testing.T) {
+	for _, a := range Agents() {
+		h := newHarness(t)
+		file := filepath.Join(t.TempDir(), "not-a-dir")
+		os.WriteFile(file, []byte("x"), 0o644)
+		h.store = todostore.Open(filepath.Join(file, "store"))
+		name, in := toolInput[a.Name]([2]string{"one", "pending"})
+		for _, k := range []Kind{KindTool, KindStop} {
+			out, errs, rc := h.runRC(a.Name, k, hookInput(a, k, map[string]any{"tool_name": name, "tool_input": json.RawMessage(in)}))
+			if rc != ExitStoreUnusable || out != "" || strings.Count(errs, "\n") != 1 ||
+				!strings.Contains(errs, "todosh cannot use its store, the list is not kept") || !strings.Contains(errs, "run todosh hooks status") {
+				t.Errorf("%s %s: rc %d stdout %q stderr %q", a.Name, k, rc, out, errs)
+			}
+		}
+	}
 }
 
 func hookInput(a Agent, k Kind, fields map[string]any) string {

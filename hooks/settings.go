@@ -269,6 +269,26 @@ type Report struct {
 	// this file does not turn it on (ShareToolOn widens it to the other
 	// scope's file and the environment).
 	ToolOn bool
+	// What the installed hooks need when they run (Reports checks it):
+	// NotExec are executables that are there but cannot run, StoreErr why
+	// the hooks cannot write todosh's store (StoreFix the command that
+	// fixes it), Untrusted the kinds the agent has not trusted yet, and
+	// ConfigErr why the agent's own config could not be read.
+	NotExec   []string
+	StoreErr  error
+	StoreFix  string
+	Untrusted []Kind
+	ConfigErr error
+	entries   []entryAt
+}
+
+// entryAt is one of todosh's commands in a settings file: its kind, its
+// event, and where it is (the event's group and the group's hook).
+type entryAt struct {
+	kind        Kind
+	event       string
+	group, hook int
+	exe         string
 }
 
 // inspect reports what doc holds for agent a; exists says whether exe
@@ -281,6 +301,7 @@ func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
 	}
 	have := map[Kind]bool{}
 	for _, f := range s.ours(a) {
+		r.entries = append(r.entries, entryAt{kind: f.kind, event: f.event, group: f.group, hook: f.hook, exe: f.exe})
 		if ev, ok := a.Event(f.kind); ok && ev.Name == f.event {
 			have[f.kind] = true
 		}
@@ -310,6 +331,9 @@ func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
 
 // inFile reports whether the settings turn the tool on.
 func (t *toolSwitch) inFile(s *settings) bool {
+	if t.toml != "" {
+		return false // read by Reports from the agent's own config
+	}
 	n := s.root
 	for _, k := range t.path {
 		if n = n.member(k); n == nil {
@@ -386,19 +410,43 @@ func (r Report) Todo() []string {
 	}
 	if len(r.Installed) > 0 {
 		for _, exe := range r.Stale {
-			todo = append(todo, fmt.Sprintf("%s no longer exists: run todosh hooks install %s%s again", exe, r.Agent.Name, scopeFlag(r.Scope)))
+			todo = append(todo, fmt.Sprintf("hooks %s: %s no longer exists: run todosh hooks install %s%s again",
+				kindList(r.kindsOf(exe)), exe, r.Agent.Name, scopeFlag(r.Scope)))
+		}
+		for _, exe := range r.NotExec {
+			todo = append(todo, fmt.Sprintf("hooks %s: %s cannot run (not an executable file): run chmod +x %s",
+				kindList(r.kindsOf(exe)), exe, shellQuote(exe)))
+		}
+		if r.StoreErr != nil {
+			todo = append(todo, fmt.Sprintf("hooks %s: they cannot write todosh's store (%v): run %s",
+				kindList(r.Installed), r.StoreErr, r.StoreFix))
 		}
 		if r.Disabled {
 			todo = append(todo, fmt.Sprintf("the file turns every hook off (%s): change it, or the hooks never run", strings.Join(r.Agent.disabled, ".")))
 		}
-		if r.Agent.Todo != "" {
-			todo = append(todo, r.Agent.Todo)
+		if r.ConfigErr != nil {
+			todo = append(todo, fmt.Sprintf("cannot read %s's own config (%v): fix it, or %s may not run the hooks", r.Agent.Title, r.ConfigErr, r.Agent.Title))
+		}
+		if len(r.Untrusted) > 0 {
+			todo = append(todo, fmt.Sprintf("hooks %s: not trusted in Codex yet, so Codex does not run them: start codex and accept them in its hook review "+
+				"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)", kindList(r.Untrusted)))
 		}
 		if !r.ToolOn && r.Err == nil && r.Agent.toolOn != nil {
 			todo = append(todo, r.Agent.toolOn.todo)
 		}
 	}
 	return todo
+}
+
+// kindsOf are the kinds whose entries run exe.
+func (r Report) kindsOf(exe string) []Kind {
+	var ks []Kind
+	for _, e := range r.entries {
+		if e.exe == exe && !slices.Contains(ks, e.kind) {
+			ks = append(ks, e.kind)
+		}
+	}
+	return ks
 }
 
 func kindList(ks []Kind) string {

@@ -196,7 +196,7 @@ func TestReport(t *testing.T) {
 	}
 	doc, _ = install(nil, codex, testExe)
 	r, _ = inspect(doc, codex, func(string) bool { return true })
-	if len(r.Todo()) != 1 || !strings.Contains(r.Todo()[0], "trust") {
+	if len(r.Todo()) != 1 || !strings.Contains(r.Todo()[0], "update_plan") {
 		t.Errorf("codex todo %q", r.Todo())
 	}
 	doc, _ = install([]byte(`{"hooksConfig": {"enabled": false}}`), gemini, testExe)
