@@ -531,3 +531,49 @@ func TestHookNeverInTheWay(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalListOpensAgentMirror: the list an agent's hooks keep is
+// opened as itself when the person picks it in /todo list, so what they
+// add reaches the agent's session; /todo load still copies it, and says
+// so.
+func TestTerminalListOpensAgentMirror(t *testing.T) {
+	h := newHome(t)
+	f := newFakeAgent(t, fakeAgents[0], h)
+	r := h.script(t, h.dir, "", "hooks", "install", "claude")
+	if r.code != 0 {
+		t.Fatalf("install: %+v", r)
+	}
+	f.items = []fakeItem{{"the agent's item", false}}
+	f.writeList()
+	mirror := "claude-" + f.session
+	h.assertList(t, mirror, "the agent's item")
+
+	tm := h.startTerm(t, "--session", "current")
+	tm.expect("todosh › ")
+	tm.typ("/todo list" + enter)
+	tm.expect("/todo list\n")
+	listing := tm.expect("load which list?")
+	m := regexp.MustCompile(`(?m)^\s*(\d+)\s+` + regexp.QuoteMeta(mirror)).FindStringSubmatch(listing)
+	if m == nil {
+		t.Fatalf("no row for %s in:\n%s", mirror, listing)
+	}
+	tm.typ(m[1] + enter)
+	tm.expect("Opening session " + mirror)
+	tm.expect("todosh 0/1 › ")
+	tm.run("/todo add the person's item")
+	tm.expect("todosh 0/2 › ")
+	// A copy, from another session.
+	tm.quit()
+	h.assertList(t, mirror, "the agent's item", "the person's item")
+	if s, err := h.store().Load("current"); err == nil && len(s.Todos) != 0 {
+		t.Errorf("the session it switched from got %v", s.Todos)
+	}
+	r = h.script(t, h.dir, "", "--session", "other", "-c", "/todo list", "-c", "/todo load 2")
+	if !strings.Contains(r.stdout, "Loaded a copy of list 2 (session "+mirror) || !strings.Contains(r.stdout, "todosh --session "+mirror+" opens its own list") {
+		t.Errorf("/todo load of the agent's list:\n%s", r.stdout)
+	}
+	// The agent is offered the person's item at its next prompt.
+	if ctx := f.send("go on", func(int) string { return "Which one first?" }); !strings.Contains(ctx, "Item 2 of the list below is not in your own todo list yet") {
+		t.Errorf("the agent's next prompt: %q", ctx)
+	}
+}
