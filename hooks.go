@@ -132,6 +132,11 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			return repl.ExitFailed
 		}
 		said(changed, "installed todosh's hooks for %s in %s\n", "todosh's hooks for %s are already in %s\n")
+		if changed && a.AsksTrust() {
+			// Status reads only whether Codex recorded trust for each
+			// entry, not for which command: a changed one is asked again.
+			fmt.Fprintf(stdout, "next: %s runs new or changed hooks only after you trust them in its hook review (start %s once)\n", a.Title, a.Name)
+		}
 		for _, r := range hookReports(a, home, cwd, getenv) {
 			if r.Scope != scope {
 				continue

@@ -157,7 +157,7 @@ var agentsTable = []Agent{
 			{Kind: KindPrompt, Name: "BeforeAgent"},
 			{Kind: KindStart, Name: "SessionStart"},
 		},
-		Continue: "deny", continueBy: bySystemMessage, named: true, jsonc: true,
+		Continue: "deny", continueBy: byPromptHook, named: true, jsonc: true,
 		disabled: []string{"hooksConfig", "enabled"}, disabledValue: "false",
 	},
 	{
@@ -188,6 +188,10 @@ var agentsTable = []Agent{
 		},
 	},
 }
+
+// AsksTrust reports whether the agent runs a new or changed hook only
+// after the person trusted it (Codex).
+func (a Agent) AsksTrust() bool { return a.trustIn != "" }
 
 // Agents returns the table's rows.
 func Agents() []Agent { return agentsTable }

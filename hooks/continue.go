@@ -21,15 +21,12 @@ const (
 	// its screen shows in full (Codex: "Blocked by hook └ …"), so the
 	// reason opens with the line.
 	byReason continueStyle = iota
-	// bySystemMessage: the screen shows the answer's systemMessage in
-	// place of the reason (Gemini CLI: "Agent execution blocked: …"), and
-	// the reason goes to the agent only.
-	bySystemMessage
-	// byPromptHook: the screen shows the whole reason as "Stop hook
-	// error: …" (Qwen Code), and the agent runs its prompt hook for the
-	// continuation with the reason as the prompt: the reason is the line,
-	// and the prompt hook adds the continuation as context (continuation
-	// owed, see run.go).
+	// byPromptHook: the screen shows the whole reason (Qwen Code: "Stop
+	// hook error: …"; Gemini CLI: "Agent execution blocked: …", and a
+	// systemMessage a second time as "ℹ …"), and the agent runs its
+	// prompt hook for the continuation with the reason as the prompt: the
+	// reason is the line, and the prompt hook adds the continuation as
+	// context (hook.owed in run.go).
 	byPromptHook
 	// byContext: the stop's additionalContext sends the agent on without a
 	// block, so no "Stop hook reported a problem" and no "stop hook
@@ -99,8 +96,6 @@ func (a Agent) continueAnswer(line, prompt string, getenv func(string) string) c
 		}
 	}
 	switch style {
-	case bySystemMessage:
-		return continueOut{Out: map[string]any{"decision": a.Continue, "reason": prompt, "systemMessage": line}, Sent: prompt}
 	case byPromptHook:
 		return continueOut{Out: map[string]any{"decision": a.Continue, "reason": line}, Sent: line, Owed: true}
 	case byContext:

@@ -23,7 +23,7 @@ func TestContinueAnswer(t *testing.T) {
 		{"claude", "claude-code_2-1-331_harness", map[string]any{"decision": "block", "reason": line + "\n" + prompt}, line + "\n" + prompt, false},
 		{"claude", "", map[string]any{"decision": "block", "reason": line + "\n" + prompt}, line + "\n" + prompt, false},
 		{"claude", "claude-code_x_harness", map[string]any{"decision": "block", "reason": line + "\n" + prompt}, line + "\n" + prompt, false},
-		{"gemini", "", map[string]any{"decision": "deny", "reason": prompt, "systemMessage": line}, prompt, false},
+		{"gemini", "", map[string]any{"decision": "deny", "reason": line}, line, true},
 		{"qwen", "", map[string]any{"decision": "block", "reason": line}, line, true},
 		{"codex", "", map[string]any{"decision": "block", "reason": line + "\n" + prompt}, line + "\n" + prompt, false},
 	} {
