@@ -168,7 +168,7 @@ func hooksRecord(getenv func(string) string) (hooks.Record, error) {
 	if err != nil {
 		return "", err
 	}
-	return hooks.Record(filepath.Join(root, "hooks-files.json")), nil
+	return hooks.Record(todostore.Open(root).HooksFilesPath()), nil
 }
 
 // hookReports are the agent's settings files, user then project, as
