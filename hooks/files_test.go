@@ -219,7 +219,7 @@ func TestSettingsOwner(t *testing.T) {
 }
 
 // secondUser is a user other than root for the test, made with useradd
-// when there is none to use.
+// (and removed after it) when there is none to use.
 func secondUser(t *testing.T) *user.User {
 	t.Helper()
 	const name = "todosh-hooks-test"
@@ -229,6 +229,7 @@ func secondUser(t *testing.T) *user.User {
 	if out, err := exec.Command("useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		t.Skipf("needs a second user: useradd: %v: %s", err, out)
 	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
 	u, err := user.Lookup(name)
 	if err != nil {
 		t.Skipf("needs a second user: %v", err)
