@@ -83,7 +83,7 @@ func Run(cfg Config, agentName, kind string, stdin io.Reader, stdout, stderr io.
 		// The agents show a hook's stderr when it exits 1 (a non-blocking
 		// error; 2 would block): the person learns that todosh is not
 		// keeping the list, and how to find out why.
-		fmt.Fprintf(stderr, "todosh hook %s %s: todosh cannot use its store, the list is not kept (%s): run todosh hooks status\n",
+		fmt.Fprintf(stderr, "todosh hook %s %s: todosh cannot use its store, the list is not kept: run todosh hooks status (%s)\n",
 			agentName, kind, todostore.ShortLine(err.Error(), 240))
 		return ExitStoreUnusable
 	}
