@@ -101,8 +101,8 @@ func FuzzSettings(f *testing.F) {
 	})
 }
 
-// FuzzTomlKeys: any config text is read or refused, never a panic, and a
-// key = value line that was read gives its key back.
+// FuzzTomlKeys: any config text is read or refused, never a panic; a
+// text without "=" has no key, and a value never holds a line break.
 func FuzzTomlKeys(f *testing.F) {
 	f.Add("[tools.update_plan]\nenabled = true\n")
 	f.Add("[hooks.state.\"/x/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:a\" # c\n")
@@ -112,9 +112,12 @@ func FuzzTomlKeys(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for k := range m {
-			if k == "" {
-				t.Fatalf("an empty key from %q", doc)
+		if !strings.Contains(doc, "=") && len(m) > 0 {
+			t.Fatalf("keys %q from a text without =: %q", m, doc)
+		}
+		for k, v := range m {
+			if strings.Contains(v, "\n") && !strings.Contains(doc, `\n`) {
+				t.Fatalf("%q = %q holds a line break: %q", k, v, doc)
 			}
 		}
 	})
