@@ -176,7 +176,7 @@ func BenchmarkMCPTick(b *testing.B) {
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	go func() {
-		(&mcpserver.Stdio{In: sr, Out: sw}).Run(ctx, mcpserver.New(mcpserver.Config{Store: s, Cwd: "/src"}, "mcp"))
+		mcpserver.New(mcpserver.Config{Store: s, Cwd: "/src"}, "mcp").Run(ctx, &mcpserver.Stdio{In: sr, Out: sw})
 		sw.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
