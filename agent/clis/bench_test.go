@@ -307,25 +307,6 @@ func BenchmarkLineSplit(b *testing.B) {
 	}
 }
 
-// BenchmarkJSONScanClaude walks every line of the Claude stream with the
-// scanner and nothing else: what checking each line is well formed costs,
-// which bounds ClaudeParser (it must walk assistant lines to their end).
-func BenchmarkJSONScanClaude(b *testing.B) {
-	stream := benchStream(b, "", "claude-todowrite", "claude-tasks")
-	lines := bytes.Split(stream, []byte("\n"))
-	b.SetBytes(int64(len(stream)))
-	for i := 0; i < b.N; i++ {
-		for _, l := range lines {
-			if len(l) == 0 {
-				continue
-			}
-			if _, err := jsonValue(l, 0); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
 // BenchmarkLongLine200MB streams one 200 MB line (an assistant text with
 // no newline) and a normal line after it through ParseStream: the issue's
 // measure of a bounded reader (under 2 s and under 64 MB RSS). maxRSS-MB
