@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	flag "github.com/spf13/pflag"
+
 	"github.com/todosh/todosh/hooks"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -40,22 +42,18 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		fmt.Fprintf(stderr, "todosh hooks: "+format+" (see todosh hooks --help)\n", a...)
 		return repl.ExitUsage
 	}
+	fs := newFlagSet("todosh hooks")
+	fs.SetInterspersed(true) // todosh hooks install claude --project
 	var project bool
-	var pos []string
-	for _, a := range args {
-		switch a {
-		case "--project", "-project":
-			project = true
-		case "-h", "-help", "--help":
-			fmt.Fprint(stdout, hooksUsage)
-			return repl.ExitOK
-		default:
-			if strings.HasPrefix(a, "-") {
-				return fail("unknown flag %s", a)
-			}
-			pos = append(pos, a)
-		}
+	fs.BoolVar(&project, "project", false, "the project's settings (./.claude, ./.gemini...) instead of your own")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, hooksUsage)
+		return repl.ExitOK
+	case err != nil:
+		return fail("%v", flagError(fs, err))
 	}
+	pos := fs.Args()
 	if len(pos) == 0 {
 		return fail("missing command: install, uninstall or status")
 	}
