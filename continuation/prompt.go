@@ -90,6 +90,8 @@ type promptInput struct {
 	todos []todostore.Todo
 	tools Tools
 	level int
+	// unverified are the positions of items done without a receipt.
+	unverified []int
 }
 
 // continuationPrompt builds the prompt for one continuation. Its
@@ -113,7 +115,12 @@ func continuationPrompt(in promptInput) string {
 	next := nextTarget(in.todos, in.tools, tool)
 
 	var b strings.Builder
+	if len(in.unverified) > 0 {
+		b.WriteString(unverifiedLine(in.unverified, tool))
+	}
 	switch {
+	case n == 0:
+		// Only unverified items remain: the line above is the whole ask.
 	case in.level <= WordingFirst:
 		fmt.Fprintf(&b, "You stopped, but the todo list still has %s (%d in progress, %d pending). "+
 			"Continue working through the list now; next is %s.\n", open, c.InProgress, c.Pending, next.name)
@@ -151,6 +158,30 @@ func continuationPrompt(in promptInput) string {
 	b.WriteByte('\n')
 	b.WriteString(Block(in.todos))
 	return b.String()
+}
+
+// unverifiedLine names the items marked completed without a receipt and
+// says why they do not count, by position only.
+func unverifiedLine(pos []int, tool string) string {
+	names := make([]string, len(pos))
+	for i, p := range pos {
+		names[i] = fmt.Sprintf("item %d", p)
+	}
+	is, was, it, each := "is", "it was", "it is", "it"
+	if len(pos) > 1 {
+		is, was, it, each = "are", "they were", "they are", "each"
+	}
+	return fmt.Sprintf("%s %s marked completed, but todosh saw no successful edit or command while %s in progress, "+
+		"so %s not done yet. Mark %s in_progress with %s, do the work, then mark it completed; if it needs no work, say why.\n",
+		capital(strings.Join(names, ", ")), is, was, it, each, tool)
+}
+
+// capital upper-cases the first letter of an ASCII phrase.
+func capital(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // loadLine says how to load the tools a prompt names when the agent may

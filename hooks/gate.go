@@ -57,12 +57,13 @@ func Stop(in StopIn) StopOut {
 		st = *in.State
 	}
 	p := continuation.Restore(continuation.State{NoProgress: st.NoProgress, PerPrompt: st.PerPrompt,
-		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason})
+		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason,
+		Done: st.Done, Unverified: st.Unverified})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
 		FinalText: in.Reply}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
-		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given}
+		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Done: ps.Done, Unverified: ps.Unverified}
 	out := StopOut{Continue: d.Continue, Prompt: d.Prompt, Reason: d.Reason, Line: d.Line, State: next}
 	if d.Continue {
 		out.State.Sent = digest(d.Prompt)
@@ -77,13 +78,13 @@ func Stop(in StopIn) StopOut {
 }
 
 // snapshot keeps of a list what progress is measured by: each item's and
-// subtask's text and status.
+// subtask's stable id, text and status.
 func snapshot(todos []todostore.Todo) []todostore.Todo {
 	out := make([]todostore.Todo, len(todos))
 	for i, t := range todos {
-		out[i] = todostore.Todo{Content: t.Content, Status: t.Status}
+		out[i] = todostore.Todo{Content: t.Content, Status: t.Status, UID: t.UID}
 		for _, s := range t.Subtasks {
-			out[i].Subtasks = append(out[i].Subtasks, todostore.Subtask{Content: s.Content, Status: s.Status})
+			out[i].Subtasks = append(out[i].Subtasks, todostore.Subtask{Content: s.Content, Status: s.Status, UID: s.UID})
 		}
 	}
 	return out

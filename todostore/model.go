@@ -120,6 +120,12 @@ type HookState struct {
 	// Given is the digest of the list the agent last wrote or was given;
 	// a list that differs was changed by someone else.
 	Given string `json:"given,omitempty"`
+	// Done is the continuation policy's high-water mark since the
+	// person's prompt (stable uids that reached completed), Unverified
+	// the items it saw completed without a receipt
+	// (continuation.State).
+	Done       []string `json:"done,omitempty"`
+	Unverified []string `json:"unverified,omitempty"`
 }
 
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,
