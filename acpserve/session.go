@@ -365,7 +365,7 @@ var eventTable = map[agent.EventKind]func(*session, agent.Event){
 	},
 	agent.EventToolCall: func(ss *session, ev agent.Event) {
 		if !ss.relayed {
-			ss.toolCall(ev.Text)
+			ss.toolEvent(ev)
 		}
 	},
 	agent.EventTodos:  func(ss *session, _ agent.Event) { ss.syncPlan(false) },

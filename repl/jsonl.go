@@ -68,6 +68,8 @@ type jsonlEvent struct {
 	Continue *bool `json:"continue,omitempty"`
 	Attempt  int   `json:"attempt,omitempty"`
 	Progress *bool `json:"progress,omitempty"`
+	// tool_call, tool_result
+	Tool *jsonlTool `json:"tool,omitempty"`
 	// end
 	Exit *int `json:"exit,omitempty"`
 	// error
@@ -109,7 +111,7 @@ func (j *jsonlView) Event(ev agent.Event) {
 	j.Flush()
 	switch ev.Kind {
 	case agent.EventToolCall:
-		j.emit(jsonlEvent{Type: "tool_call", Text: ev.Text})
+		j.toolCall(ev)
 	case agent.EventTodos:
 		j.Todos(ev.Todos)
 	case agent.EventPause:
@@ -255,4 +257,33 @@ type jsonlOutput struct{ j *jsonlView }
 func (o jsonlOutput) Write(p []byte) (int, error) {
 	o.j.emit(jsonlEvent{Type: "output", Text: string(p)})
 	return len(p), nil
+}
+
+// jsonlTool is what is known of a tool call (agent.ToolCall).
+type jsonlTool struct {
+	ID     string `json:"id,omitempty"`
+	Name   string `json:"name,omitempty"`
+	Kind   string `json:"kind"`
+	Target string `json:"target,omitempty"`
+	State  string `json:"state"`
+	Exit   *int   `json:"exit,omitempty"`
+}
+
+// toolStates names agent.ToolState in the stream.
+var toolStates = [...]string{agent.ToolStarted: "started", agent.ToolSucceeded: "succeeded", agent.ToolFailed: "failed"}
+
+// toolCall sends an event with a line (a call's start, or a call shown
+// once when it ended) as tool_call, and a call's end without one as
+// tool_result, so each call is one tool_call.
+func (j *jsonlView) toolCall(ev agent.Event) {
+	var t *jsonlTool
+	if c := ev.Tool; c != nil {
+		t = &jsonlTool{ID: c.ID, Name: c.Name, Kind: c.Kind.String(), Target: c.Target, State: toolStates[c.State], Exit: c.Exit}
+	}
+	switch {
+	case ev.Text != "":
+		j.emit(jsonlEvent{Type: "tool_call", Text: ev.Text, Tool: t})
+	case t != nil && ev.Tool.State != agent.ToolStarted:
+		j.emit(jsonlEvent{Type: "tool_result", Tool: t})
+	}
 }

@@ -70,6 +70,9 @@ func (r *Renderer) Event(ev agent.Event) {
 	case agent.EventText:
 		r.Text(ev.Text)
 	case agent.EventToolCall:
+		if ev.Text == "" {
+			return // a call's end: its start showed it (agent.ToolCall)
+		}
 		if r.live != nil {
 			r.live.SetActivity(ev.Text)
 		}

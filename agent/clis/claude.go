@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -201,6 +202,7 @@ type ClaudeParser struct {
 	session  string
 	lastText string
 	pending  map[string]claudeTaskCall // by tool_use id
+	calls    toolCalls                 // every call started, by tool_use id
 	cl       claudeLine                // reused for every line
 	arena    textArena
 }
@@ -530,7 +532,7 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 		todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
 			return in.Todos[i].Content, mapStatus(in.Todos[i].Status), in.Todos[i].ActiveForm
 		})
-		emit(Update{Kind: UpdateToolCall, Text: name + " " + todostore.Plural(len(todos), "item")})
+		emit(p.calls.start(jsonStr(b.id), name, "", name+" "+todostore.Plural(len(todos), "item")))
 		emitTodos(p.name(), todos, anyCut, emit)
 	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):
 		var in claudeTaskInput
@@ -546,12 +548,13 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 			p.pending[id] = call
 		}
 		if call.create {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine("TaskCreate", in.Subject)})
+			emit(p.calls.start(jsonStr(b.id), name, "", toolLine("TaskCreate", in.Subject)))
 		} else {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))})
+			emit(p.calls.start(jsonStr(b.id), name, "", toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))))
 		}
 	default:
-		emit(Update{Kind: UpdateToolCall, Text: toolLine(name, toolArg(b.input))})
+		arg := toolArg(b.input)
+		emit(p.calls.start(jsonStr(b.id), name, arg, toolLine(name, arg)))
 	}
 }
 
@@ -599,6 +602,14 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 			continue
 		}
 		id := jsonStr(b.toolUseID)
+		failed := jsonTrue(b.isError)
+		var exit *int
+		if failed {
+			exit = agent.ExitPrefix(jsonStr(b.content))
+		}
+		if u := p.calls.end(id, !failed, exit); u != nil {
+			emit(*u)
+		}
 		call, ok := p.pending[id]
 		if !ok {
 			continue

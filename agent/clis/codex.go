@@ -3,6 +3,7 @@ package clis
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -28,8 +29,8 @@ type CodexParser struct {
 	mcpSeen  bool // UpdateTools was sent for it
 
 	lastText string
-	started  map[string]bool // raw item ids whose tool line was shown
-	it       codexItem       // reused for every line
+	calls    toolCalls // tool items started and not ended, by id
+	it       codexItem // reused for every line
 	arena    textArena
 }
 
@@ -93,7 +94,7 @@ func codexErrorMessage(line []byte) (string, error) {
 
 // codexItem is the part of .item the parser reads, as raw JSON values.
 type codexItem struct {
-	id, typ, text, command, server, tool, query, message, items, changes []byte
+	id, typ, text, command, server, tool, query, message, items, changes, status, exitCode []byte
 }
 
 // scan reads .item of line. After each member it asks p.enough whether
@@ -103,7 +104,7 @@ func (it *codexItem) scan(line []byte, p *CodexParser, phase codexPhase) error {
 	*it = codexItem{}
 	fields := [...]jsonField{{"id", &it.id}, {"type", &it.typ}, {"text", &it.text}, {"command", &it.command},
 		{"server", &it.server}, {"tool", &it.tool}, {"query", &it.query}, {"message", &it.message},
-		{"items", &it.items}, {"changes", &it.changes}}
+		{"items", &it.items}, {"changes", &it.changes}, {"status", &it.status}, {"exit_code", &it.exitCode}}
 	err := jsonLine(line, func(key []byte, v int) (int, error) {
 		if string(key) != "item" {
 			return -1, nil
@@ -151,7 +152,6 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 	if p.ignored(it, phase) {
 		return nil
 	}
-	id := it.id
 	switch string(it.typ) {
 	case `"agent_message"`:
 		if phase == codexCompleted {
@@ -160,28 +160,30 @@ func (p *CodexParser) item(line []byte, phase codexPhase, emit func(Update)) err
 	case `"todo_list"`:
 		p.todoList(it.items, phase, emit)
 	case `"command_execution"`:
-		p.toolOnce(id, phase, func() string { return toolLine("exec", jsonStr(it.command)) }, emit)
+		cmd := jsonStr(it.command)
+		p.tool(it, phase, "command_execution", cmd, func() string { return toolLine("exec", cmd) }, emit)
 	case `"mcp_tool_call"`:
-		p.toolOnce(id, phase, func() string { return jsonStr(it.server) + "." + jsonStr(it.tool) }, emit)
+		name := "mcp__" + jsonStr(it.server) + "__" + jsonStr(it.tool)
+		p.tool(it, phase, name, "", func() string { return jsonStr(it.server) + "." + jsonStr(it.tool) }, emit)
 		// Codex names an MCP tool mcp__SERVER__TOOL, as the model sees it.
-		if !p.mcpSeen && len(p.MCPTools) > 0 && "mcp__"+jsonStr(it.server)+"__"+jsonStr(it.tool) == p.MCPTools[0] {
+		if !p.mcpSeen && len(p.MCPTools) > 0 && name == p.MCPTools[0] {
 			p.mcpSeen = true
 			emit(Update{Kind: UpdateTools, Text: p.MCPTools[0]})
 		}
 	case `"web_search"`:
-		p.toolOnce(id, phase, func() string { return toolLine("web_search", jsonStr(it.query)) }, emit)
+		q := jsonStr(it.query)
+		p.tool(it, phase, "web_search", q, func() string { return toolLine("web_search", q) }, emit)
 	case `"file_change"`:
-		p.toolOnce(id, phase, func() string {
-			var changes []struct {
-				Path string `json:"path"`
-			}
-			_ = json.Unmarshal(it.changes, &changes)
-			paths := make([]string, 0, len(changes))
-			for _, c := range changes {
-				paths = append(paths, c.Path)
-			}
-			return toolLine("edit", strings.Join(paths, ", "))
-		}, emit)
+		var changes []struct {
+			Path string `json:"path"`
+		}
+		_ = json.Unmarshal(it.changes, &changes)
+		paths := make([]string, 0, len(changes))
+		for _, c := range changes {
+			paths = append(paths, c.Path)
+		}
+		target := strings.Join(paths, ", ")
+		p.tool(it, phase, "file_change", target, func() string { return toolLine("edit", target) }, emit)
 	case `"error"`:
 		// An error item is a warning inside a turn that goes on.
 		if msg := jsonStr(it.message); phase == codexCompleted && msg != "" {
@@ -200,11 +202,11 @@ func (p *CodexParser) message(text string, emit func(Update)) {
 }
 
 // ignored reports whether an item, as far as it has been read, can have
-// no effect: a tool item whose line was already shown.
+// no effect: a tool item's update (its start and its end are what count).
 func (p *CodexParser) ignored(it *codexItem, phase codexPhase) bool {
 	switch string(it.typ) {
 	case `"command_execution"`, `"mcp_tool_call"`, `"web_search"`, `"file_change"`:
-		return phase == codexUpdated || (phase == codexCompleted && it.id != nil && p.started[string(it.id)])
+		return phase == codexUpdated
 	}
 	return false
 }
@@ -217,6 +219,13 @@ func (p *CodexParser) enough(it *codexItem, phase codexPhase) bool {
 	}
 	if p.ignored(it, phase) {
 		return true
+	}
+	switch string(it.typ) {
+	case `"command_execution"`, `"mcp_tool_call"`, `"web_search"`, `"file_change"`:
+		// A tool's end needs its status, written after its output.
+		if phase == codexCompleted && it.status == nil {
+			return false
+		}
 	}
 	switch string(it.typ) {
 	case `"agent_message"`:
@@ -237,19 +246,25 @@ func (p *CodexParser) enough(it *codexItem, phase codexPhase) bool {
 	return true // reasoning and kinds todosh does not know
 }
 
-// toolOnce shows a tool line when the item starts, or when it completes
-// without having been seen to start (file changes arrive that way).
-func (p *CodexParser) toolOnce(id []byte, phase codexPhase, text func() string, emit func(Update)) {
-	if phase == codexUpdated || (phase == codexCompleted && p.started[string(id)]) {
+// tool shows a tool item: its line when it starts, its end (status and
+// exit code) when it completes; an item that completes without having
+// been seen to start (file changes arrive that way) is both at once.
+func (p *CodexParser) tool(it *codexItem, phase codexPhase, name, target string, line func() string, emit func(Update)) {
+	id := string(it.id)
+	if phase == codexStarted || p.calls[id].Name == "" {
+		emit(p.calls.start(id, name, target, line()))
+	}
+	if phase != codexCompleted {
 		return
 	}
-	if phase == codexStarted {
-		if p.started == nil {
-			p.started = map[string]bool{}
-		}
-		p.started[string(id)] = true
+	var exit *int
+	if n, err := strconv.Atoi(string(it.exitCode)); err == nil {
+		exit = &n
 	}
-	emit(Update{Kind: UpdateToolCall, Text: text()})
+	ok := jsonStr(it.status) == "completed" && (exit == nil || *exit == 0)
+	if u := p.calls.end(id, ok, exit); u != nil {
+		emit(*u)
+	}
 }
 
 func (p *CodexParser) todoList(raw []byte, phase codexPhase, emit func(Update)) {

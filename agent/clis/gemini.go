@@ -18,6 +18,7 @@ type GeminiParser struct {
 	// becomes last. The two buffers swap, so a message costs no allocation.
 	message, last []byte
 	arena         textArena
+	calls         toolCalls // started and not ended, by tool_id
 }
 
 // Line handles one line of Gemini's stream.
@@ -36,6 +37,14 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 		return p.messageLine(line, emit)
 	case "tool_use":
 		return p.toolUse(line, emit)
+	case "tool_result":
+		var id, status []byte
+		if err := jsonPickLine(line, jsonField{"tool_id", &id}, jsonField{"status", &status}); err != nil {
+			return err
+		}
+		if u := p.calls.end(jsonStr(id), jsonStr(status) == "success", nil); u != nil {
+			emit(*u)
+		}
 	case "error":
 		var severity, msg []byte
 		if err := jsonPickLine(line, jsonField{"severity", &severity}, jsonField{"message", &msg}); err != nil {
@@ -133,12 +142,13 @@ type geminiTodos struct {
 }
 
 func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
-	var name, params []byte
-	if err := jsonPickLine(line, jsonField{"tool_name", &name}, jsonField{"parameters", &params}); err != nil {
+	var name, params, id []byte
+	if err := jsonPickLine(line, jsonField{"tool_name", &name}, jsonField{"parameters", &params}, jsonField{"tool_id", &id}); err != nil {
 		return err
 	}
 	if string(name) != `"write_todos"` {
-		emit(Update{Kind: UpdateToolCall, Text: toolLine(jsonStr(name), toolArg(params))})
+		arg := toolArg(params)
+		emit(p.calls.start(jsonStr(id), jsonStr(name), arg, toolLine(jsonStr(name), arg)))
 		return nil
 	}
 	var in geminiTodos
@@ -148,7 +158,7 @@ func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
 	todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
 		return in.Todos[i].Description, mapStatus(in.Todos[i].Status), ""
 	})
-	emit(Update{Kind: UpdateToolCall, Text: "write_todos " + todostore.Plural(len(todos), "item")})
+	emit(p.calls.start(jsonStr(id), "write_todos", "", "write_todos "+todostore.Plural(len(todos), "item")))
 	emitTodos("gemini", todos, anyCut, emit)
 	return nil
 }

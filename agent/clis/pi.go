@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -27,6 +28,7 @@ type PiParser struct {
 	lastText string
 	lastErr  string // the last assistant message's errorMessage, if it failed
 	sawTodo  bool   // a todo tool ran this turn
+	calls    toolCalls
 }
 
 // piMessage is what the parser reads of message_end's message.
@@ -62,13 +64,16 @@ func (p *PiParser) Line(line []byte, emit func(Update)) error {
 	case "message_end":
 		return p.messageEnd(line, emit)
 	case "tool_execution_start":
-		var name, args []byte
-		if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"args", &args}); err != nil {
+		var name, args, id []byte
+		if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"args", &args}, jsonField{"toolCallId", &id}); err != nil {
 			return err
 		}
-		if n := jsonStr(name); n != "todo" {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine(n, toolArg(args))})
+		n, arg := jsonStr(name), toolArg(args)
+		u := p.calls.start(jsonStr(id), n, arg, toolLine(n, arg))
+		if n == "todo" {
+			u.Text = "" // shown with its list at its end
 		}
+		emit(u)
 	case "tool_execution_end":
 		return p.toolEnd(line, emit)
 	case "auto_retry_start":
@@ -132,11 +137,16 @@ func (p *PiParser) messageEnd(line []byte, emit func(Update)) error {
 }
 
 func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
-	var name, result, isError []byte
-	if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"result", &result}, jsonField{"isError", &isError}); err != nil {
+	var name, result, isError, id []byte
+	if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"result", &result}, jsonField{"isError", &isError},
+		jsonField{"toolCallId", &id}); err != nil {
 		return err
 	}
+	end := p.calls.end(jsonStr(id), !jsonTrue(isError), nil)
 	if jsonStr(name) != "todo" || jsonTrue(isError) {
+		if end != nil {
+			emit(*end)
+		}
 		return nil
 	}
 	p.sawTodo = true
@@ -153,7 +163,11 @@ func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
 	}
 	todos, anyCut := doneList(p.Prev, items)
 	p.Prev = todos
-	emit(Update{Kind: UpdateToolCall, Text: "todo " + todostore.Plural(len(todos), "item")})
+	if end == nil {
+		end = &Update{Kind: UpdateToolCall, Tool: &agent.ToolCall{Name: "todo", State: agent.ToolSucceeded}}
+	}
+	end.Text = "todo " + todostore.Plural(len(todos), "item")
+	emit(*end)
 	emitTodos("pi", todos, anyCut, emit)
 	return nil
 }
