@@ -181,7 +181,7 @@ func (ss *session) syncPlan(force bool) {
 	if err != nil {
 		return
 	}
-	entries := PlanEntries(sess.Todos)
+	entries := PlanReceipts(PlanEntries(sess.Todos), sess.Todos, ss.work())
 	key := planKey(entries)
 	if !force && ss.hasPlan && key == ss.planSent {
 		return

@@ -6,6 +6,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/todostore"
 )
 
 // editorKinds is each agent.ToolKind as the editor's tool kind.
@@ -49,3 +50,36 @@ func (ss *session) toolEvent(ev agent.Event) {
 // editorCallID is the editor's id of the backend's call id: prefixed, so
 // it never meets the ids todosh numbers itself.
 func editorCallID(id string) acp.ToolCallId { return acp.ToolCallId(fmt.Sprintf("todosh-call-%s", id)) }
+
+// PlanReceipts marks the plan entries of completed items with what todosh
+// saw of them, when the session shows the agent's work (issue 26): one
+// without a receipt reads "(reported) TEXT", "done (reported)", and every
+// completed one carries its receipt in _meta.todosh.receipt. entries are
+// PlanEntries(todos); nil work changes nothing.
+func PlanReceipts(entries []acp.PlanEntry, todos []todostore.Todo, work *todostore.Summary) []acp.PlanEntry {
+	if work == nil || !work.Shows {
+		return entries
+	}
+	for i, t := range todos {
+		if i >= len(entries) || t.Status != todostore.Completed {
+			continue
+		}
+		iw := work.Items[t.UID]
+		if !iw.Seen {
+			entries[i].Content = "(reported) " + entries[i].Content
+		}
+		entries[i].Meta = map[string]any{"todosh": map[string]any{"receipt": map[string]any{
+			"seen": iw.Seen, "edits": iw.Edits, "commands": iw.Commands, "last": iw.Last}}}
+	}
+	return entries
+}
+
+// work is the session's work log summed; nil when unreadable.
+func (ss *session) work() *todostore.Summary {
+	log, err := ss.store.Work(ss.id)
+	if err != nil {
+		return nil
+	}
+	sum := log.Summarize()
+	return &sum
+}

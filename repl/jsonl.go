@@ -28,6 +28,7 @@ type jsonlView struct {
 	source  string // of the next todo_list event: "agent" in a turn
 
 	shown string // FormatList of the last list sent
+	work  func() *todostore.Summary
 	known bool
 
 	// pending is reply text after its last newline: text events are whole
@@ -50,6 +51,17 @@ type jsonlItem struct {
 	Status   string      `json:"status"`
 	Evidence string      `json:"evidence,omitempty"`
 	Subtasks []jsonlItem `json:"subtasks,omitempty"`
+	// Receipt is, for a completed item of a session whose work todosh
+	// sees, what it saw: seen false is "done (reported)".
+	Receipt *jsonlReceipt `json:"receipt,omitempty"`
+}
+
+// jsonlReceipt is an item's receipt (todostore.ItemWork).
+type jsonlReceipt struct {
+	Seen     bool   `json:"seen"`
+	Edits    int    `json:"edits,omitempty"`
+	Commands int    `json:"commands,omitempty"`
+	Last     string `json:"last,omitempty"`
 }
 
 // jsonlEvent is one line of the stream; fields not used by a type are
@@ -166,9 +178,24 @@ func (j *jsonlView) Todos(todos []todostore.Todo) bool {
 	j.Flush()
 	c := todostore.CountTodos(todos)
 	done, total := c.Done(), c.Total
-	j.emit(jsonlEvent{Type: "todo_list", Source: src, Items: items(todos), Done: &done, Total: &total})
+	its := items(todos)
+	if j.work != nil {
+		if w := j.work(); w != nil && w.Shows {
+			for i, t := range todos {
+				if t.Status == todostore.Completed {
+					iw := w.Items[t.UID]
+					its[i].Receipt = &jsonlReceipt{Seen: iw.Seen, Edits: iw.Edits, Commands: iw.Commands, Last: iw.Last}
+				}
+			}
+		}
+	}
+	j.emit(jsonlEvent{Type: "todo_list", Source: src, Items: its, Done: &done, Total: &total})
 	return true
 }
+
+// SetWork gives the stream the session's work log, so each completed
+// item of a todo_list says what todosh saw of it (its receipt).
+func (j *jsonlView) SetWork(work func() *todostore.Summary) { j.work = work }
 
 // Seen records the list as sent.
 func (j *jsonlView) Seen(todos []todostore.Todo) {

@@ -115,6 +115,11 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		rd.errOut = r.Err
 		r.render = rd
 	}
+	if v, ok := r.render.(interface {
+		SetWork(func() *todostore.Summary)
+	}); ok {
+		v.SetWork(r.work)
+	}
 	r.LastEnd = EndError
 	defer func() {
 		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
@@ -259,4 +264,15 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 		return r.interrupt(ctx)
 	}
 	return signal.NotifyContext(ctx, os.Interrupt)
+}
+
+// work is the session's work log summed, for the receipts a list shows;
+// nil when it cannot be read (a list then shows none).
+func (r *TurnRunner) work() *todostore.Summary {
+	log, err := r.Session.Store.Work(r.Session.ID)
+	if err != nil {
+		return nil
+	}
+	sum := log.Summarize()
+	return &sum
 }

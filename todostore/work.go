@@ -302,7 +302,8 @@ func (w ItemWork) Words() string {
 type Summary struct {
 	Items        map[string]ItemWork
 	Unattributed ItemWork
-	// Shows is set when the log holds an edit or a command at all: the
+	// Shows is set when the log holds an edit or a command at all, ended
+	// well or not: the
 	// agent's work is visible in this session, and an item completed
 	// without a receipt is "done (reported)".
 	Shows bool
@@ -330,8 +331,11 @@ func (w WorkLog) Summarize() Summary {
 			case l.Kind == WorkExecute:
 				iw.Commands++
 			}
+			if l.Kind == WorkEdit || l.Kind == WorkExecute {
+				s.Shows = true
+			}
 			if l.IsWork() {
-				iw.Last, s.Shows = l.Target, true
+				iw.Last = l.Target
 				iw.Seen = iw.Seen || l.Item != ""
 			}
 		}
@@ -363,4 +367,17 @@ func (w WorkLog) Succeeded(cmd string) bool {
 		}
 	}
 	return false
+}
+
+// Note is what a list shows of a completed item's receipt: "seen: 1
+// edit, 2 commands", or "reported, no receipt"; "" for an item not
+// completed, or when w is nil or the session shows no work.
+func (w *Summary) Note(t Todo) string {
+	if w == nil || !w.Shows || t.Status != Completed {
+		return ""
+	}
+	if iw := w.Items[t.UID]; iw.Seen {
+		return "seen: " + iw.Words()
+	}
+	return "reported, no receipt"
 }
