@@ -80,7 +80,9 @@ func formatList(todos []Todo, cols int, text func(string) string, work *Summary)
 // is too long, done and cancelled items fold first into one line, then
 // the open items at the end fold into "… N more". Positions stay those of
 // the whole list.
-func FoldList(todos []Todo, cols, maxLines int) string { return FoldListSeen(todos, cols, maxLines, nil) }
+func FoldList(todos []Todo, cols, maxLines int) string {
+	return FoldListSeen(todos, cols, maxLines, nil)
+}
 
 // FoldListSeen is FoldList with what todosh saw of the work, as
 // FormatListSeen shows it.
