@@ -163,25 +163,17 @@ func continuationPrompt(in promptInput) string {
 // unverifiedLine names the items marked completed without a receipt and
 // says why they do not count, by position only.
 func unverifiedLine(pos []int, tool string) string {
-	names := make([]string, len(pos))
+	nums := make([]string, len(pos))
 	for i, p := range pos {
-		names[i] = fmt.Sprintf("item %d", p)
+		nums[i] = fmt.Sprint(p)
 	}
-	is, was, it, each := "is", "it was", "it is", "it"
+	what, is, was, it, each := "Item "+nums[0], "is", "it was", "it is", "it"
 	if len(pos) > 1 {
-		is, was, it, each = "are", "they were", "they are", "each"
+		what, is, was, it, each = "Items "+strings.Join(nums, ", "), "are", "they were", "they are", "each"
 	}
 	return fmt.Sprintf("%s %s marked completed, but todosh saw no successful edit or command while %s in progress, "+
 		"so %s not done yet. Mark %s in_progress with %s, do the work, then mark it completed; if it needs no work, say why.\n",
-		capital(strings.Join(names, ", ")), is, was, it, each, tool)
-}
-
-// capital upper-cases the first letter of an ASCII phrase.
-func capital(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
+		what, is, was, it, each, tool)
 }
 
 // loadLine says how to load the tools a prompt names when the agent may

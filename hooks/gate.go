@@ -26,6 +26,10 @@ type StopIn struct {
 	State *todostore.HookState
 	// Tools name the agent's todo tools in the continuation prompt.
 	Tools continuation.Tools
+	// Receipt is continuation.Turn.Receipt: whether the work log holds a
+	// receipt for an item (the deterministic goal check of issue 26); nil
+	// counts completions by status.
+	Receipt func(item string) bool
 }
 
 // StopOut is the gate's decision.
@@ -60,7 +64,7 @@ func Stop(in StopIn) StopOut {
 		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason,
 		Done: st.Done, Unverified: st.Unverified})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
-		FinalText: in.Reply}, in.Tools)
+		FinalText: in.Reply, Receipt: in.Receipt}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
 		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Done: ps.Done, Unverified: ps.Unverified}

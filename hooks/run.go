@@ -150,9 +150,14 @@ func (h *hook) stop() ([]byte, []string, error) {
 		return nil, nil, err
 	}
 	var out StopOut
+	receipt, _, werr := h.receipts()
+	var notices []string
+	if werr != nil {
+		notices = append(notices, "receipts unreadable, completions count by status: "+werr.Error())
+	}
 	err := h.commit(func(s *todostore.Session) error {
 		out = Stop(StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
-			State: s.Hooks, Tools: h.tools(s)})
+			State: s.Hooks, Tools: h.tools(s), Receipt: receipt})
 		next := out.State
 		s.Hooks = &next
 		if out.Continue {
@@ -164,15 +169,16 @@ func (h *hook) stop() ([]byte, []string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, notices, err
 	}
+	var b []byte
 	switch {
 	case out.Continue:
-		return encode(map[string]string{"decision": h.a.Continue, "reason": out.Prompt})
+		b, _, err = encode(map[string]string{"decision": h.a.Continue, "reason": out.Prompt})
 	case out.Say != "":
-		return encode(map[string]string{"systemMessage": out.Say})
+		b, _, err = encode(map[string]string{"systemMessage": out.Say})
 	}
-	return nil, nil, nil
+	return b, notices, err
 }
 
 func (h *hook) tool() ([]byte, []string, error) {
@@ -180,6 +186,10 @@ func (h *hook) tool() ([]byte, []string, error) {
 		return nil, nil, nil // a sub-agent's list, as the stream parsers skip it
 	}
 	call := clis.HookCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Response: h.in.ToolResponse}
+	if todo, _ := clis.HookTodoTools(h.a.Name); !slices.Contains(todo, call.Tool) {
+		return h.work(call)
+	}
+	defer h.work(call) // the todo tool's call is a call too, after its list
 	var notices []string
 	err := h.commit(func(s *todostore.Session) error {
 		res, err := clis.MapHookCall(h.a.Name, call, s.Todos)

@@ -1,0 +1,36 @@
+package hooks
+
+import (
+	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/todostore"
+)
+
+// work records one tool call the agent's post-tool hook reported in the
+// session's work log (issue 26), against the item in progress then: the
+// receipts the stop gate checks. A session the agent's todo tool never
+// made is left alone, at the cost of a stat.
+func (h *hook) work(call clis.HookCall) ([]byte, []string, error) {
+	if ok, err := h.exists(); !ok {
+		return nil, nil, err
+	}
+	tc := clis.HookWork(call)
+	line, _ := agent.WorkLine(agent.Event{Kind: agent.EventToolCall, Tool: &tc})
+	if _, err := h.cfg.Store.RecordWork(h.id, line); err != nil {
+		return nil, nil, err
+	}
+	return nil, nil, nil
+}
+
+// receipts is the gate's receipt rule for the session: whether the work
+// log holds a receipt for an item. The hooks see every tool call of the
+// agent, so a completion counts only with one. nil (the status rule)
+// when the log cannot be read, with the cause.
+func (h *hook) receipts() (func(string) bool, *todostore.Summary, error) {
+	log, err := h.cfg.Store.Work(h.id)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := log.Summarize()
+	return sum.Receipt, &sum, nil
+}
