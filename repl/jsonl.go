@@ -82,6 +82,8 @@ type jsonlEvent struct {
 	Progress *bool `json:"progress,omitempty"`
 	// tool_call, tool_result
 	Tool *jsonlTool `json:"tool,omitempty"`
+	// cost
+	Ledger *jsonlLedger `json:"ledger,omitempty"`
 	// end
 	Exit *int `json:"exit,omitempty"`
 	// error
@@ -313,4 +315,42 @@ func (j *jsonlView) toolCall(ev agent.Event) {
 	case t != nil && ev.Tool.State != agent.ToolStarted:
 		j.emit(jsonlEvent{Type: "tool_result", Tool: t})
 	}
+}
+
+// jsonlLedger is a cost event's ledger: each item's row, what no item was
+// in progress for, and the total they add up to.
+type jsonlLedger struct {
+	Items        []jsonlCost `json:"items"`
+	Unattributed jsonlCost   `json:"unattributed"`
+	Total        jsonlCost   `json:"total"`
+}
+
+// jsonlCost is one row of a cost event (todostore.Cost).
+type jsonlCost struct {
+	ID      string  `json:"id,omitempty"`  // the position now, "" when no longer on the list
+	UID     string  `json:"uid,omitempty"` // the stable id
+	Content string  `json:"content,omitempty"`
+	Seconds float64 `json:"seconds"` // time in progress
+	Input   int64   `json:"input"`
+	Output  int64   `json:"output"`
+	Calls   int     `json:"tool_calls"`
+}
+
+func jsonlCostOf(c todostore.Cost) jsonlCost {
+	out := jsonlCost{UID: c.UID, Content: c.Content, Seconds: c.InProgress.Seconds(), Input: c.In, Output: c.Out, Calls: c.Calls}
+	if c.Pos > 0 {
+		out.ID = itoa(c.Pos)
+	}
+	return out
+}
+
+// Cost sends the session's ledger: each item's cost, what no item was in
+// progress for, and the total they add up to.
+func (j *jsonlView) Cost(l todostore.Ledger) {
+	j.Flush()
+	rows := make([]jsonlCost, 0, len(l.Items))
+	for _, c := range l.Items {
+		rows = append(rows, jsonlCostOf(c))
+	}
+	j.emit(jsonlEvent{Type: "cost", Ledger: &jsonlLedger{Items: rows, Unattributed: jsonlCostOf(l.Unattributed), Total: jsonlCostOf(l.Total)}})
 }

@@ -223,6 +223,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()
 	r.render.Flush()
+	defer r.cost()
 	if out.Listed {
 		// A backend that changed the list without saying so still gets it shown.
 		r.render.Todos(out.After)
@@ -275,4 +276,16 @@ func (r *TurnRunner) work() *todostore.Summary {
 	}
 	sum := log.Summarize()
 	return &sum
+}
+
+// cost ends a turn's JSONL stream with the session's ledger (a cost
+// event); the text views show it only on /todo cost.
+func (r *TurnRunner) cost() {
+	v, ok := r.render.(interface{ Cost(todostore.Ledger) })
+	if !ok {
+		return
+	}
+	if l, err := r.Session.Store.Ledger(r.Session.ID, r.Session.Store.Now()); err == nil {
+		v.Cost(l)
+	}
 }
