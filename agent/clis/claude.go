@@ -247,8 +247,8 @@ func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
 	case "assistant":
 		return p.assistant(line, emit)
 	case "user":
-		if len(p.pending) == 0 || !p.mentionsPending(line) {
-			return nil // tool results are most of the bytes; only task results matter
+		if len(p.calls) == 0 || !p.mentionsPending(line) {
+			return nil // tool results are most of the bytes; only those of calls seen to start matter
 		}
 		return p.user(line, emit)
 	case "system":
@@ -268,7 +268,7 @@ func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
 }
 
 func (p *ClaudeParser) mentionsPending(line []byte) bool {
-	for id := range p.pending {
+	for id := range p.calls {
 		if bytes.Contains(line, []byte(id)) {
 			return true
 		}

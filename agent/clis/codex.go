@@ -250,7 +250,7 @@ func (p *CodexParser) enough(it *codexItem, phase codexPhase) bool {
 // exit code) when it completes; an item that completes without having
 // been seen to start (file changes arrive that way) is both at once.
 func (p *CodexParser) tool(it *codexItem, phase codexPhase, name, target string, line func() string, emit func(Update)) {
-	id := string(it.id)
+	id := jsonStr(it.id)
 	if phase == codexStarted || p.calls[id].Name == "" {
 		emit(p.calls.start(id, name, target, line()))
 	}
