@@ -16,6 +16,7 @@ func (h *hook) work(call clis.HookCall) ([]byte, []string, error) {
 	}
 	tc := clis.HookWork(call)
 	line, _ := agent.WorkLine(agent.Event{Kind: agent.EventToolCall, Tool: &tc})
+	line.Sees = true
 	if _, err := h.cfg.Store.RecordWork(h.id, line); err != nil {
 		return nil, nil, err
 	}
@@ -32,5 +33,12 @@ func (h *hook) receipts() (func(string) bool, *todostore.Summary, error) {
 		return nil, nil, err
 	}
 	sum := log.Summarize()
+	if !sum.Shows {
+		// The hooks see every call: say so, for the lists that show
+		// receipts, before the agent's first call.
+		if _, err := h.cfg.Store.RecordWork(h.id, todostore.WorkLine{Sees: true}); err != nil {
+			return nil, nil, err
+		}
+	}
 	return sum.Receipt, &sum, nil
 }

@@ -60,6 +60,12 @@ type WorkLine struct {
 
 	In  int64 `json:"in,omitempty"`
 	Out int64 `json:"out,omitempty"`
+
+	// Sees is set by a writer that sees the agent's work (a wrapped CLI's
+	// stream, an ACP agent, the hooks): the session then shows work, and
+	// a completion without a receipt is "done (reported)", even before
+	// the agent ran a single command. A line may be only this.
+	Sees bool `json:"sees,omitempty"`
 }
 
 // IsWork reports whether the line is work a receipt can show: an edit or
@@ -89,7 +95,7 @@ func checkWork(l *WorkLine) error {
 	default:
 		l.Kind = "other"
 	}
-	if l.Tool == "" && l.In == 0 && l.Out == 0 {
+	if l.Tool == "" && l.In == 0 && l.Out == 0 && !l.Sees {
 		return errors.New("nothing to record")
 	}
 	return nil
@@ -302,8 +308,8 @@ func (w ItemWork) Words() string {
 type Summary struct {
 	Items        map[string]ItemWork
 	Unattributed ItemWork
-	// Shows is set when the log holds an edit or a command at all, ended
-	// well or not: the
+	// Shows is set when a writer that sees the agent's work wrote the log
+	// (WorkLine.Sees), or it holds an edit or a command at all: the
 	// agent's work is visible in this session, and an item completed
 	// without a receipt is "done (reported)".
 	Shows bool
@@ -321,6 +327,7 @@ func (w WorkLog) Summarize() Summary {
 		}
 		iw.In += l.In
 		iw.Out += l.Out
+		s.Shows = s.Shows || l.Sees
 		if l.Tool != "" {
 			iw.Calls++
 			switch {

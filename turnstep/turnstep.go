@@ -220,6 +220,7 @@ func (s Step) workRecorder(emit func(agent.Event)) func(agent.Event) {
 		if !ok {
 			return
 		}
+		w.Sees = agent.ShowsWork(s.Agent)
 		if _, err := s.Session.Store.RecordWork(s.Session.ID, w); err != nil && !said {
 			said = true
 			emit(agent.Event{Kind: agent.EventNotice, Text: "work log: " + todostore.ShortLine(err.Error(), 160)})
@@ -238,5 +239,13 @@ func (s Step) receipts() (func(item string) bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return log.Summarize().Receipt, nil
+	sum := log.Summarize()
+	if !sum.Shows {
+		// An agent that showed no call yet: the log says it would have,
+		// so lists show its completions as reported.
+		if _, err := s.Session.Store.RecordWork(s.Session.ID, todostore.WorkLine{Sees: true}); err != nil {
+			return nil, err
+		}
+	}
+	return sum.Receipt, nil
 }
