@@ -199,13 +199,39 @@ func TestWorkSymlinkRefused(t *testing.T) {
 	}
 }
 
+// BenchmarkRecordWork is one tool call recorded, as a turn records each:
+// it reports the durable writes (fsyncs) and writes per call, which must
+// stay at one (issue 26: a turn of 100 tool events adds at most one
+// durable write per event).
 func BenchmarkRecordWork(b *testing.B) {
 	s := testStore(b)
 	workList(b, s, "w")
+	w0, f0 := WriteStats()
+	n := 0
 	for b.Loop() {
 		if _, err := s.RecordWork("w", WorkLine{Tool: "Bash", Kind: WorkExecute, Target: "go test ./...", OK: true}); err != nil {
 			b.Fatal(err)
 		}
+		n++
+	}
+	w1, f1 := WriteStats()
+	b.ReportMetric(float64(f1-f0)/float64(n), "fsyncs/call")
+	b.ReportMetric(float64(w1-w0)/float64(n), "atomic-writes/call")
+}
+
+// A turn of 100 tool events costs 100 fsyncs and no session write.
+func TestRecordWorkOneDurableWrite(t *testing.T) {
+	s := memStore(t)
+	workList(t, s, "w")
+	s.RecordWork("w", WorkLine{Tool: "Bash", OK: true}) // creates the file
+	w0, f0 := WriteStats()
+	for range 100 {
+		if _, err := s.RecordWork("w", WorkLine{Tool: "Bash", Kind: WorkExecute, OK: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w1, f1 := WriteStats(); f1-f0 > 100 || w1 != w0 {
+		t.Fatalf("100 calls: %d fsyncs, %d atomic writes; want at most 100 and none", f1-f0, w1-w0)
 	}
 }
 
