@@ -246,7 +246,12 @@ func TestHooksFakeAgents(t *testing.T) {
 			f := newFakeAgent(t, spec, h)
 			f.send("Build csvkit-lite", func(turn int) string {
 				if turn == 0 {
+					// The list, then the work on its first item, then the mark.
 					f.items = threeItems()
+					f.items[0].done = false
+					f.writeList()
+					f.runCommand("go build ./...")
+					f.items[0].done = true
 				} else {
 					f.runCommand("go test ./...") // the work, then the mark
 					f.items[turn].done = true

@@ -272,8 +272,10 @@ func ParseWork(data []byte) WorkLog {
 // ItemWork is what the log shows of one item, or of the work no item was
 // in progress for: its receipt and its ledger.
 type ItemWork struct {
-	// Calls are the tool calls that ended; Edits and Commands those of
-	// them that succeeded, Failed those that failed.
+	// Calls are the tool calls that ended while the item was in
+	// progress; Edits and Commands the edits and commands that succeeded
+	// for its receipt (also while it was the next open one), Failed the
+	// calls that failed.
 	Calls, Edits, Commands, Failed int
 	// In and Out are the tokens spent.
 	In, Out int64
@@ -296,9 +298,6 @@ func (w ItemWork) Words() string {
 	}
 	if w.Commands > 0 {
 		parts = append(parts, Plural(w.Commands, "command"))
-	}
-	if len(parts) == 0 && w.Seen {
-		return "work seen"
 	}
 	return strings.Join(parts, ", ")
 }
@@ -352,8 +351,15 @@ func (w WorkLog) Summarize() Summary {
 			s.Unattributed = iw
 		}
 		if l.Item == "" && l.Next != "" && l.IsWork() {
+			// The next open item's receipt, not its ledger: its calls and
+			// tokens stay unattributed.
 			nw := s.Items[l.Next]
-			nw.Seen = true
+			nw.Seen, nw.Last = true, l.Target
+			if l.Kind == WorkEdit {
+				nw.Edits++
+			} else {
+				nw.Commands++
+			}
 			s.Items[l.Next] = nw
 		}
 	}
