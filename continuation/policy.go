@@ -269,23 +269,6 @@ func (p *Policy) advance(t Turn) (progress bool, unverified []int) {
 		}
 		p.done[f.Key], progress = true, true
 	}
-	// An item completed now that was not completed before the turn, with
-	// no partner to complete from (written completed, in this turn's
-	// list), is not progress, but without a receipt it is reported done.
-	if t.Receipt != nil {
-		was := make(map[string]bool, len(t.Before))
-		for _, td := range t.Before {
-			if td.Status == todostore.Completed {
-				was[itemKey(td)] = true
-			}
-		}
-		for _, td := range t.After {
-			k := itemKey(td)
-			if td.Status == todostore.Completed && !was[k] && !p.done[k] && !has(k) && !slices.Contains(p.unverified, k) {
-				p.unverified = append(p.unverified, k)
-			}
-		}
-	}
 	at := make(map[string]int, len(t.After))
 	for i, td := range t.After {
 		at[itemKey(td)] = i
