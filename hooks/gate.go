@@ -64,7 +64,7 @@ func Stop(in StopIn) StopOut {
 		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason,
 		Done: st.Done, Unverified: st.Unverified})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
-		FinalText: in.Reply, Receipt: in.Receipt}, in.Tools)
+		FinalText: in.Reply, Receipt: in.Receipt, First: st.First}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
 		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Done: ps.Done, Unverified: ps.Unverified}

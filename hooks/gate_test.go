@@ -197,3 +197,29 @@ func TestContext(t *testing.T) {
 		t.Errorf("todo text escaped the block: %q", ctx)
 	}
 }
+
+// A list made and finished between two stops is measured from the first
+// list the agent wrote (HookState.First): its item done without a receipt
+// keeps the gate blocking, one done with a receipt is progress.
+func TestStopFromFirstList(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		receipt func(string) bool
+		cont    bool
+		prog    string
+	}{
+		{"without a receipt", func(string) bool { return false }, true, "Item 1 is marked completed"},
+		{"with a receipt", func(string) bool { return true }, true, ""},
+	} {
+		out := Stop(StopIn{Todos: list(C, P), State: &todostore.HookState{NoProgress: 2, PerPrompt: 2, First: list(I, P)}, Receipt: tc.receipt, Tools: continuation.Tools{Todo: "TodoWrite"}})
+		if out.Continue != tc.cont || tc.prog != "" && !strings.Contains(out.Prompt, tc.prog) || tc.prog == "" && strings.Contains(out.Prompt, "marked completed") {
+			t.Errorf("%s: %+v", tc.name, out)
+		}
+		if out.State.First != nil {
+			t.Errorf("%s: the first list outlived the stop", tc.name)
+		}
+		if (tc.prog == "") != (out.State.NoProgress == 1) {
+			t.Errorf("%s: progress counted wrong: %d", tc.name, out.State.NoProgress)
+		}
+	}
+}

@@ -220,6 +220,7 @@ func (h *hook) tool() ([]byte, []string, error) {
 			s.Todos, ref.Tasks = out, ct.Tasks
 			next = Given(out, s.Hooks)
 		}
+		keepFirst(&next, s.Hooks, s.Todos)
 		s.Agent, s.Hooks = ref, &next
 		if s.Cwd == "" {
 			s.Cwd = h.in.Cwd

@@ -42,3 +42,17 @@ func (h *hook) receipts() (func(string) bool, *todostore.Summary, error) {
 	}
 	return sum.Receipt, &sum, nil
 }
+
+// keepFirst records in next the list the agent just wrote when it is its
+// first since the last stop or the person's prompt (prev has none), so
+// the gate measures a list made and finished between two stops from it.
+func keepFirst(next, prev *todostore.HookState, todos []todostore.Todo) {
+	if prev != nil && prev.First != nil {
+		next.First = todostore.CloneTodos(prev.First)
+		return
+	}
+	next.First = snapshot(todos)
+	if next.First == nil {
+		next.First = []todostore.Todo{}
+	}
+}

@@ -126,6 +126,11 @@ type HookState struct {
 	// (continuation.State).
 	Done       []string `json:"done,omitempty"`
 	Unverified []string `json:"unverified,omitempty"`
+	// First is the first list the agent wrote since the last stop or the
+	// person's prompt, by stable id, text and status
+	// (continuation.Turn.First): a list made and finished between two
+	// stops is measured from it.
+	First []Todo `json:"first,omitempty"`
 }
 
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,
