@@ -38,13 +38,7 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 	case "tool_use":
 		return p.toolUse(line, emit)
 	case "tool_result":
-		var id, status []byte
-		if err := jsonPickLine(line, jsonField{"tool_id", &id}, jsonField{"status", &status}); err != nil {
-			return err
-		}
-		if u := p.calls.end(jsonStr(id), jsonStr(status) == "success", nil); u != nil {
-			emit(*u)
-		}
+		return p.toolResult(line, emit)
 	case "error":
 		var severity, msg []byte
 		if err := jsonPickLine(line, jsonField{"severity", &severity}, jsonField{"message", &msg}); err != nil {
@@ -193,6 +187,31 @@ func (p *GeminiParser) init(line []byte, emit func(Update)) error {
 	}
 	if m := jsonStr(model); m != "" && !strings.HasPrefix(m, "gemini-2") {
 		emit(Update{Kind: UpdateNoTodoTool, Text: "model " + m + " is not offered write_todos"})
+	}
+	return nil
+}
+
+// toolResult ends a call seen to start. Its id and status come before
+// the tool's output, which is most of the line's bytes: the rest of the
+// line is not scanned.
+func (p *GeminiParser) toolResult(line []byte, emit func(Update)) error {
+	if len(p.calls) == 0 {
+		return nil
+	}
+	var id, status []byte
+	fields := []jsonField{{"tool_id", &id}, {"status", &status}}
+	err := jsonLine(line, func(key []byte, v int) (int, error) {
+		end, err := jsonPickMember(line, key, v, fields)
+		if err == nil && id != nil && status != nil {
+			return end, errStopScan
+		}
+		return end, err
+	})
+	if err != nil && err != errStopScan {
+		return err
+	}
+	if u := p.calls.end(jsonStr(id), jsonStr(status) == "success", nil); u != nil {
+		emit(*u)
 	}
 	return nil
 }
