@@ -2,6 +2,7 @@ package continuation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -92,6 +93,27 @@ type promptInput struct {
 	level int
 	// unverified are the positions of items done without a receipt.
 	unverified []int
+}
+
+// PromptAt is the continuation prompt that Decide sends for todos at
+// wording level (WordingFirst..WordingFinal), for a caller that has to
+// give it again later: the hooks give it to Qwen Code through its prompt
+// hook, which that agent runs for the continuation (ARCHITECTURE.md §9).
+func PromptAt(todos []todostore.Todo, tools Tools, level int) string {
+	return PromptUnverified(todos, tools, level, nil)
+}
+
+// PromptUnverified is PromptAt naming the items of unverified (keys of
+// State.Unverified) still completed in todos as done without a receipt,
+// as Decide's prompt did.
+func PromptUnverified(todos []todostore.Todo, tools Tools, level int, unverified []string) string {
+	var pos []int
+	for i, t := range todos {
+		if t.Status == todostore.Completed && slices.Contains(unverified, itemKey(t)) {
+			pos = append(pos, i+1)
+		}
+	}
+	return continuationPrompt(promptInput{todos: todos, tools: tools, level: level, unverified: pos})
 }
 
 // continuationPrompt builds the prompt for one continuation. Its

@@ -131,6 +131,13 @@ type HookState struct {
 	// (continuation.Turn.First): a list made and finished between two
 	// stops is measured from it.
 	First []Todo `json:"first,omitempty"`
+	// Held are digests of the texts of the items the agent's own todo
+	// tool holds, as of its last call; nil until it made one. An
+	// open item it does not hold (the person's, added in todosh) is
+	// offered to it to add with its tool, and is its work only once
+	// Offered holds it.
+	Held    []string `json:"held,omitempty"`
+	Offered []string `json:"offered,omitempty"`
 }
 
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,
