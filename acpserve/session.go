@@ -208,7 +208,7 @@ func (ss *session) syncPlanVia(force bool, send func(acp.SessionUpdate)) {
 	if err != nil {
 		return
 	}
-	entries := PlanEntries(sess.Todos)
+	entries := PlanReceipts(PlanEntries(sess.Todos), sess.Todos, ss.work())
 	key := planKey(entries)
 	if !force && ss.hasPlan && key == ss.planSent {
 		return
@@ -410,7 +410,7 @@ var eventTable = map[agent.EventKind]func(*session, agent.Event){
 	},
 	agent.EventToolCall: func(ss *session, ev agent.Event) {
 		if !ss.relayed {
-			ss.toolCall(ev.Text)
+			ss.toolEvent(ev)
 		}
 	},
 	agent.EventTodos:  func(ss *session, _ agent.Event) { ss.syncPlan(false) },

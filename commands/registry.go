@@ -152,6 +152,7 @@ func NewRegistry() *Registry {
 			{name: "edit", args: "POS TEXT", summary: "change an item's or subtask's text; its status, subtasks and evidence stay", example: `/todo edit 2 "write more tests"`, run: runEdit},
 			{name: "move", args: "POS TO", summary: "move an item to item position TO, or a subtask within its item (2.3 to 2.1)", example: "/todo move 3 1", run: runMove},
 			{name: "clear", summary: "empty the list (it stays in this session's history: /todo revert brings it back)", example: "/todo clear", run: runClear},
+			{name: "cost", summary: "what each item cost: time in progress, tokens and tool calls todosh saw, and what no item was in progress for", example: "/todo cost", run: runCost},
 			{name: "history", args: "[PAGE|show N]", words: []string{"show"}, summary: "this session's changes, newest first, numbered: when, who, what; show N prints the list after change N", example: "/todo history show 3", run: runHistory},
 			{name: "revert", summary: "take back the last change to the list, whoever made it; again goes one more change back (undo POS only reopens items)", example: "/todo revert", run: runRevert},
 			{name: "restore", args: "N", summary: "make the list what it was after change N of /todo history", example: "/todo restore 3", run: runRestore},

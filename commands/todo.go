@@ -107,7 +107,7 @@ func runShow(x *call) error {
 	if len(sess.Todos) == 0 {
 		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
 	}
-	return x.print(todostore.FormatListWidth(sess.Todos, x.env.width()))
+	return x.print(todostore.FormatListSeen(sess.Todos, x.env.width(), x.work()))
 }
 
 // runAdd implements /todo add [POS] TEXT. A first word shaped like a

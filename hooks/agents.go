@@ -247,15 +247,16 @@ func (a Agent) Path(scope Scope, home, dir string, getenv func(string) string) s
 	return filepath.Join(home, a.configDir, a.file)
 }
 
-// matcher is the matcher of the agent's tool event: its todo tools, from
-// its row in agent/clis.
+// matcher is the matcher of the agent's tool event: every tool, so the
+// work log sees the agent's edits and commands as well as its todo tool
+// (issue 26's receipts). Claude Code takes "*" for every tool; the others
+// take a regular expression.
 func (a Agent) matcher() (string, error) {
-	tools, err := clis.HookTodoTools(a.Name)
-	if err != nil {
+	if _, err := clis.HookTodoTools(a.Name); err != nil {
 		return "", err
 	}
 	if a.exactMatcher {
-		return strings.Join(tools, "|"), nil
+		return "*", nil
 	}
-	return "^(" + strings.Join(tools, "|") + ")$", nil
+	return ".*", nil
 }

@@ -172,7 +172,39 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 		e.text = withLineBreaks(s.doc, e.text)
 		doc = e.apply(s.doc)
 	}
-	return doc, nil
+	return widenMatcher(doc, a)
+}
+
+// widenMatcher rewrites the matcher of todosh's tool entry when it is not
+// the one install writes now: entries installed before the receipts of
+// issue 26 matched only the todo tools, and the stop gate needs to see
+// every tool. An entry whose group holds other hooks too keeps its
+// matcher (widening it would run them for every tool).
+func widenMatcher(doc []byte, a Agent) ([]byte, error) {
+	want, err := a.matcher()
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseSettings(doc, a.jsonc)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range s.ours(a) {
+		ev, ok := a.Event(f.kind)
+		if !ok || !ev.Tools || ev.Name != f.event || f.groupHookCount > 1 {
+			continue
+		}
+		m := s.hooks.member(f.event).elems[f.group].member("matcher")
+		if m == nil || m.kind != '"' || m.str == want {
+			continue
+		}
+		q, err := render(want, "", "")
+		if err != nil {
+			return nil, err
+		}
+		return edit{start: m.start, end: m.end, text: q}.apply(s.doc), nil
+	}
+	return s.doc, nil
 }
 
 // addEntry is the edit that adds todosh's entry for ev, creating the

@@ -115,6 +115,11 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		rd.errOut = r.Err
 		r.render = rd
 	}
+	if v, ok := r.render.(interface {
+		SetWork(func() *todostore.Summary)
+	}); ok {
+		v.SetWork(r.work)
+	}
 	r.LastEnd = EndError
 	defer func() {
 		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
@@ -218,6 +223,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()
 	r.render.Flush()
+	defer r.cost()
 	if out.Listed {
 		// A backend that changed the list without saying so still gets it shown.
 		r.render.Todos(out.After)
@@ -259,4 +265,27 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 		return r.interrupt(ctx)
 	}
 	return signal.NotifyContext(ctx, os.Interrupt)
+}
+
+// work is the session's work log summed, for the receipts a list shows;
+// nil when it cannot be read (a list then shows none).
+func (r *TurnRunner) work() *todostore.Summary {
+	log, err := r.Session.Store.Work(r.Session.ID)
+	if err != nil {
+		return nil
+	}
+	sum := log.Summarize()
+	return &sum
+}
+
+// cost ends a turn's JSONL stream with the session's ledger (a cost
+// event); the text views show it only on /todo cost.
+func (r *TurnRunner) cost() {
+	v, ok := r.render.(interface{ Cost(todostore.Ledger) })
+	if !ok {
+		return
+	}
+	if l, err := r.Session.Store.Ledger(r.Session.ID, r.Session.Store.Now()); err == nil {
+		v.Cost(l)
+	}
 }

@@ -125,3 +125,59 @@ func TestBegin(t *testing.T) {
 		t.Errorf("Begin on a done, paused list: archived %d, list %v, paused %v, err %v; want 2 archived, empty, not paused", n, got.Todos, got.Paused, err)
 	}
 }
+
+// workingAgent shows its work (agent.WorkShower): each turn it may run a
+// command (an execute call that ends well) while the list's first item is
+// in progress, then completes that item.
+type workingAgent struct {
+	sess agent.Session
+	work bool
+}
+
+func (w *workingAgent) Name() string     { return "working" }
+func (w *workingAgent) TodoTool() string { return "TodoWrite" }
+func (w *workingAgent) ShowsWork() bool  { return true }
+func (w *workingAgent) RunTurn(_ context.Context, _ agent.Turn, emit func(agent.Event)) (agent.Result, error) {
+	if w.work {
+		emit(agent.Event{Kind: agent.EventToolCall, Text: "Bash go test", Tool: &agent.ToolCall{ID: "1", Name: "Bash", Kind: agent.ToolExecute, Target: "go test"}})
+		emit(agent.Event{Kind: agent.EventToolCall, Tool: agent.Ended("1", "Bash", agent.ToolExecute, "go test", true, nil)})
+		emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Input: 100, Output: 7}})
+	}
+	_, err := w.sess.Update(func(s *todostore.Session) error {
+		s.Todos[0].Status = todostore.Completed
+		return nil
+	})
+	return agent.Result{FinalText: "ok"}, err
+}
+
+// A backend that shows its work: a completion counts only with a receipt,
+// recorded from the turn's own events, and its tokens go to the item.
+func TestRunReceipts(t *testing.T) {
+	for _, work := range []bool{true, false} {
+		st := todostore.Open(t.TempDir())
+		sess := agent.Session{Store: st, ID: "s1"}
+		if _, err := sess.Update(func(s *todostore.Session) error {
+			s.Todos = todos(todostore.InProgress, todostore.Pending)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		pol := continuation.New()
+		step := Step{Agent: &workingAgent{sess: sess, work: work}, Session: sess, Policy: pol,
+			Tools: func() continuation.Tools { return continuation.Tools{Todo: "TodoWrite"} }}
+		out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Decision.Progress != work || (len(out.Decision.Unverified) == 1) == work {
+			t.Errorf("work %v: decision %+v", work, out.Decision)
+		}
+		l, err := st.Ledger("s1", st.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int64{true: 100, false: 0}[work]; l.Items[0].In != want || l.Total.In != want {
+			t.Errorf("work %v: ledger %+v", work, l)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -201,6 +202,7 @@ type ClaudeParser struct {
 	session  string
 	lastText string
 	pending  map[string]claudeTaskCall // by tool_use id
+	calls    toolCalls                 // every call started, by tool_use id
 }
 
 // claudeTaskCall is a TaskCreate or TaskUpdate waiting for its result.
@@ -243,7 +245,7 @@ func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
 	case "assistant":
 		p.assistant(m, emit)
 	case "user":
-		if len(p.pending) > 0 && p.mentionsPending(line) { // only task results matter
+		if len(p.calls) > 0 && p.mentionsPending(line) { // only results of calls seen to start matter
 			p.user(m, emit)
 		}
 	case "system":
@@ -262,7 +264,7 @@ func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
 }
 
 func (p *ClaudeParser) mentionsPending(line []byte) bool {
-	for id := range p.pending {
+	for id := range p.calls {
 		if bytes.Contains(line, []byte(id)) {
 			return true
 		}
@@ -457,7 +459,7 @@ func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
 		todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
 			return in.Todos[i].Content, mapStatus(in.Todos[i].Status), in.Todos[i].ActiveForm
 		})
-		emit(Update{Kind: UpdateToolCall, Text: name + " " + todostore.Plural(len(todos), "item")})
+		emit(p.calls.start(b.str("id"), name, "", name+" "+todostore.Plural(len(todos), "item")))
 		emitTodos(p.name(), todos, anyCut, emit)
 	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):
 		var in claudeTaskInput
@@ -473,12 +475,13 @@ func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
 			p.pending[id] = call
 		}
 		if call.create {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine("TaskCreate", in.Subject)})
+			emit(p.calls.start(b.str("id"), name, "", toolLine("TaskCreate", in.Subject)))
 		} else {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))})
+			emit(p.calls.start(b.str("id"), name, "", toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))))
 		}
 	default:
-		emit(Update{Kind: UpdateToolCall, Text: toolLine(name, toolArg(b["input"]))})
+		arg := toolArg(b["input"])
+		emit(p.calls.start(b.str("id"), name, arg, toolLine(name, arg)))
 	}
 }
 
@@ -523,6 +526,14 @@ func (p *ClaudeParser) user(m jsonObj, emit func(Update)) {
 			continue
 		}
 		id := b.str("tool_use_id")
+		failed := jsonTrue(b["is_error"])
+		var exit *int
+		if failed {
+			exit = agent.ExitPrefix(b.str("content"))
+		}
+		if u := p.calls.end(id, !failed, exit); u != nil {
+			emit(*u)
+		}
 		call, ok := p.pending[id]
 		if !ok {
 			continue

@@ -1,6 +1,7 @@
 package clis
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -26,7 +27,7 @@ type CodexParser struct {
 	mcpSeen  bool // UpdateTools was sent for it
 
 	lastText string
-	started  map[string]bool // raw item ids whose tool line was shown
+	calls    toolCalls // tool items started and not ended, by id
 }
 
 // Line handles one line of Codex's stream.
@@ -86,7 +87,6 @@ func (p *CodexParser) item(it jsonObj, phase codexPhase, emit func(Update)) {
 	if p.ignored(it, phase) {
 		return
 	}
-	id := it["id"]
 	switch it.str("type") {
 	case "agent_message":
 		if phase == codexCompleted {
@@ -95,25 +95,27 @@ func (p *CodexParser) item(it jsonObj, phase codexPhase, emit func(Update)) {
 	case "todo_list":
 		p.todoList(it["items"], phase, emit)
 	case "command_execution":
-		p.toolOnce(id, phase, func() string { return toolLine("exec", it.str("command")) }, emit)
+		cmd := it.str("command")
+		p.tool(it, phase, "command_execution", cmd, func() string { return toolLine("exec", cmd) }, emit)
 	case "mcp_tool_call":
 		server, tool := it.str("server"), it.str("tool")
-		p.toolOnce(id, phase, func() string { return server + "." + tool }, emit)
+		name := "mcp__" + server + "__" + tool
+		p.tool(it, phase, name, "", func() string { return server + "." + tool }, emit)
 		// Codex names an MCP tool mcp__SERVER__TOOL, as the model sees it.
-		if !p.mcpSeen && len(p.MCPTools) > 0 && "mcp__"+server+"__"+tool == p.MCPTools[0] {
+		if !p.mcpSeen && len(p.MCPTools) > 0 && name == p.MCPTools[0] {
 			p.mcpSeen = true
 			emit(Update{Kind: UpdateTools, Text: p.MCPTools[0]})
 		}
 	case "web_search":
-		p.toolOnce(id, phase, func() string { return toolLine("web_search", it.str("query")) }, emit)
+		q := it.str("query")
+		p.tool(it, phase, "web_search", q, func() string { return toolLine("web_search", q) }, emit)
 	case "file_change":
-		p.toolOnce(id, phase, func() string {
-			var paths []string
-			for _, c := range jsonArray(it["changes"]) {
-				paths = append(paths, jsonObject(c).str("path"))
-			}
-			return toolLine("edit", strings.Join(paths, ", "))
-		}, emit)
+		var paths []string
+		for _, c := range jsonArray(it["changes"]) {
+			paths = append(paths, jsonObject(c).str("path"))
+		}
+		target := strings.Join(paths, ", ")
+		p.tool(it, phase, "file_change", target, func() string { return toolLine("edit", target) }, emit)
 	case "error":
 		// An error item is a warning inside a turn that goes on.
 		if msg := it.str("message"); phase == codexCompleted && msg != "" {
@@ -130,29 +132,35 @@ func (p *CodexParser) message(text string, emit func(Update)) {
 	}
 }
 
-// ignored reports whether an item can have no effect: a tool item whose
-// line was already shown.
+// ignored reports whether an item can have no effect: a tool item's
+// update (its start and its end are what count).
 func (p *CodexParser) ignored(it jsonObj, phase codexPhase) bool {
 	switch it.str("type") {
 	case "command_execution", "mcp_tool_call", "web_search", "file_change":
-		return phase == codexUpdated || (phase == codexCompleted && it["id"] != nil && p.started[string(it["id"])])
+		return phase == codexUpdated
 	}
 	return false
 }
 
-// toolOnce shows a tool line when the item starts, or when it completes
-// without having been seen to start (file changes arrive that way).
-func (p *CodexParser) toolOnce(id []byte, phase codexPhase, text func() string, emit func(Update)) {
-	if phase == codexUpdated || (phase == codexCompleted && p.started[string(id)]) {
+// tool shows a tool item: its line when it starts, its end (status and
+// exit code) when it completes; an item that completes without having
+// been seen to start (file changes arrive that way) is both at once.
+func (p *CodexParser) tool(it jsonObj, phase codexPhase, name, target string, line func() string, emit func(Update)) {
+	id := it.str("id")
+	if phase == codexStarted || p.calls[id].Name == "" {
+		emit(p.calls.start(id, name, target, line()))
+	}
+	if phase != codexCompleted {
 		return
 	}
-	if phase == codexStarted {
-		if p.started == nil {
-			p.started = map[string]bool{}
-		}
-		p.started[string(id)] = true
+	var exit *int
+	if n, err := strconv.Atoi(string(it["exit_code"])); err == nil {
+		exit = &n
 	}
-	emit(Update{Kind: UpdateToolCall, Text: text()})
+	ok := it.str("status") == "completed" && (exit == nil || *exit == 0)
+	if u := p.calls.end(id, ok, exit); u != nil {
+		emit(*u)
+	}
 }
 
 func (p *CodexParser) todoList(raw []byte, phase codexPhase, emit func(Update)) {

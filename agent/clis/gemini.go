@@ -16,6 +16,7 @@ type GeminiParser struct {
 	// it ends at the next event that is not an assistant message, and
 	// becomes last. The two buffers swap, so a message costs no allocation.
 	message, last []byte
+	calls         toolCalls // started and not ended, by tool_id
 }
 
 // Line handles one line of Gemini's stream.
@@ -35,6 +36,8 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 		p.messageLine(m, emit)
 	case "tool_use":
 		p.toolUse(m, emit)
+	case "tool_result":
+		p.toolResult(m, emit)
 	case "error":
 		if m.str("severity") == "warning" {
 			emit(Update{Kind: UpdateNotice, Text: "gemini: " + todostore.ShortLine(m.str("message"), 200)})
@@ -77,9 +80,10 @@ type geminiTodos struct {
 }
 
 func (p *GeminiParser) toolUse(m jsonObj, emit func(Update)) {
-	name, params := m.str("tool_name"), m["parameters"]
+	name, params, id := m.str("tool_name"), m["parameters"], m.str("tool_id")
 	if name != "write_todos" {
-		emit(Update{Kind: UpdateToolCall, Text: toolLine(name, toolArg(params))})
+		arg := toolArg(params)
+		emit(p.calls.start(id, name, arg, toolLine(name, arg)))
 		return
 	}
 	var in geminiTodos
@@ -89,7 +93,7 @@ func (p *GeminiParser) toolUse(m jsonObj, emit func(Update)) {
 	todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
 		return in.Todos[i].Description, mapStatus(in.Todos[i].Status), ""
 	})
-	emit(Update{Kind: UpdateToolCall, Text: "write_todos " + todostore.Plural(len(todos), "item")})
+	emit(p.calls.start(id, "write_todos", "", "write_todos "+todostore.Plural(len(todos), "item")))
 	emitTodos("gemini", todos, anyCut, emit)
 }
 
@@ -112,5 +116,15 @@ func (p *GeminiParser) init(m jsonObj, emit func(Update)) {
 	emitSession(m, "session_id", emit)
 	if model := m.str("model"); model != "" && !strings.HasPrefix(model, "gemini-2") {
 		emit(Update{Kind: UpdateNoTodoTool, Text: "model " + model + " is not offered write_todos"})
+	}
+}
+
+// toolResult ends a call seen to start.
+func (p *GeminiParser) toolResult(m jsonObj, emit func(Update)) {
+	if len(p.calls) == 0 {
+		return
+	}
+	if u := p.calls.end(m.str("tool_id"), m.str("status") == "success", nil); u != nil {
+		emit(*u)
 	}
 }

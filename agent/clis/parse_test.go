@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -228,6 +229,18 @@ func formatUpdate(u Update) string {
 		return "task: " + formatTask(*u.Task) + "\n"
 	case UpdateTools:
 		return fmt.Sprintf("tools: %q load %q\n", u.Text, u.Load)
+	case UpdateToolCall:
+		if t := u.Tool; t != nil {
+			st := [...]string{"started", "succeeded", "failed"}[t.State]
+			exit := ""
+			if t.Exit != nil {
+				exit = fmt.Sprintf(" exit %d", *t.Exit)
+			}
+			if t.State == agent.ToolStarted {
+				return fmt.Sprintf("tool: %q (%s %s %s %q)\n", u.Text, t.Name, t.Kind, st, t.Target)
+			}
+			return fmt.Sprintf("tool end: %s %s %s%s\n", t.ID, t.Name, st, exit)
+		}
 	}
 	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
 }
@@ -601,7 +614,9 @@ func TestToolCallLines(t *testing.T) {
 	for _, c := range cases {
 		var got []string
 		for _, u := range ofKind(collect(t, c.p, c.stream+"\n"), UpdateToolCall) {
-			got = append(got, u.Text)
+			if u.Text != "" {
+				got = append(got, u.Text)
+			}
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%T: tool lines %q, want %q", c.p, got, c.want)

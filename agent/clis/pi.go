@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -27,6 +28,7 @@ type PiParser struct {
 	lastText string
 	lastErr  string // the last assistant message's errorMessage, if it failed
 	sawTodo  bool   // a todo tool ran this turn
+	calls    toolCalls
 }
 
 // piMessage is what the parser reads of message_end's message.
@@ -62,9 +64,12 @@ func (p *PiParser) Line(line []byte, emit func(Update)) error {
 	case "message_end":
 		p.messageEnd(m, emit)
 	case "tool_execution_start":
-		if n := m.str("toolName"); n != "todo" {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine(n, toolArg(m["args"]))})
+		n, arg := m.str("toolName"), toolArg(m["args"])
+		u := p.calls.start(m.str("toolCallId"), n, arg, toolLine(n, arg))
+		if n == "todo" {
+			u.Text = "" // shown with its list at its end
 		}
+		emit(u)
 	case "tool_execution_end":
 		p.toolEnd(m, emit)
 	case "auto_retry_start":
@@ -116,7 +121,11 @@ func (p *PiParser) messageEnd(line jsonObj, emit func(Update)) {
 }
 
 func (p *PiParser) toolEnd(m jsonObj, emit func(Update)) {
+	end := p.calls.end(m.str("toolCallId"), !jsonTrue(m["isError"]), nil)
 	if m.str("toolName") != "todo" || jsonTrue(m["isError"]) {
+		if end != nil {
+			emit(*end)
+		}
 		return
 	}
 	p.sawTodo = true
@@ -133,6 +142,10 @@ func (p *PiParser) toolEnd(m jsonObj, emit func(Update)) {
 	}
 	todos, anyCut := doneList(p.Prev, items)
 	p.Prev = todos
-	emit(Update{Kind: UpdateToolCall, Text: "todo " + todostore.Plural(len(todos), "item")})
+	if end == nil {
+		end = &Update{Kind: UpdateToolCall, Tool: &agent.ToolCall{Name: "todo", State: agent.ToolSucceeded}}
+	}
+	end.Text = "todo " + todostore.Plural(len(todos), "item")
+	emit(*end)
 	emitTodos("pi", todos, anyCut, emit)
 }

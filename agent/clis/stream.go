@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -24,7 +25,10 @@ const (
 	// UpdateText: Text is a piece of assistant text; whole messages end
 	// with a newline, Gemini's streamed deltas are passed on as they come.
 	UpdateText
-	// UpdateToolCall: Text is a one-line summary of a tool call.
+	// UpdateToolCall: Text is a one-line summary of a tool call, and Tool
+	// what is known of it. A call's start carries the line; its end
+	// (Tool.State succeeded or failed) carries none, so nothing shows a
+	// call twice.
 	UpdateToolCall
 	// UpdateTodos: Todos is the agent's whole list after a todo event
 	// (TodoWrite, update_plan, write_todos).
@@ -61,6 +65,41 @@ type Update struct {
 	Todos []todostore.Todo
 	Task  *TaskOp
 	Load  string
+	Tool  *agent.ToolCall
+}
+
+// toolCalls are the calls a parser saw start and not yet end, by the
+// CLI's id, so an end names the call its start did.
+type toolCalls map[string]agent.ToolCall
+
+// start records a call's start and returns the update that shows it.
+func (c *toolCalls) start(id, name, target, line string) Update {
+	call := agent.ToolCall{ID: id, Name: name, Kind: agent.KindOf(name), Target: todostore.ShortLine(target, 500)}
+	if id != "" {
+		if *c == nil {
+			*c = toolCalls{}
+		}
+		if len(*c) < 1000 { // a stream that never ends its calls is not kept without end
+			(*c)[id] = call
+		}
+	}
+	return Update{Kind: UpdateToolCall, Text: line, Tool: &call}
+}
+
+// end is the update for the end of the call with id, nil when its start
+// was not seen (a sub-agent's call, a result without its call).
+func (c toolCalls) end(id string, ok bool, exit *int) *Update {
+	call, found := c[id]
+	if !found || id == "" {
+		return nil
+	}
+	delete(c, id)
+	call.State = agent.ToolSucceeded
+	if !ok {
+		call.State = agent.ToolFailed
+	}
+	call.Exit = exit
+	return &Update{Kind: UpdateToolCall, Tool: &call}
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps

@@ -436,8 +436,10 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		st.message.WriteString(u.Text)
 		emit(agent.Event{Kind: agent.EventText, Text: u.Text})
 	case UpdateToolCall:
-		st.lastSaid = u.Text
-		emit(agent.Event{Kind: agent.EventToolCall, Text: u.Text})
+		if u.Text != "" {
+			st.lastSaid = u.Text
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: u.Text, Tool: u.Tool})
 	case UpdateStatus:
 		st.lastSaid, st.status = u.Text, u.Text
 		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
@@ -553,3 +555,7 @@ func insideGitRepo(dir string) bool {
 		dir = parent
 	}
 }
+
+// ShowsWork is true: a CLI's stream shows every tool call it makes and
+// how it ended (agent.WorkShower).
+func (a *cliAgent) ShowsWork() bool { return true }

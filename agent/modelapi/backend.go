@@ -212,7 +212,8 @@ func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) todotools.Out
 	if out.IsError {
 		line += " → error: " + todostore.ShortLine(out.Result, 160)
 	}
-	emit(agent.Event{Kind: agent.EventToolCall, Text: line})
+	// todosh's own tools, run here and ended at once: one event, its end.
+	emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: agent.Ended("", fn.Name, agent.KindOf(fn.Name), "", !out.IsError, nil)})
 	if out.Changed {
 		emit(agent.Event{Kind: agent.EventTodos, Todos: out.Todos})
 	}

@@ -403,6 +403,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		item, sub int
 		ticked    bool
 	)
+	rc := t.receipts()
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
 		item, sub, err = toolFind(s, id)
@@ -426,6 +427,9 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		if a.Evidence == "" && t.RequireEvidence {
 			return fmt.Errorf("subtask %d.%d needs evidence to be ticked (evidence is required in this session): "+
 				"give what you ran or saw in the evidence argument", item+1, sub+1)
+		}
+		if err := rc.check(fmt.Sprintf("subtask %d.%d", item+1, sub+1), s.Todos[item].UID, a.Evidence); err != nil {
+			return err
 		}
 		s.Todos[item].Subtasks[sub].Evidence = a.Evidence
 		return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Completed)
@@ -543,8 +547,9 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	rc := t.receipts()
 	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
-		return toolCheckMerge(current, agentList, m, t.RequireEvidence)
+		return toolCheckMerge(current, agentList, m, t.RequireEvidence, rc)
 	})
 	if errors.Is(err, agent.ErrStalePositions) {
 		return Outcome{}, fmt.Errorf("%v: call %s and send the items with their stable ids (such as \"t3\"), or without ids", err, Read)
@@ -607,7 +612,7 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 // completing an item with open subtasks is refused, and with
 // requireEvidence newly completed work needs evidence. Errors name
 // positions in the model's own list.
-func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, requireEvidence bool) error {
+func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, requireEvidence bool, rc *receiptCheck) error {
 	done := toolDoneBefore(current)
 	for i := range m.Todos {
 		j := m.FromAgent[i]
@@ -624,6 +629,14 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 					"give what you ran or saw in its evidence field, or tick it with %s and evidence", pos, k+1, Tick)
 			}
 		}
+		for k, sub := range it.Subtasks {
+			key := agent.MergeKey(it.Content) + "\x00" + agent.MergeKey(sub.Content)
+			if len(own.Subtasks) > 0 && sub.Status == todostore.Completed && !done[key] {
+				if err := rc.check(fmt.Sprintf("subtask %d.%d", pos, k+1), it.UID, sub.Evidence); err != nil {
+					return err
+				}
+			}
+		}
 		if own.Status != todostore.Completed {
 			continue
 		}
@@ -634,6 +647,11 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 		if len(it.Subtasks) == 0 && it.Evidence == "" && requireEvidence && !done[agent.MergeKey(it.Content)] {
 			return fmt.Errorf("todo %d is completed without evidence (evidence is required in this session): "+
 				"give what you ran or saw in its evidence field", pos)
+		}
+		if !done[agent.MergeKey(it.Content)] {
+			if err := rc.check(fmt.Sprintf("todo %d", pos), it.UID, it.Evidence); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -41,6 +41,11 @@
 // transports beyond stdio it advertises ("http,sse", as claude-agent-acp
 // 0.23.1 does; codex-acp 0.16.0 says http); FAKEACP_FAIL is "initialize" or
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
+// FAKEACP_WORK: by default [[plan]] and each continuation run a command
+// (an execute tool call that succeeds) before they mark an item done;
+// FAKEACP_WORK=0 marks it done without working, FAKEACP_WORK=remark makes
+// continuations re-mark the first finished item (in progress, then
+// completed again) and nothing else.
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
 // makes them wait for session/cancel instead; FAKEACP_PACE paces
 // text chunks (a duration) for benchmarks; FAKEACP_STALE=1 ends the first
@@ -70,6 +75,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -190,6 +196,7 @@ type fake struct {
 	mu       sync.Mutex
 	sessions map[acp.SessionId]*session
 	n        int
+	works    atomic.Int64 // the commands work ran, to number their calls
 }
 
 var internal = &acp.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": "Query closed before response received"}}
@@ -419,6 +426,23 @@ func (a *fake) say(ctx context.Context, id acp.SessionId, text string) {
 	}
 }
 
+// work runs a command that succeeds, as an execute tool call and its
+// completion ("runs a command, then marks done"), unless FAKEACP_WORK is
+// 0 ("marks done without working") or remark.
+func (a *fake) work(ctx context.Context, id acp.SessionId) {
+	if w := os.Getenv("FAKEACP_WORK"); w == "0" || w == "remark" {
+		return
+	}
+	call := acp.ToolCallId(fmt.Sprintf("work_%d", a.works.Add(1)))
+	a.send(ctx, id, acp.StartToolCall(call, "Run "+WorkCommand, acp.WithStartKind(acp.ToolKindExecute),
+		acp.WithStartStatus(acp.ToolCallStatusInProgress), acp.WithStartRawInput(map[string]any{"command": WorkCommand})))
+	a.send(ctx, id, acp.UpdateToolCall(call, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
+		acp.WithUpdateRawOutput(map[string]any{"exit_code": 0})))
+}
+
+// WorkCommand is the command work runs.
+const WorkCommand = "fake-work"
+
 func (a *fake) sendPlan(ctx context.Context, id acp.SessionId, s *session) {
 	a.send(ctx, id, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: append([]acp.PlanEntry(nil), s.plan...)}})
 }
@@ -461,6 +485,7 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		}
 		a.say(ctx, id, "I'll break this work into a todo list first.\n")
 		a.sendPlan(ctx, id, s)
+		a.work(ctx, id)
 		s.plan[0].Status, s.plan[1].Status = acp.PlanEntryStatusCompleted, acp.PlanEntryStatusInProgress
 		a.say(ctx, id, "Skeleton is in place; moving on to the parser.\n")
 		a.sendPlan(ctx, id, s)
@@ -475,6 +500,17 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 			a.say(ctx, id, "Still thinking about it.\n")
 			return end, nil
 		}
+		if os.Getenv("FAKEACP_WORK") == "remark" {
+			// Re-marks the first finished item: back in progress, then
+			// completed again, and nothing else.
+			s.plan[0].Status = acp.PlanEntryStatusInProgress
+			a.sendPlan(ctx, id, s)
+			s.plan[0].Status = acp.PlanEntryStatusCompleted
+			a.sendPlan(ctx, id, s)
+			a.say(ctx, id, "Item 1 is done.\n")
+			return end, nil
+		}
+		a.work(ctx, id)
 		for i := range s.plan {
 			if s.plan[i].Status != acp.PlanEntryStatusCompleted {
 				s.plan[i].Status = acp.PlanEntryStatusCompleted
