@@ -203,6 +203,7 @@ type ClaudeParser struct {
 	pending  map[string]claudeTaskCall // by tool_use id
 	cl       claudeLine                // reused for every line
 	arena    textArena
+	usage    claudeUsage
 }
 
 // claudeTaskCall is a TaskCreate or TaskUpdate waiting for its result.
@@ -395,14 +396,15 @@ func (p *ClaudeParser) rateLimit(line []byte, emit func(Update)) error {
 }
 
 func (p *ClaudeParser) result(line []byte, emit func(Update)) error {
-	var subtype, result, session, errs, isError, errMsg []byte
+	var subtype, result, session, errs, isError, errMsg, usage []byte
 	// Qwen Code puts a failed turn's message in .error.message.
 	err := jsonPickError(line, &errMsg, jsonField{"subtype", &subtype}, jsonField{"is_error", &isError}, jsonField{"result", &result},
-		jsonField{"session_id", &session}, jsonField{"errors", &errs})
+		jsonField{"session_id", &session}, jsonField{"errors", &errs}, jsonField{"usage", &usage})
 	if err != nil {
 		return err
 	}
 	p.setSession(session, emit)
+	p.usage.result(p.name(), usage, emit)
 	sub := jsonStr(subtype)
 	if jsonTrue(isError) || strings.HasPrefix(sub, "error") {
 		msg := jsonStr(result)
@@ -442,17 +444,25 @@ type claudeBlock struct {
 type claudeLine struct {
 	parent, toolResult []byte
 	blocks             []claudeBlock
+	// id and usage are the message's (usage.go).
+	id, usage []byte
 }
 
 // scan reads a line's members and content blocks in one pass. The blocks'
 // slice is reused from line to line.
 func (cl *claudeLine) scan(line []byte) error {
-	cl.parent, cl.toolResult, cl.blocks = nil, nil, cl.blocks[:0]
+	cl.parent, cl.toolResult, cl.blocks, cl.id, cl.usage = nil, nil, cl.blocks[:0], nil, nil
 	return jsonLine(line, func(key []byte, v int) (int, error) {
 		switch string(key) {
 		case "message":
 			return jsonObject(line, v, func(key []byte, v int) (int, error) {
-				if string(key) != "content" {
+				switch string(key) {
+				case "id":
+					return jsonRaw(line, v, &cl.id)
+				case "usage":
+					return jsonRaw(line, v, &cl.usage)
+				case "content":
+				default:
 					return -1, nil
 				}
 				return jsonArray(line, v, func(v int) (int, error) {
@@ -472,7 +482,7 @@ func (cl *claudeLine) scan(line []byte) error {
 // release drops the references into the line, which may be a large buffer.
 func (cl *claudeLine) release() {
 	clear(cl.blocks)
-	cl.parent, cl.toolResult, cl.blocks = nil, nil, cl.blocks[:0]
+	cl.parent, cl.toolResult, cl.blocks, cl.id, cl.usage = nil, nil, cl.blocks[:0], nil, nil
 }
 
 func (b *claudeBlock) scan(line []byte, v int) (int, error) {
@@ -485,6 +495,8 @@ func (p *ClaudeParser) assistant(line []byte, emit func(Update)) error {
 	if err := p.cl.scan(line); err != nil {
 		return err
 	}
+	// A sub-agent's tokens are spent too.
+	p.usage.message(p.name(), p.cl.id, p.cl.usage, emit)
 	if !jsonIsNull(p.cl.parent) {
 		return nil // a sub-agent's line: its todos are not the main list
 	}

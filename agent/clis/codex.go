@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -26,11 +27,15 @@ type CodexParser struct {
 	// session's todo tool (UpdateTools), so continuations name it.
 	MCPTools []string
 	mcpSeen  bool // UpdateTools was sent for it
+	// UsageBefore is the thread's usage total before the turn: Codex's
+	// turn.completed reports the thread's, so the turn's is what it adds.
+	UsageBefore agent.Usage
 
 	lastText string
 	started  map[string]bool // raw item ids whose tool line was shown
 	it       codexItem       // reused for every line
 	arena    textArena
+	usage    usageMeter
 }
 
 // Line handles one line of Codex's stream.
@@ -53,6 +58,9 @@ func (p *CodexParser) Line(line []byte, emit func(Update)) error {
 	case "item.completed":
 		return p.item(line, codexCompleted, emit)
 	case "turn.completed":
+		if err := codexUsage(&p.usage, p.UsageBefore, line, emit); err != nil {
+			return err
+		}
 		emit(Update{Kind: UpdateTurnEnd, Text: p.lastText})
 	case "turn.failed", "error":
 		msg, err := codexErrorMessage(line)

@@ -18,6 +18,7 @@ type GeminiParser struct {
 	// becomes last. The two buffers swap, so a message costs no allocation.
 	message, last []byte
 	arena         textArena
+	usage         usageMeter
 }
 
 // Line handles one line of Gemini's stream.
@@ -154,10 +155,11 @@ func (p *GeminiParser) toolUse(line []byte, emit func(Update)) error {
 }
 
 func (p *GeminiParser) result(line []byte, emit func(Update)) error {
-	var status, msg []byte
-	if err := jsonPickError(line, &msg, jsonField{"status", &status}); err != nil {
+	var status, msg, stats []byte
+	if err := jsonPickError(line, &msg, jsonField{"status", &status}, jsonField{"stats", &stats}); err != nil {
 		return err
 	}
+	geminiUsage(&p.usage, stats, emit)
 	if string(status) == `"success"` {
 		emit(Update{Kind: UpdateTurnEnd, Text: string(p.last)})
 		return nil

@@ -217,7 +217,7 @@ func TestTranscriptGolden(t *testing.T) {
 	}
 }
 
-var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task", UpdateNoTodoTool: "no todo tool", UpdateStatus: "status"}
+var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task", UpdateNoTodoTool: "no todo tool", UpdateStatus: "status", UpdateUsage: "usage"}
 
 func formatUpdate(u Update) string {
 	switch u.Kind {
@@ -228,6 +228,8 @@ func formatUpdate(u Update) string {
 		return "task: " + formatTask(*u.Task) + "\n"
 	case UpdateTools:
 		return fmt.Sprintf("tools: %q load %q\n", u.Text, u.Load)
+	case UpdateUsage:
+		return fmt.Sprintf("usage: %d in, %d out\n", u.Usage.Input, u.Usage.Output)
 	}
 	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
 }

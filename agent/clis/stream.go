@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -52,6 +53,9 @@ const (
 	// Load is the tool that loads deferred tools ("ToolSearch"), "" when
 	// there is none.
 	UpdateTools
+	// UpdateUsage: Usage is tokens spent since the previous UpdateUsage
+	// of the turn (usage.go).
+	UpdateUsage
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -61,6 +65,7 @@ type Update struct {
 	Todos []todostore.Todo
 	Task  *TaskOp
 	Load  string
+	Usage *agent.Usage
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps

@@ -54,6 +54,12 @@ type cli struct {
 	// stream that drops them (Codex's rollout, codexplan.go): env is the
 	// CLI's environment, session its session id.
 	planStatuses func(env []string, session string, todos []todostore.Todo) ([]todostore.Todo, bool)
+	// usageBefore, for a CLI whose usage reports are its session's running
+	// total rather than the turn's (Codex: turn.completed after a resume
+	// counts the turns before), is that total before a turn resumes
+	// session, from the CLI's own record; the parser is given it
+	// (parserIn.usageBefore) and reports what the turn adds.
+	usageBefore func(env []string, session string) agent.Usage
 	// listHint says what the person must change when the stream shows the
 	// CLI cannot keep a list: one short line (a notice is cut at 120
 	// characters).
@@ -65,6 +71,9 @@ type parserIn struct {
 	prev      []todostore.Todo // the list before the turn
 	usesTasks bool             // an earlier turn used the task tools
 	mcpTools  []string         // Config.MCPTools
+	// usageBefore is the session's usage total before the turn
+	// (cli.usageBefore).
+	usageBefore agent.Usage
 }
 
 // ClaudeEnv is what Claude Code needs in its environment to offer any todo
@@ -157,8 +166,9 @@ var clisTable = []cli{
 			return append(args, "-")
 		},
 		parser: func(in parserIn) Parser {
-			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools}
+			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools, UsageBefore: in.usageBefore}
 		},
+		usageBefore:  codexRolloutUsage,
 		todoTools:    []string{"update_plan"},
 		caps:         Caps{Resume: true},
 		planStatuses: codexRolloutPlan,

@@ -1,0 +1,232 @@
+package clis
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+
+	"github.com/todosh/todosh/agent"
+)
+
+// Token usage, as each CLI's stream reports it (docs/agents.md, "Token
+// usage"). Input counts every token the model read, cached or not, as the
+// OpenAI and Gemini APIs count their prompt tokens; Anthropic's API
+// counts cache reads and writes apart, so Claude's three are added.
+//
+// The parsers pass what they read through a usageMeter (agent.UsageMeter),
+// which makes deltas of totals and keeps out what cannot be true.
+
+// usageMeter is a parser's agent.UsageMeter, passing its events on as
+// updates.
+type usageMeter struct {
+	m agent.UsageMeter
+}
+
+func (u *usageMeter) send(evs []agent.Event, emit func(Update)) {
+	for _, ev := range evs {
+		switch ev.Kind {
+		case agent.EventUsage:
+			emit(Update{Kind: UpdateUsage, Usage: ev.Usage})
+		case agent.EventNotice:
+			emit(Update{Kind: UpdateNotice, Text: ev.Text})
+		}
+	}
+}
+
+// add passes on tokens spent since the previous report.
+func (u *usageMeter) add(name string, in agent.Usage, emit func(Update)) {
+	u.m.Name = name
+	u.send(u.m.Add(in), emit)
+}
+
+// to passes on what a running total adds.
+func (u *usageMeter) to(name string, total agent.Usage, emit func(Update)) {
+	u.m.Name = name
+	u.send(u.m.To(total), emit)
+}
+
+// atLeast passes on what a total at the end adds to the parts reported.
+func (u *usageMeter) atLeast(name string, total agent.Usage, emit func(Update)) {
+	u.m.Name = name
+	u.send(u.m.AtLeast(total), emit)
+}
+
+// usageCount reads one count of tokens, a raw JSON value: 0 when it is
+// missing or null; a number that is no whole count in range (a fraction,
+// a string, 1e300) comes back out of range, below zero or above
+// agent.MaxUsage, so the meter refuses it.
+func usageCount(raw []byte) int64 {
+	if len(raw) == 0 || jsonIsNull(raw) {
+		return 0
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	switch {
+	case err != nil && jsonNumber(raw) == "", math.IsNaN(f):
+		return -1
+	case f > agent.MaxUsage:
+		return agent.MaxUsage + 1
+	case f < 0 || f != math.Trunc(f):
+		return -1
+	}
+	return int64(f)
+}
+
+// usageFields reads the counts named by keys from the JSON object raw and
+// adds them up, for input and for output; ok is false when raw is no
+// object.
+func usageFields(raw []byte, in, out []string) (u agent.Usage, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return u, false
+	}
+	vals := map[string][]byte{}
+	if jsonFields(raw, func(key, val []byte) { vals[string(key)] = val }) != nil {
+		return u, false
+	}
+	sum := func(keys []string) int64 {
+		var n int64
+		for _, k := range keys {
+			c := usageCount(vals[k])
+			if c < 0 || n < 0 {
+				return -1 // one bad count spoils the sum: the meter refuses it
+			}
+			n += c
+		}
+		return n
+	}
+	return agent.Usage{Input: sum(in), Output: sum(out)}, true
+}
+
+// Claude Code (and Qwen Code, whose stream is Claude's shape): every
+// assistant line carries its message's usage, and the lines of one
+// message (one per content block) share its id and its usage, so a
+// message counts once, by id, and again only for what a later line of it
+// adds. The output count of those lines is the one the message started
+// with; the result line's usage is the turn's total, which supplies the
+// rest (usageMeter.atLeast).
+var (
+	claudeInput  = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
+	claudeOutput = []string{"output_tokens"}
+)
+
+// claudeUsage is what a Claude parser knows of the turn's usage.
+type claudeUsage struct {
+	meter usageMeter
+	// byMessage is each message's usage passed on so far, by message id.
+	byMessage map[string]agent.Usage
+}
+
+// message reads one assistant line's message usage (raw, the usage
+// object; id, the message's id as raw JSON).
+func (c *claudeUsage) message(name string, id, raw []byte, emit func(Update)) {
+	u, ok := usageFields(raw, claudeInput, claudeOutput)
+	if !ok {
+		return
+	}
+	key := jsonStr(id)
+	if key == "" {
+		c.meter.add(name, u, emit) // no id: a message of its own
+		return
+	}
+	if c.byMessage == nil {
+		c.byMessage = map[string]agent.Usage{}
+	}
+	seen := c.byMessage[key]
+	if u.Input < 0 || u.Output < 0 {
+		c.meter.add(name, u, emit) // refused, with its notice
+		return
+	}
+	more := agent.Usage{Input: max(0, u.Input-seen.Input), Output: max(0, u.Output-seen.Output)}
+	c.byMessage[key] = agent.Usage{Input: max(u.Input, seen.Input), Output: max(u.Output, seen.Output)}
+	c.meter.add(name, more, emit)
+}
+
+// result reads the result line's usage, the turn's total.
+func (c *claudeUsage) result(name string, raw []byte, emit func(Update)) {
+	if u, ok := usageFields(raw, claudeInput, claudeOutput); ok {
+		c.meter.atLeast(name, u, emit)
+	}
+}
+
+// codexUsage reads turn.completed's usage: the thread's total (codex exec
+// runs one turn a process, and a resumed thread's total counts the turns
+// before, which were before), so the turn's is what it adds to before.
+// input_tokens holds the cached ones; output_tokens the reasoning ones.
+func codexUsage(meter *usageMeter, before agent.Usage, line []byte, emit func(Update)) error {
+	var raw []byte
+	if err := jsonPickLine(line, jsonField{"usage", &raw}); err != nil {
+		return err
+	}
+	u, ok := usageFields(raw, codexInput, codexOutput)
+	if !ok {
+		return nil
+	}
+	if u.Input >= before.Input && u.Output >= before.Output {
+		u.Input -= before.Input
+		u.Output -= before.Output
+	} // else a thread that started again: its total is the turn's
+	meter.to("codex", u, emit)
+	return nil
+}
+
+var (
+	codexInput  = []string{"input_tokens"}
+	codexOutput = []string{"output_tokens"}
+)
+
+// codexRolloutUsage is the usage total of Codex's thread as its rollout
+// last recorded it (an event_msg token_count's
+// info.total_token_usage), the zero Usage when there is none.
+func codexRolloutUsage(env []string, thread string) agent.Usage {
+	path, err := codexRolloutPath(env, thread)
+	if err != nil {
+		return agent.Usage{}
+	}
+	data, err := readTail(path, codexRolloutMax)
+	if err != nil {
+		return agent.Usage{}
+	}
+	return codexLastUsage(data)
+}
+
+// codexLastUsage is the total of the last token_count line in a rollout's
+// end; lines that do not decode are skipped.
+func codexLastUsage(rollout []byte) agent.Usage {
+	for len(rollout) > 0 {
+		i := bytes.LastIndexByte(bytes.TrimRight(rollout, "\n"), '\n')
+		line := rollout[i+1:]
+		rollout = rollout[:max(i, 0)]
+		if !bytes.Contains(line, []byte(`"token_count"`)) {
+			continue
+		}
+		var payload, info, total []byte
+		if jsonPickLine(line, jsonField{"payload", &payload}) != nil || len(payload) == 0 || payload[0] != '{' ||
+			jsonPickLine(payload, jsonField{"info", &info}) != nil || len(info) == 0 || info[0] != '{' ||
+			jsonPickLine(info, jsonField{"total_token_usage", &total}) != nil {
+			continue
+		}
+		if u, ok := usageFields(total, codexInput, codexOutput); ok && u.Input >= 0 && u.Output >= 0 && u.Input <= agent.MaxUsage && u.Output <= agent.MaxUsage {
+			return u
+		}
+	}
+	return agent.Usage{}
+}
+
+// geminiUsage reads a result line's stats (raw), the turn's total:
+// Gemini CLI reports nothing of it before. input_tokens holds the cached
+// ones.
+func geminiUsage(meter *usageMeter, raw []byte, emit func(Update)) {
+	if u, ok := usageFields(raw, []string{"input_tokens"}, []string{"output_tokens"}); ok {
+		meter.to("gemini", u, emit)
+	}
+}
+
+// piUsage reads an assistant message's usage: one model request's.
+func piUsage(meter *usageMeter, raw []byte, emit func(Update)) {
+	if u, ok := usageFields(raw, []string{"input", "cacheRead", "cacheWrite"}, []string{"output"}); ok {
+		meter.add("pi", u, emit)
+	}
+}
