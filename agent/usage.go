@@ -1,7 +1,11 @@
 package agent
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -98,3 +102,27 @@ func (m *UsageMeter) refuse(why string) []Event {
 
 // Total is the tokens of u, read and written.
 func (u Usage) Total() int64 { return u.Input + u.Output }
+
+// UsageCount reads one count of tokens, a raw JSON value: 0 when it is
+// missing or null; a number that is no whole count in range (a fraction,
+// a string, 1e300) comes back out of range, below zero or above
+// MaxUsage, so the meter refuses it.
+func UsageCount(raw []byte) int64 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange), math.IsNaN(f):
+		return -1
+	case f > MaxUsage:
+		return MaxUsage + 1
+	case f < 0 || f != math.Trunc(f):
+		return -1
+	}
+	return int64(f)
+}

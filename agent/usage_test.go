@@ -67,3 +67,12 @@ func TestUsageMeter(t *testing.T) {
 		})
 	}
 }
+
+func TestUsageCount(t *testing.T) {
+	for raw, want := range map[string]int64{"": 0, "null": 0, " 12 ": 12, "0": 0, "-3": -3, "1.5": -1, "2.0": 2, "1e3": 1000, "1e13": MaxUsage + 1,
+		"99999999999999999999": MaxUsage + 1, "-1e300": -1, `"7"`: -1, "-": -1, "true": -1, "{}": -1} {
+		if got := UsageCount([]byte(raw)); got != want {
+			t.Errorf("UsageCount(%q) = %d, want %d", raw, got, want)
+		}
+	}
+}

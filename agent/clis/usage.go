@@ -2,8 +2,6 @@ package clis
 
 import (
 	"bytes"
-	"math"
-	"strconv"
 
 	"github.com/todosh/todosh/agent"
 )
@@ -51,29 +49,6 @@ func (u *usageMeter) atLeast(name string, total agent.Usage, emit func(Update)) 
 	u.send(u.m.AtLeast(total), emit)
 }
 
-// usageCount reads one count of tokens, a raw JSON value: 0 when it is
-// missing or null; a number that is no whole count in range (a fraction,
-// a string, 1e300) comes back out of range, below zero or above
-// agent.MaxUsage, so the meter refuses it.
-func usageCount(raw []byte) int64 {
-	if len(raw) == 0 || jsonIsNull(raw) {
-		return 0
-	}
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		return n
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	switch {
-	case err != nil && jsonNumber(raw) == "", math.IsNaN(f):
-		return -1
-	case f > agent.MaxUsage:
-		return agent.MaxUsage + 1
-	case f < 0 || f != math.Trunc(f):
-		return -1
-	}
-	return int64(f)
-}
-
 // usageFields reads the counts named by keys from the JSON object raw and
 // adds them up, for input and for output; ok is false when raw is no
 // object.
@@ -89,7 +64,7 @@ func usageFields(raw []byte, in, out []string) (u agent.Usage, ok bool) {
 	sum := func(keys []string) int64 {
 		var n int64
 		for _, k := range keys {
-			c := usageCount(vals[k])
+			c := agent.UsageCount(vals[k])
 			if c < 0 || n < 0 {
 				return -1 // one bad count spoils the sum: the meter refuses it
 			}
