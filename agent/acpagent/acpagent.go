@@ -247,6 +247,7 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
 			a.noteLostList(p, st, emit)
+			a.emitUsage(r.resp, emit)
 			res, err := a.finish(st, r.resp.StopReason)
 			if err != nil {
 				err = &StopError{Reason: r.resp.StopReason, Err: err}

@@ -42,7 +42,8 @@
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
 // makes them wait for session/cancel instead; FAKEACP_PACE paces
-// text chunks (a duration) for benchmarks.
+// text chunks (a duration) for benchmarks; FAKEACP_USAGE=IN,OUT reports
+// usage (Prompt).
 package main
 
 import (
@@ -323,7 +324,24 @@ func (a *fake) sendPlan(ctx context.Context, id acp.SessionId, s *session) {
 
 var planTexts = []string{"Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser"}
 
+// Prompt answers a prompt (prompt); with FAKEACP_USAGE=IN,OUT (the
+// "reports usage" scenario) every answer carries the turn's usage as
+// claude-agent-acp 0.23.1 writes it, after a usage_update of the context.
 func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	resp, err := a.prompt(ctx, p)
+	in, out, ok := strings.Cut(os.Getenv("FAKEACP_USAGE"), ",")
+	if err != nil || !ok {
+		return resp, err
+	}
+	i, _ := strconv.Atoi(in)
+	o, _ := strconv.Atoi(out)
+	a.send(ctx, p.SessionId, acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{Used: i + 1, Size: 200000}})
+	zero := 0
+	resp.Usage = &acp.Usage{InputTokens: i, OutputTokens: o, CachedReadTokens: &zero, CachedWriteTokens: &zero, TotalTokens: i + o}
+	return resp, nil
+}
+
+func (a *fake) prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	s := a.session(p.SessionId)
 	if s == nil {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown session"})
