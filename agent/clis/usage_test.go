@@ -2,6 +2,10 @@ package clis
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -147,5 +151,95 @@ func TestCodexRolloutUsage(t *testing.T) {
 	}
 	if got := codexLastUsage([]byte(`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-4}}}}`)); got != (agent.Usage{}) {
 		t.Errorf("a negative total: %+v", got)
+	}
+}
+
+// requestsIn counts the model requests of a transcript, decoded with
+// encoding/json: Claude's and Qwen's distinct assistant message ids, pi's
+// assistant messages, one turn for Codex and Gemini.
+func requestsIn(t *testing.T, kind, file string) int64 {
+	t.Helper()
+	ids := map[string]bool{}
+	n := int64(0)
+	for _, line := range readLines(t, file) {
+		var l struct {
+			Type    string `json:"type"`
+			Message struct {
+				ID   string `json:"id"`
+				Role string `json:"role"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		switch {
+		case (kind == "claude" || kind == "qwen") && l.Type == "assistant" && !ids[l.Message.ID]:
+			ids[l.Message.ID] = true
+			n++
+		case kind == "pi" && l.Type == "message_end" && l.Message.Role == "assistant":
+			n++
+		case (kind == "codex" && l.Type == "turn.completed") || (kind == "gemini" && l.Type == "result"):
+			n++
+		}
+	}
+	return n
+}
+
+// TestTurnUsage: the fake CLIs' "reports usage" scenario, through the
+// runner, for a first turn and a resumed one: each turn's EventUsage adds
+// up to what its model requests spent, also for Codex, whose resumed turn
+// reports the thread's total, and whose total before a turn comes from
+// its rollout when this process did not see the turns before.
+func TestTurnUsage(t *testing.T) {
+	cases := []struct{ kind, run1, resume, session string }{
+		{"claude", transcript("transcripts", "claude-todowrite", "claude-run1.jsonl"), transcript("transcripts", "claude-todowrite", "claude-resume.jsonl"), "f3b303c4-9b82-483f-a4f8-445bb003551f"},
+		{"codex", transcript("transcripts", "codex", "codex-run1.jsonl"), transcript("transcripts", "codex", "codex-resume-id.jsonl"), "01a20041-b822-7443-827f-46d87d803854"},
+		{"gemini", transcript("transcripts", "gemini", "gemini-run1.jsonl"), transcript("transcripts", "gemini", "gemini-resume-id.jsonl"), "efe60ada-73d8-4b4e-a1d6-8e2ddc259f66"},
+		{"qwen", transcript("fake", "qwen-run1.jsonl"), transcript("fake", "qwen-resume.jsonl"), "7c1f2b0e-3d4a-4f5b-9c6d-1e2f3a4b5c6d"},
+		{"pi", transcript("fake", "pi-run1.jsonl"), transcript("fake", "pi-resume.jsonl"), "0193f2a4-5b6c-7d8e-9f00-112233445566"},
+	}
+	for _, c := range cases {
+		for _, newProcess := range []bool{false, true} {
+			if newProcess && c.kind != "codex" {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/new process %v", c.kind, newProcess), func(t *testing.T) {
+				f := newFakeRun(t, c.kind, map[string]string{"FAKECLI_RUN1": c.run1, "FAKECLI_RESUME": c.resume, "FAKECLI_SESSION": c.session, "FAKECLI_USAGE": "100,7"})
+				if c.kind == "codex" {
+					// The fake keeps the thread's totals where Codex keeps them.
+					home := filepath.Join(t.TempDir(), "codex")
+					dir := filepath.Join(home, "sessions", "2026", "11", "25")
+					if err := os.MkdirAll(dir, 0o700); err != nil {
+						t.Fatal(err)
+					}
+					f.env["CODEX_HOME"] = home
+					f.env["FAKECLI_USAGE_FILE"] = filepath.Join(dir, "rollout-2026-11-25T17-53-17-"+c.session+".jsonl")
+				}
+				a := f.agent(Config{})
+				for i, file := range []string{c.run1, c.resume} {
+					if i == 1 && newProcess {
+						a = f.agent(Config{})
+					}
+					evs, _, err := f.turn(a, agent.Turn{Prompt: "go"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got agent.Usage
+					for _, ev := range evs {
+						switch ev.Kind {
+						case agent.EventUsage:
+							got.Input += ev.Usage.Input
+							got.Output += ev.Usage.Output
+						case agent.EventNotice:
+							t.Errorf("turn %d: notice %q", i+1, ev.Text)
+						}
+					}
+					n := requestsIn(t, c.kind, file)
+					if want := (agent.Usage{Input: 100 * n, Output: 7 * n}); got != want || n == 0 {
+						t.Errorf("turn %d: usage %+v, want %+v (%d requests)", i+1, got, want, n)
+					}
+				}
+			})
+		}
 	}
 }
