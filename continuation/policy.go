@@ -7,7 +7,8 @@
 // (and keeps stopping until the person's next prompt); no open items stops;
 // progress resets the no-progress counter; a reply that ends by asking the
 // person a question stops; continuation switched off stops; MaxNoProgress
-// continuations in a row without progress stop; MaxPerPrompt continuations
+// continuations in a row without progress stop; the prompt's budget spent
+// stops (budget.go); MaxPerPrompt continuations
 // per prompt from the person stop whatever else happens; otherwise continue.
 // Progress and a pause are recorded even by a turn that an earlier rule
 // stops (a cancelled turn that paused stays paused); that changes no reason,
@@ -46,6 +47,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -73,6 +75,10 @@ type Turn struct {
 	// to Before.
 	First     []todostore.Todo
 	FinalText string // the agent's last reply text (question detection)
+	// Tokens and Took are what the turn spent, for the budget: the
+	// tokens the agent reported, the time the turn took.
+	Tokens int64
+	Took   time.Duration
 }
 
 // StopReason says why the policy stopped; it is empty when it continues.
@@ -123,6 +129,12 @@ type Policy struct {
 	lastList string // ListDigest of the list the previous continuation was sent with
 	hasLast  bool
 	level    int // wording level of the previous continuation
+
+	// budget is every prompt's (SetBudget), raised the current prompt's
+	// raises, spent what its turns spent; lastStop the last decision's
+	// reason, "" when it continued (budget.go).
+	budget, raised, spent Budget
+	lastStop              StopReason
 }
 
 // New returns a policy with continuation on and no counts.
@@ -136,7 +148,7 @@ func (p *Policy) SetEnabled(on bool) { p.disabled = !on }
 // escalation start again, and a pause is lifted.
 func (p *Policy) PersonPrompt() {
 	on := !p.disabled
-	*p = Policy{}
+	*p = Policy{budget: p.budget}
 	p.SetEnabled(on)
 }
 
@@ -163,7 +175,10 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	if t.Paused {
 		p.paused, p.reason = true, t.PauseReason
 	}
+	p.spent.Tokens += t.Tokens
+	p.spent.Time += t.Took
 	stop := func(r StopReason, line string) Decision {
+		p.lastStop = r
 		return Decision{Reason: r, Line: line, Progress: progress}
 	}
 	open := openCount(t.After)
@@ -180,15 +195,24 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 		return stop(AskedQuestion, "stopped: the agent asked a question")
 	case p.disabled:
 		return stop(Disabled, "stopped: continuation is off — "+todostore.Plural(open, "open item"))
+	case p.overBudget():
+		return stop(p.budgetStop())
 	case p.noProgress >= MaxNoProgress:
 		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", MaxNoProgress))
 	case p.perPrompt >= MaxPerPrompt:
 		return stop(PromptLimit, fmt.Sprintf("stopped: %d continuations for this prompt", MaxPerPrompt))
 	}
+	return p.proceed(t.After, tools, progress)
+}
 
+// proceed is the decision to continue with the next continuation of
+// after, the list now.
+func (p *Policy) proceed(after []todostore.Todo, tools Tools, progress bool) Decision {
+	p.lastStop = ""
+	open := openCount(after)
 	p.noProgress++
 	p.perPrompt++
-	list := ListDigest(t.After)
+	list := ListDigest(after)
 	if p.hasLast && list == p.lastList {
 		p.level = min(p.level+1, WordingFinal)
 	} else {
@@ -197,7 +221,7 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	p.lastList, p.hasLast = list, true
 	return Decision{
 		Continue: true,
-		Prompt:   continuationPrompt(promptInput{todos: t.After, tools: tools, level: p.level}),
+		Prompt:   continuationPrompt(promptInput{todos: after, tools: tools, level: p.level}),
 		Attempt:  p.noProgress,
 		Wording:  p.level,
 		Progress: progress,
