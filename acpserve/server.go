@@ -22,6 +22,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -35,6 +36,9 @@ type Config struct {
 	NewAgent backends.Factory
 	// Continue is false with --no-continue.
 	Continue bool
+	// Budget is what each prompt may spend (--budget-tokens,
+	// --budget-time).
+	Budget continuation.Budget
 	// LockTimeout is how long a change waits for another todosh's lock.
 	LockTimeout time.Duration
 	// Home and Getenv are for /todo list (other agents' saved lists).
