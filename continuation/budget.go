@@ -143,9 +143,12 @@ func (p *Policy) BudgetLines() string {
 }
 
 // roundTime writes a duration to the second, or to the millisecond below
-// one: 5m2s, 340ms.
+// one (below that, as it is): 5m2s, 340ms, 1ns.
 func roundTime(d time.Duration) string {
-	if d < time.Second {
+	switch {
+	case d < time.Millisecond:
+		return d.String()
+	case d < time.Second:
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()

@@ -62,8 +62,10 @@ type TurnRunner struct {
 	// agent's activity during a prompt; nil in a script.
 	live *liveRegion
 	// LastEnd is how the last prompt ended (one of the End* reasons),
-	// for the exit status of a script.
+	// for the exit status of a script; Prompts counts the prompts run,
+	// resumed ones (Resume) too, so a script knows a line ran one.
 	LastEnd string
+	Prompts int
 	// resume is set by a raise of the budget after the last prompt
 	// stopped at it (/todo budget +N): the shell then runs Resume.
 	resume bool
@@ -172,6 +174,7 @@ func (r *TurnRunner) begin() (end func()) {
 		r.render = rd
 	}
 	r.LastEnd = EndError
+	r.Prompts++
 	return func() {
 		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
 			r.render.End(r.LastEnd)
