@@ -50,14 +50,14 @@ type Agent struct {
 	Path    string `json:"path,omitempty"`
 	Version string `json:"version,omitempty"`
 	// TodoTools and MCP are the row's version rules at that version.
-	TodoTools string             `json:"todo_tools,omitempty"`
-	MCP       string             `json:"mcp,omitempty"`
+	TodoTools string `json:"todo_tools,omitempty"`
+	MCP       string `json:"mcp,omitempty"`
 	// Usage says whether the agent reports the tokens it spends, from
 	// its row (backends.Caps.Usage): what budgets can hold it.
-	Usage string `json:"usage,omitempty"`
-	Notes     []string           `json:"notes,omitempty"`
-	Problems  []backends.Problem `json:"problems,omitempty"`
-	Chosen    bool               `json:"chosen,omitempty"`
+	Usage    string             `json:"usage,omitempty"`
+	Notes    []string           `json:"notes,omitempty"`
+	Problems []backends.Problem `json:"problems,omitempty"`
+	Chosen   bool               `json:"chosen,omitempty"`
 }
 
 // Home is the store's health.
