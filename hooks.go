@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/todosh/todosh/hooks"
@@ -13,7 +14,7 @@ import (
 )
 
 // hooksUsage is `todosh hooks --help`.
-var hooksUsage = `usage: todosh hooks install AGENT [--project]
+var hooksUsage = `usage: todosh hooks install AGENT [--project] [--budget-tokens N]
        todosh hooks uninstall AGENT [--project]
        todosh hooks status
 
@@ -26,7 +27,9 @@ edits there reach it at its next prompt. AGENT is one of ` + strings.Join(hooks.
 install merges todosh's entries into the agent's settings file (yours, or
 the repository's in the current directory with --project), keeping
 everything else; uninstall removes exactly them. Each entry runs
-"todosh hook AGENT EVENT" by this todosh's path. TODOSH_HOOKS=off turns
+"todosh hook AGENT EVENT" by this todosh's path. --budget-tokens N makes
+the stop gate let the agent stop once the person's prompt spent N tokens,
+as the agent's transcript counts them (Claude Code). TODOSH_HOOKS=off turns
 them off for one run; inside agents todosh runs itself they do nothing.
 See docs/hooks.md.
 `
@@ -39,7 +42,24 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 	}
 	var project bool
 	var pos []string
-	for _, a := range args {
+	var budget int64
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if v, ok := strings.CutPrefix(a, hooks.BudgetFlag+"="); ok || a == hooks.BudgetFlag {
+			if !ok {
+				if i+1 == len(args) {
+					return fail("%s needs a count of tokens", hooks.BudgetFlag)
+				}
+				i++
+				v = args[i]
+			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return fail("%s %q: give a count of tokens such as 100000", hooks.BudgetFlag, v)
+			}
+			budget = n
+			continue
+		}
 		switch a {
 		case "--project", "-project":
 			project = true
@@ -93,6 +113,12 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		a, err := hooks.Lookup(pos[1])
 		if err != nil {
 			return fail("%s: %v", cmd, err)
+		}
+		if budget != 0 && cmd != "install" {
+			return fail("%s goes with install", hooks.BudgetFlag)
+		}
+		if a, err = a.WithBudget(budget); err != nil {
+			return fail("install %s: %v", a.Name, err)
 		}
 		path := a.Path(scope, home, cwd, getenv)
 		// said tells what install or uninstall did to the file, or that
@@ -156,14 +182,15 @@ func hookReports(a hooks.Agent, home, cwd string, getenv func(string) string) []
 // run. It is never in the way of the agent: whatever happens it exits 0,
 // and an error is one line on stderr with nothing on stdout.
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) != 2 {
-		fmt.Fprintf(stderr, "todosh hook: want AGENT EVENT, got %q (the entries todosh hooks install writes are right; reinstall them)\n", strings.Join(args, " "))
+	name, kind, budget, err := hooks.ParseHookArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh hook: %v, got %q (the entries todosh hooks install writes are right; reinstall them)\n", err, strings.Join(args, " "))
 		return repl.ExitOK
 	}
 	root, err := todostore.ResolveRoot(getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh hook %s %s: %v\n", args[0], args[1], err)
+		fmt.Fprintf(stderr, "todosh hook %s %s: %v\n", name, kind, err)
 		return repl.ExitOK
 	}
-	return hooks.Run(hooks.Config{Store: todostore.Open(root), Getenv: getenv}, args[0], args[1], stdin, stdout, stderr)
+	return hooks.Run(hooks.Config{Store: todostore.Open(root), Getenv: getenv, BudgetTokens: budget}, name, kind, stdin, stdout, stderr)
 }

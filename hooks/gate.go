@@ -26,6 +26,9 @@ type StopIn struct {
 	State *todostore.HookState
 	// Tools name the agent's todo tools in the continuation prompt.
 	Tools continuation.Tools
+	// BudgetTokens is the token budget of the person's prompt (0: none)
+	// and Spent what the prompt spent so far (usage.go).
+	BudgetTokens, Spent int64
 }
 
 // StopOut is the gate's decision.
@@ -58,8 +61,11 @@ func Stop(in StopIn) StopOut {
 	}
 	p := continuation.Restore(continuation.State{NoProgress: st.NoProgress, PerPrompt: st.PerPrompt,
 		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason})
+	// The restored policy has spent nothing: the turn's tokens are all
+	// the prompt spent.
+	p.SetBudget(continuation.Budget{Tokens: in.BudgetTokens})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
-		FinalText: in.Reply}, in.Tools)
+		FinalText: in.Reply, Tokens: in.Spent}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
 		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given}

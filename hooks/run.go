@@ -29,6 +29,9 @@ type Config struct {
 	Store  *todostore.Store
 	Getenv func(string) string
 	Now    func() time.Time
+	// BudgetTokens is the stop gate's token budget per prompt, 0 for none
+	// (`todosh hook AGENT stop --budget-tokens N`, usage.go).
+	BudgetTokens int64
 }
 
 // Off reports why the hooks do nothing in this environment, "" when they
@@ -149,10 +152,11 @@ func (h *hook) stop() ([]byte, []string, error) {
 	if ok, err := h.exists(); !ok {
 		return nil, nil, err
 	}
+	spent, notices := h.spent()
 	var out StopOut
 	err := h.commit(func(s *todostore.Session) error {
 		out = Stop(StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
-			State: s.Hooks, Tools: h.tools(s)})
+			State: s.Hooks, Tools: h.tools(s), BudgetTokens: h.cfg.BudgetTokens, Spent: spent})
 		next := out.State
 		s.Hooks = &next
 		if out.Continue {
@@ -164,15 +168,16 @@ func (h *hook) stop() ([]byte, []string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, notices, err
 	}
+	var res []byte
 	switch {
 	case out.Continue:
-		return encode(map[string]string{"decision": h.a.Continue, "reason": out.Prompt})
+		res, _, err = encode(map[string]string{"decision": h.a.Continue, "reason": out.Prompt})
 	case out.Say != "":
-		return encode(map[string]string{"systemMessage": out.Say})
+		res, _, err = encode(map[string]string{"systemMessage": out.Say})
 	}
-	return nil, nil, nil
+	return res, notices, err
 }
 
 func (h *hook) tool() ([]byte, []string, error) {
