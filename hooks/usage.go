@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 
 	"github.com/todosh/todosh/agent"
@@ -124,25 +122,6 @@ func claudeTranscriptUsage(transcript []byte, promptID string) (agent.Usage, []s
 	return u, notices, err == nil
 }
 
-// readTranscript reads at most maxTranscript bytes of the end of the file
-// at path.
-func readTranscript(path string) ([]byte, error) {
-	if path == "" {
-		return nil, errors.New("the hook's input names no transcript_path")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := max(fi.Size()-maxTranscript, 0)
-	return io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
-}
-
 // spent is what the person's prompt has spent, from the transcript, for
 // the stop gate's budget; 0 with a notice when it cannot be read (the
 // gate then holds no budget this time, and says why).
@@ -150,7 +129,10 @@ func (h *hook) spent() (int64, []string) {
 	if h.cfg.BudgetTokens <= 0 || h.a.usage == nil {
 		return 0, nil
 	}
-	data, err := readTranscript(h.in.TranscriptPath)
+	if h.in.TranscriptPath == "" {
+		return 0, []string{"token budget not checked: the hook's input names no transcript_path"}
+	}
+	data, err := clis.ReadTail(h.in.TranscriptPath, maxTranscript)
 	if err != nil {
 		return 0, []string{"token budget not checked: " + err.Error()}
 	}

@@ -160,7 +160,7 @@ func codexRolloutUsage(env []string, thread string) agent.Usage {
 	if err != nil {
 		return agent.Usage{}
 	}
-	data, err := readTail(path, codexRolloutMax)
+	data, err := ReadTail(path, codexRolloutMax)
 	if err != nil {
 		return agent.Usage{}
 	}
