@@ -28,14 +28,17 @@ type UsageMeter struct {
 }
 
 // Add takes tokens spent since the agent's previous report (a request's
-// or a message's usage) and returns the events to emit: one EventUsage,
-// one notice the first time a report is refused, or none (a report of
-// nothing).
-func (m *UsageMeter) Add(u Usage) []Event {
-	if bad, ok := m.check(u, "usage"); !ok {
-		return bad
+// or a message's usage) and returns the event to emit, if any: an
+// EventUsage, the notice the first time a report is refused, or none (ok
+// false: a report of nothing, or a refusal after the first).
+func (m *UsageMeter) Add(u Usage) (ev Event, ok bool) {
+	if !real(u) {
+		return m.unreal(u, "usage")
 	}
 	if u.Input+m.sent.Input > MaxUsage || u.Output+m.sent.Output > MaxUsage {
+		if m.noticed {
+			return Event{}, false
+		}
 		return m.refuse(fmt.Sprintf("usage adds up to more than %s tokens", todostore.Thousands(MaxUsage)))
 	}
 	return m.pass(u)
@@ -44,11 +47,14 @@ func (m *UsageMeter) Add(u Usage) []Event {
 // To takes the agent's running total for the turn so far and returns the
 // difference from what was passed on, as Add does. A total below what was
 // passed on is refused.
-func (m *UsageMeter) To(total Usage) []Event {
-	if bad, ok := m.check(total, "usage total"); !ok {
-		return bad
+func (m *UsageMeter) To(total Usage) (ev Event, ok bool) {
+	if !real(total) {
+		return m.unreal(total, "usage total")
 	}
 	if total.Input < m.sent.Input || total.Output < m.sent.Output {
+		if m.noticed {
+			return Event{}, false // said once: not even worded again
+		}
 		return m.refuse(fmt.Sprintf("usage total went backwards (%s in, %s out after %s in, %s out)",
 			todostore.Thousands(total.Input), todostore.Thousands(total.Output), todostore.Thousands(m.sent.Input), todostore.Thousands(m.sent.Output)))
 	}
@@ -60,9 +66,9 @@ func (m *UsageMeter) To(total Usage) []Event {
 // Code's result line after its messages, where a message's output count is
 // the one it started with): what the total says beyond what was passed on
 // is passed on, each count on its own, and a total below is no error.
-func (m *UsageMeter) AtLeast(total Usage) []Event {
-	if bad, ok := m.check(total, "usage total"); !ok {
-		return bad
+func (m *UsageMeter) AtLeast(total Usage) (ev Event, ok bool) {
+	if !real(total) {
+		return m.unreal(total, "usage total")
 	}
 	return m.pass(Usage{Input: max(0, total.Input-m.sent.Input), Output: max(0, total.Output-m.sent.Output)})
 }
@@ -70,34 +76,44 @@ func (m *UsageMeter) AtLeast(total Usage) []Event {
 // Sent is the sum of what was passed on.
 func (m *UsageMeter) Sent() Usage { return m.sent }
 
-// check refuses a count below zero or above MaxUsage: ok is false, and
-// the events are the notice, if it is the first.
-func (m *UsageMeter) check(u Usage, what string) (notice []Event, ok bool) {
-	if u.Input < 0 || u.Output < 0 || u.Input > MaxUsage || u.Output > MaxUsage {
-		return m.refuse(fmt.Sprintf("%s of %d in, %d out is no real count", what, u.Input, u.Output)), false
-	}
-	return nil, true
+// real reports whether u can be a count of tokens: not below zero, not
+// above MaxUsage.
+func real(u Usage) bool {
+	return u.Input >= 0 && u.Output >= 0 && u.Input <= MaxUsage && u.Output <= MaxUsage
 }
 
-func (m *UsageMeter) pass(u Usage) []Event {
+// unreal is the notice of a report real refused.
+func (m *UsageMeter) unreal(u Usage, what string) (Event, bool) {
+	if m.noticed {
+		return Event{}, false
+	}
+	return m.refuse(fmt.Sprintf("%s of %d in, %d out is no real count", what, u.Input, u.Output))
+}
+
+func (m *UsageMeter) pass(u Usage) (Event, bool) {
 	if u.Input == 0 && u.Output == 0 {
-		return nil
+		return Event{}, false
 	}
 	m.sent.Input += u.Input
 	m.sent.Output += u.Output
-	return []Event{{Kind: EventUsage, Usage: &u}}
+	// A copy made here: taking u's address would move it to the heap at
+	// every call, most of which (a message's later lines) pass nothing.
+	out := new(Usage)
+	*out = u
+	return Event{Kind: EventUsage, Usage: out}, true
 }
 
-func (m *UsageMeter) refuse(why string) []Event {
+// refuse is the notice of a refused report, the first time only.
+func (m *UsageMeter) refuse(why string) (Event, bool) {
 	if m.noticed {
-		return nil
+		return Event{}, false
 	}
 	m.noticed = true
 	name := m.Name
 	if name == "" {
 		name = "agent"
 	}
-	return []Event{{Kind: EventNotice, Text: name + ": ignored: " + why}}
+	return Event{Kind: EventNotice, Text: name + ": ignored: " + why}, true
 }
 
 // Total is the tokens of u, read and written.

@@ -35,14 +35,19 @@ func TestUsageMeter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := UsageMeter{Name: "fake"}
 			for i, st := range tc.steps {
-				var evs []Event
+				var ev Event
+				var ok bool
 				switch st.how {
 				case "add":
-					evs = m.Add(st.u)
+					ev, ok = m.Add(st.u)
 				case "to":
-					evs = m.To(st.u)
+					ev, ok = m.To(st.u)
 				case "atleast":
-					evs = m.AtLeast(st.u)
+					ev, ok = m.AtLeast(st.u)
+				}
+				var evs []Event
+				if ok {
+					evs = append(evs, ev)
 				}
 				var got *Usage
 				notice := false

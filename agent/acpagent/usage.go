@@ -37,7 +37,7 @@ func (a *Agent) emitUsage(resp acp.PromptResponse, emit func(agent.Event)) {
 		return
 	}
 	m := agent.UsageMeter{Name: a.cfg.Name}
-	for _, ev := range m.Add(u) {
+	if ev, ok := m.Add(u); ok {
 		emit(ev)
 	}
 }

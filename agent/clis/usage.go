@@ -20,59 +20,75 @@ type usageMeter struct {
 	m agent.UsageMeter
 }
 
-func (u *usageMeter) send(evs []agent.Event, emit func(Update)) {
-	for _, ev := range evs {
-		switch ev.Kind {
-		case agent.EventUsage:
-			emit(Update{Kind: UpdateUsage, Usage: ev.Usage})
-		case agent.EventNotice:
-			emit(Update{Kind: UpdateNotice, Text: ev.Text})
-		}
+func (u *usageMeter) send(ev agent.Event, ok bool, emit func(Update)) {
+	switch {
+	case !ok:
+	case ev.Kind == agent.EventUsage:
+		emit(Update{Kind: UpdateUsage, Usage: ev.Usage})
+	case ev.Kind == agent.EventNotice:
+		emit(Update{Kind: UpdateNotice, Text: ev.Text})
 	}
 }
 
 // add passes on tokens spent since the previous report.
 func (u *usageMeter) add(name string, in agent.Usage, emit func(Update)) {
 	u.m.Name = name
-	u.send(u.m.Add(in), emit)
+	ev, ok := u.m.Add(in)
+	u.send(ev, ok, emit)
 }
 
 // to passes on what a running total adds.
 func (u *usageMeter) to(name string, total agent.Usage, emit func(Update)) {
 	u.m.Name = name
-	u.send(u.m.To(total), emit)
+	ev, ok := u.m.To(total)
+	u.send(ev, ok, emit)
 }
 
 // atLeast passes on what a total at the end adds to the parts reported.
 func (u *usageMeter) atLeast(name string, total agent.Usage, emit func(Update)) {
 	u.m.Name = name
-	u.send(u.m.AtLeast(total), emit)
+	ev, ok := u.m.AtLeast(total)
+	u.send(ev, ok, emit)
 }
 
 // usageFields reads the counts named by keys from the JSON object raw and
 // adds them up, for input and for output; ok is false when raw is no
-// object.
+// object. A key named twice counts as its last value, as encoding/json
+// reads it. It allocates nothing: it runs for every message of a stream.
 func usageFields(raw []byte, in, out []string) (u agent.Usage, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return u, false
 	}
-	vals := map[string][]byte{}
-	if jsonFields(raw, func(key, val []byte) { vals[string(key)] = val }) != nil {
+	var vals [8]int64 // in's counts, then out's
+	if len(in)+len(out) > len(vals) {
+		panic("usageFields: too many keys")
+	}
+	if jsonFields(raw, func(key, val []byte) {
+		for i, k := range in {
+			if string(key) == k {
+				vals[i] = agent.UsageCount(val)
+			}
+		}
+		for i, k := range out {
+			if string(key) == k {
+				vals[len(in)+i] = agent.UsageCount(val)
+			}
+		}
+	}) != nil {
 		return u, false
 	}
-	sum := func(keys []string) int64 {
+	sum := func(counts []int64) int64 {
 		var n int64
-		for _, k := range keys {
-			c := agent.UsageCount(vals[k])
-			if c < 0 || n < 0 {
+		for _, c := range counts {
+			if c < 0 {
 				return -1 // one bad count spoils the sum: the meter refuses it
 			}
 			n += c
 		}
 		return n
 	}
-	return agent.Usage{Input: sum(in), Output: sum(out)}, true
+	return agent.Usage{Input: sum(vals[:len(in)]), Output: sum(vals[len(in) : len(in)+len(out)])}, true
 }
 
 // Claude Code (and Qwen Code, whose stream is Claude's shape): every
@@ -90,32 +106,41 @@ var (
 // claudeUsage is what a Claude parser knows of the turn's usage.
 type claudeUsage struct {
 	meter usageMeter
-	// byMessage is each message's usage passed on so far, by message id.
-	byMessage map[string]agent.Usage
+	// byMessage is each message's usage passed on so far, by message id
+	// (its raw JSON).
+	byMessage map[string]messageUsage
+}
+
+// messageUsage is one message's usage passed on so far, and the usage
+// object of its last line as written: the lines of a message repeat it,
+// and a line that does is not read again.
+type messageUsage struct {
+	u   agent.Usage
+	raw string
 }
 
 // message reads one assistant line's message usage (raw, the usage
 // object; id, the message's id as raw JSON).
 func (c *claudeUsage) message(name string, id, raw []byte, emit func(Update)) {
-	u, ok := usageFields(raw, claudeInput, claudeOutput)
-	if !ok {
-		return
+	hasID := len(id) > 2 && id[0] == '"'
+	// Keyed by the id as written: a lookup by string(id) costs no copy.
+	seen, known := c.byMessage[string(id)]
+	if hasID && known && seen.raw == string(raw) {
+		return // another line of the message, the same usage: nothing to add
 	}
-	key := jsonStr(id)
-	if key == "" {
-		c.meter.add(name, u, emit) // no id: a message of its own
+	u, ok := usageFields(raw, claudeInput, claudeOutput)
+	switch {
+	case !ok:
+		return
+	case !hasID || u.Input < 0 || u.Output < 0:
+		c.meter.add(name, u, emit) // no id: a message of its own; or refused, with its notice
 		return
 	}
 	if c.byMessage == nil {
-		c.byMessage = map[string]agent.Usage{}
+		c.byMessage = map[string]messageUsage{}
 	}
-	seen := c.byMessage[key]
-	if u.Input < 0 || u.Output < 0 {
-		c.meter.add(name, u, emit) // refused, with its notice
-		return
-	}
-	more := agent.Usage{Input: max(0, u.Input-seen.Input), Output: max(0, u.Output-seen.Output)}
-	c.byMessage[key] = agent.Usage{Input: max(u.Input, seen.Input), Output: max(u.Output, seen.Output)}
+	more := agent.Usage{Input: max(0, u.Input-seen.u.Input), Output: max(0, u.Output-seen.u.Output)}
+	c.byMessage[string(id)] = messageUsage{u: agent.Usage{Input: max(u.Input, seen.u.Input), Output: max(u.Output, seen.u.Output)}, raw: string(raw)}
 	c.meter.add(name, more, emit)
 }
 

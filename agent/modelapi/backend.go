@@ -168,7 +168,7 @@ func (b *Backend) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.
 	onText := func(s string) { emit(agent.Event{Kind: agent.EventText, Text: s}) }
 	usage := agent.UsageMeter{Name: b.name}
 	onUsage := func(u agent.Usage) {
-		for _, ev := range usage.Add(u) {
+		if ev, ok := usage.Add(u); ok {
 			emit(ev)
 		}
 	}
