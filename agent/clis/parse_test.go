@@ -30,6 +30,8 @@ func transcriptFiles(t testing.TB) []string {
 // parserFor picks the parser by the transcript's folder.
 func parserFor(path string) Parser {
 	switch {
+	case strings.Contains(path, "qwen"):
+		return NewQwenParser()
 	case strings.Contains(path, "claude"):
 		return &ClaudeParser{}
 	case strings.Contains(path, "codex"):
@@ -97,6 +99,23 @@ func reportedOn(t *testing.T, kind string, line []byte) *reported {
 			r.todos = append(r.todos, todostore.Todo{Content: o["text"].(string), Status: st})
 		}
 		return &r
+	case "qwen":
+		msg, _ := m["message"].(map[string]any)
+		if m["type"] != "assistant" || msg == nil {
+			return nil
+		}
+		for _, b := range msg["content"].([]any) {
+			o := b.(map[string]any)
+			if o["type"] != "tool_use" || o["name"] != "todo_write" {
+				continue
+			}
+			var r reported
+			for _, x := range o["input"].(map[string]any)["todos"].([]any) {
+				td := x.(map[string]any)
+				r.todos = append(r.todos, todostore.Todo{Content: td["content"].(string), Status: todostore.Status(td["status"].(string))})
+			}
+			return &r
+		}
 	case "gemini":
 		if m["type"] != "tool_use" || m["tool_name"] != "write_todos" {
 			return nil

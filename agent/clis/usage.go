@@ -103,8 +103,23 @@ var (
 	claudeOutput = []string{"output_tokens"}
 )
 
+// newQwenUsage is Qwen Code's usage, which differs from Claude's in two
+// ways (checked with Qwen Code 0.24.4): input_tokens is the prompt's count
+// with the cached tokens in it (cache_read_input_tokens repeats those),
+// and the result line's usage is the session's total, the turns before a
+// --resume included. Each assistant line's usage is its request's, whole:
+// they are all there is to count.
+func newQwenUsage() claudeUsage {
+	return claudeUsage{input: []string{"input_tokens"}, messagesOnly: true}
+}
+
 // claudeUsage is what a Claude parser knows of the turn's usage.
 type claudeUsage struct {
+	// input are the usage object's input counts, claudeInput when nil;
+	// messagesOnly leaves the result line's total out (Qwen's).
+	input        []string
+	messagesOnly bool
+
 	meter usageMeter
 	// byMessage is each message's usage passed on so far, by message id
 	// (its raw JSON).
@@ -128,7 +143,7 @@ func (c *claudeUsage) message(name string, id, raw []byte, emit func(Update)) {
 	if hasID && known && seen.raw == string(raw) {
 		return // another line of the message, the same usage: nothing to add
 	}
-	u, ok := usageFields(raw, claudeInput, claudeOutput)
+	u, ok := usageFields(raw, c.inputs(), claudeOutput)
 	switch {
 	case !ok:
 		return
@@ -146,9 +161,20 @@ func (c *claudeUsage) message(name string, id, raw []byte, emit func(Update)) {
 
 // result reads the result line's usage, the turn's total.
 func (c *claudeUsage) result(name string, raw []byte, emit func(Update)) {
-	if u, ok := usageFields(raw, claudeInput, claudeOutput); ok {
+	if c.messagesOnly {
+		return
+	}
+	if u, ok := usageFields(raw, c.inputs(), claudeOutput); ok {
 		c.meter.atLeast(name, u, emit)
 	}
+}
+
+// inputs are the input counts of the usage object.
+func (c *claudeUsage) inputs() []string {
+	if c.input == nil {
+		return claudeInput
+	}
+	return c.input
 }
 
 // codexUsage reads turn.completed's usage: the thread's total (codex exec

@@ -51,6 +51,10 @@ func TestUsageOfRecordings(t *testing.T) {
 		// The resumed thread's total counts run1's 360 and 120.
 		{"testdata/transcripts/codex/codex-resume-id.jsonl", func() Parser { return &CodexParser{UsageBefore: agent.Usage{Input: 360, Output: 120}} }, agent.Usage{Input: 360, Output: 120}},
 		{"testdata/transcripts/gemini/gemini-run1.jsonl", func() Parser { return &GeminiParser{} }, agent.Usage{Input: 360, Output: 120}},
+		// Qwen's result line says the session's total, 500 and 100 after a
+		// resume: its messages' are the turn's.
+		{"testdata/transcripts/qwen-0.24.4/qwen-run1.jsonl", func() Parser { return NewQwenParser() }, agent.Usage{Input: 300, Output: 60}},
+		{"testdata/transcripts/qwen-0.24.4/qwen-resume.jsonl", func() Parser { return NewQwenParser() }, agent.Usage{Input: 200, Output: 40}},
 		{"testdata/transcripts/gemini/gemini-resume-id.jsonl", func() Parser { return &GeminiParser{} }, agent.Usage{Input: 360, Output: 120}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -104,10 +108,10 @@ func TestUsageLines(t *testing.T) {
 		{"claude: above 10^12", claude, []string{claudeResult(`{"input_tokens":1e13,"output_tokens":1}`)}, agent.Usage{}, 1},
 		{"claude: a fraction is no count", claude, []string{claudeMsg("m1", `{"input_tokens":1.5,"output_tokens":1}`)}, agent.Usage{}, 1},
 		{"claude: no usage, a null one", claude, []string{claudeMsg("m1", `null`), claudeResult(`{}`)}, agent.Usage{}, 0},
-		{"qwen: Claude's shape, its result's totals", func() Parser { return NewQwenParser() }, []string{
-			`{"type":"assistant","uuid":"a","session_id":"s","message":{"id":"a","role":"assistant","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":50,"output_tokens":9}},"parent_tool_use_id":null}`,
-			claudeResult(`{"input_tokens":80,"output_tokens":12}`)},
-			agent.Usage{Input: 80, Output: 12}, 0},
+		{"qwen: its messages' counts, cached input inside input_tokens; the result's session total adds nothing", func() Parser { return NewQwenParser() }, []string{
+			`{"type":"assistant","uuid":"a","session_id":"s","message":{"id":"a","role":"assistant","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":50,"output_tokens":9,"cache_read_input_tokens":40,"total_tokens":59}},"parent_tool_use_id":null}`,
+			claudeResult(`{"input_tokens":800,"output_tokens":120}`)},
+			agent.Usage{Input: 50, Output: 9}, 0},
 		{"codex: the thread started again: its total is the turn's", func() Parser { return &CodexParser{UsageBefore: agent.Usage{Input: 5000, Output: 900}} }, []string{
 			`{"type":"turn.completed","usage":{"input_tokens":400,"cached_input_tokens":300,"output_tokens":50,"reasoning_output_tokens":20}}`},
 			agent.Usage{Input: 400, Output: 50}, 0},

@@ -11,9 +11,12 @@ import (
 // request of the replayed transcript report IN input and OUT output
 // tokens, in the kind's own wire format:
 //
-//   - claude, qwen: each assistant line's message.usage (the output count a
+//   - claude: each assistant line's message.usage (the output count a
 //     message starts with, 1, as Claude Code writes it), and the result
 //     line's usage, the turn's total;
+//   - qwen: each assistant line's message.usage, its request's whole, and
+//     the result line's usage, the session's total (the turns before are
+//     kept in FAKECLI_USAGE_FILE, when set, as for codex);
 //   - codex: turn.completed's usage, the thread's total: the turns before
 //     are kept in FAKECLI_USAGE_FILE (when set), as Codex keeps them in its
 //     rollout, and written there as a token_count line;
@@ -65,7 +68,17 @@ func (u *usagePlay) line(line []byte) []byte {
 	}
 	typ, _ := m["type"].(string)
 	switch {
-	case (u.kind == "claude" || u.kind == "qwen") && typ == "assistant":
+	case u.kind == "qwen" && typ == "assistant":
+		msg, _ := m["message"].(map[string]any)
+		if msg == nil {
+			return line
+		}
+		u.requests++
+		msg["usage"] = map[string]any{"input_tokens": u.in, "output_tokens": u.out, "cache_read_input_tokens": 0}
+	case u.kind == "qwen" && typ == "result":
+		turns := u.sessionTurns(u.requests)
+		m["usage"] = map[string]any{"input_tokens": times(u.in, turns), "output_tokens": times(u.out, turns), "cache_read_input_tokens": 0}
+	case u.kind == "claude" && typ == "assistant":
 		msg, _ := m["message"].(map[string]any)
 		if msg == nil {
 			return line
@@ -76,25 +89,12 @@ func (u *usagePlay) line(line []byte) []byte {
 			u.requests++
 		}
 		msg["usage"] = map[string]any{"input_tokens": u.in, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-	case (u.kind == "claude" || u.kind == "qwen") && typ == "result":
+	case u.kind == "claude" && typ == "result":
 		m["usage"] = map[string]any{"input_tokens": times(u.in, u.requests), "output_tokens": times(u.out, u.requests),
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	case u.kind == "codex" && typ == "turn.completed":
-		in, out := u.in, u.out
-		if f := os.Getenv("FAKECLI_USAGE_FILE"); f != "" {
-			turns := 1
-			if data, err := os.ReadFile(f); err == nil {
-				turns += strings.Count(string(data), "\n")
-			}
-			in, out = times(u.in, turns), times(u.out, turns)
-			if fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-				tc, _ := json.Marshal(map[string]any{"type": "event_msg", "payload": map[string]any{"type": "token_count",
-					"info": map[string]any{"total_token_usage": map[string]any{"input_tokens": in, "output_tokens": out}}}})
-				fh.Write(append(tc, '\n'))
-				fh.Close()
-			}
-		}
-		m["usage"] = map[string]any{"input_tokens": in, "cached_input_tokens": 0, "output_tokens": out, "reasoning_output_tokens": 0}
+		turns := u.sessionTurns(1)
+		m["usage"] = map[string]any{"input_tokens": times(u.in, turns), "cached_input_tokens": 0, "output_tokens": times(u.out, turns), "reasoning_output_tokens": 0}
 	case u.kind == "gemini" && typ == "result":
 		stats, _ := m["stats"].(map[string]any)
 		if stats == nil {
@@ -116,4 +116,26 @@ func (u *usagePlay) line(line []byte) []byte {
 		return line
 	}
 	return out
+}
+
+// sessionTurns is how many requests the session has made, this run's n
+// among them: the ones before are the token_count lines of
+// FAKECLI_USAGE_FILE (written as Codex's rollout writes them), to which
+// this run's total is added. Without the file, n.
+func (u *usagePlay) sessionTurns(n int) int {
+	f := os.Getenv("FAKECLI_USAGE_FILE")
+	if f == "" {
+		return n
+	}
+	data, _ := os.ReadFile(f)
+	total := n + strings.Count(string(data), "\n")
+	if fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		for range n {
+			tc, _ := json.Marshal(map[string]any{"type": "event_msg", "payload": map[string]any{"type": "token_count",
+				"info": map[string]any{"total_token_usage": map[string]any{"input_tokens": times(u.in, total), "output_tokens": times(u.out, total)}}}})
+			fh.Write(append(tc, '\n'))
+		}
+		fh.Close()
+	}
+	return total
 }
