@@ -120,3 +120,23 @@ func todoAllDone(t *testing.T, h home) bool {
 	}
 	return true
 }
+
+// TestBudgetRaiseInTerminal: in the interactive shell, /todo budget +N
+// after a stop at the budget continues the list in the live region, and
+// the prompt comes back once it is done.
+func TestBudgetRaiseInTerminal(t *testing.T) {
+	h, _, bin, record := budgetRun(t)
+	tm := h.startTerm(t, "--agent", "claude", "--agent-bin", bin, "--budget-tokens", "10000", "--continue-delay", "0")
+	tm.expect("› ")
+	tm.typ("Plan and start building csvkit-lite\r")
+	tm.expect("stopped: token budget reached: 12,300 of 10,000")
+	tm.expect("› ")
+	tm.typ("/todo budget +20000\r")
+	tm.expect("continuing the same list")
+	tm.expect("all done")
+	tm.expect("todosh 3/3 › ")
+	tm.quit()
+	if runs := readCLIRuns(t, record); len(runs) != 2 {
+		t.Errorf("the CLI ran %d times, want the first turn and the continuation after the raise", len(runs))
+	}
+}

@@ -121,10 +121,7 @@ type turnView interface {
 func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string, err error) {
 	defer r.begin()()
 	r.resume = false
-	if r.Policy == nil {
-		r.Policy = continuation.New()
-	}
-	r.Policy.SetEnabled(r.Continue)
+	r.policy().SetEnabled(r.Continue)
 	r.Policy.SetBudget(r.Budget)
 	sess, err := r.startPrompt()
 	if err != nil {
@@ -238,23 +235,23 @@ func (r *TurnRunner) run(ctx context.Context, todos []todostore.Todo, turn agent
 	}
 }
 
-// BudgetLines is what /todo budget shows (commands.Budget).
-func (r *TurnRunner) BudgetLines() string {
+// policy is the runner's continuation policy, made with the flags'
+// budget before the first prompt.
+func (r *TurnRunner) policy() *continuation.Policy {
 	if r.Policy == nil {
 		r.Policy = continuation.New()
 		r.Policy.SetBudget(r.Budget)
 	}
-	return r.Policy.BudgetLines()
+	return r.Policy
 }
+
+// BudgetLines is what /todo budget shows (commands.Budget).
+func (r *TurnRunner) BudgetLines() string { return r.policy().BudgetLines() }
 
 // RaiseBudget raises the current prompt's budget (commands.Budget); when
 // the prompt stopped at its budget, the shell then continues it (Resume).
 func (r *TurnRunner) RaiseBudget(tokens int64, d time.Duration) (resumes bool, err error) {
-	if r.Policy == nil {
-		r.Policy = continuation.New()
-		r.Policy.SetBudget(r.Budget)
-	}
-	if err := r.Policy.Raise(continuation.Budget{Tokens: tokens, Time: d}); err != nil {
+	if err := r.policy().Raise(continuation.Budget{Tokens: tokens, Time: d}); err != nil {
 		return false, err
 	}
 	r.resume = r.Policy.StoppedAtBudget() && r.Agent != nil
