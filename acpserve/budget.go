@@ -41,9 +41,10 @@ func (ss *session) resume(ctx context.Context) (acp.PromptResponse, error) {
 	if err != nil {
 		return acp.PromptResponse{}, internalError("continuation not sent: " + err.Error())
 	}
+	ss.applySettings()
 	dec := ss.policy.Resume(sess.Todos, ss.tools())
 	if dec.Line != "" {
-		ss.say("todosh: " + dec.Line + "\n")
+		ss.say("\n\ntodosh: " + dec.Line + "\n\n") // a paragraph of its own, as run's
 	}
 	if !dec.Continue {
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil

@@ -110,6 +110,7 @@ func (s *Store) sessionFiles(id string) []string {
 		filepath.Join(s.Dir, "."+filepath.Base(path)+".tmp"), // writeLocked's temp file, left by a killed writer
 		s.SessionHistoryPath(id),
 		s.ConvPath(id),
+		s.ThreadPath(id),
 		s.lockPath(id),
 	}
 }
