@@ -91,8 +91,8 @@ func FuzzGemini(f *testing.F) {
 }
 
 // FuzzUsageFields checks the reading of a usage object against
-// encoding/json: an object of whole counts in range adds up as decoded,
-// and anything else is never a count in range that was not written.
+// encoding/json into int64s: an object of whole counts in range adds up
+// as decoded, and anything else is never a count in range.
 func FuzzUsageFields(f *testing.F) {
 	f.Add([]byte(`{"input_tokens":120,"cache_read_input_tokens":5,"output_tokens":1}`))
 	f.Add([]byte(`{"input_tokens":-3,"output_tokens":1e13}`))
@@ -121,53 +121,8 @@ func FuzzUsageFields(f *testing.F) {
 			}
 			return n, true
 		}
-		if in, good := sum(claudeInput); good && in != u.Input || !good && u.Input >= 0 && u.Input <= agent.MaxUsage && !dupKeys(data) {
+		if in, good := sum(claudeInput); good && in != u.Input || !good && u.Input >= 0 && u.Input <= agent.MaxUsage {
 			t.Fatalf("input %d, encoding/json reads %d (%v) of %q", u.Input, in, good, data)
-		}
-	})
-}
-
-// dupKeys reports whether an object names a key twice, which the
-// scanner and encoding/json read differently (the first, the last).
-func dupKeys(data []byte) bool {
-	seen := map[string]bool{}
-	dup := false
-	_ = jsonFields(data, func(key, _ []byte) {
-		if seen[string(key)] {
-			dup = true
-		}
-		seen[string(key)] = true
-	})
-	return dup
-}
-
-// FuzzJSONScan checks the scanner against encoding/json: valid JSON is never
-// refused, and a value the scanner accepts ends where it should.
-func FuzzJSONScan(f *testing.F) {
-	f.Add([]byte(`{"a":[1,{"b":"c\"d"}],"e":null}`))
-	f.Add([]byte(`{"type":"x","k":"\\\\"}`))
-	f.Add([]byte(`[[[[]]]]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		valid := json.Valid(data)
-		i := jsonWS(data, 0)
-		end, err := jsonValue(data, i)
-		if valid && (err != nil || jsonTrailer(data, end) != nil) {
-			t.Fatalf("valid JSON refused: %v", err)
-		}
-		if valid && len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
-			n := 0
-			if err := jsonFields(data, func(key, val []byte) {
-				n++
-				if !json.Valid(val) {
-					t.Fatalf("member value %q is not valid JSON", val)
-				}
-			}); err != nil {
-				t.Fatalf("valid object refused: %v", err)
-			}
-			var m map[string]json.RawMessage
-			if json.Unmarshal(data, &m) == nil && n < len(m) {
-				t.Fatalf("%d members scanned, encoding/json found %d", n, len(m))
-			}
 		}
 	})
 }

@@ -53,34 +53,16 @@ func (u *usageMeter) atLeast(name string, total agent.Usage, emit func(Update)) 
 
 // usageFields reads the counts named by keys from the JSON object raw and
 // adds them up, for input and for output; ok is false when raw is no
-// object. A key named twice counts as its last value, as encoding/json
-// reads it. It allocates nothing: it runs for every message of a stream.
+// object.
 func usageFields(raw []byte, in, out []string) (u agent.Usage, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+	m := jsonObject(bytes.TrimSpace(raw))
+	if m == nil {
 		return u, false
 	}
-	var vals [8]int64 // in's counts, then out's
-	if len(in)+len(out) > len(vals) {
-		panic("usageFields: too many keys")
-	}
-	if jsonFields(raw, func(key, val []byte) {
-		for i, k := range in {
-			if string(key) == k {
-				vals[i] = agent.UsageCount(val)
-			}
-		}
-		for i, k := range out {
-			if string(key) == k {
-				vals[len(in)+i] = agent.UsageCount(val)
-			}
-		}
-	}) != nil {
-		return u, false
-	}
-	sum := func(counts []int64) int64 {
+	sum := func(keys []string) int64 {
 		var n int64
-		for _, c := range counts {
+		for _, k := range keys {
+			c := agent.UsageCount(m[k])
 			if c < 0 {
 				return -1 // one bad count spoils the sum: the meter refuses it
 			}
@@ -88,7 +70,7 @@ func usageFields(raw []byte, in, out []string) (u agent.Usage, ok bool) {
 		}
 		return n
 	}
-	return agent.Usage{Input: sum(vals[:len(in)]), Output: sum(vals[len(in) : len(in)+len(out)])}, true
+	return agent.Usage{Input: sum(in), Output: sum(out)}, true
 }
 
 // Claude Code (and Qwen Code, whose stream is Claude's shape): every
@@ -177,25 +159,21 @@ func (c *claudeUsage) inputs() []string {
 	return c.input
 }
 
-// codexUsage reads turn.completed's usage: the thread's total (codex exec
-// runs one turn a process, and a resumed thread's total counts the turns
-// before, which were before), so the turn's is what it adds to before.
-// input_tokens holds the cached ones; output_tokens the reasoning ones.
-func codexUsage(meter *usageMeter, before agent.Usage, line []byte, emit func(Update)) error {
-	var raw []byte
-	if err := jsonPickLine(line, jsonField{"usage", &raw}); err != nil {
-		return err
-	}
+// codexUsage reads turn.completed's usage (raw): the thread's total
+// (codex exec runs one turn a process, and a resumed thread's total counts
+// the turns before, which were before), so the turn's is what it adds to
+// before. input_tokens holds the cached ones; output_tokens the reasoning
+// ones.
+func codexUsage(meter *usageMeter, before agent.Usage, raw []byte, emit func(Update)) {
 	u, ok := usageFields(raw, codexInput, codexOutput)
 	if !ok {
-		return nil
+		return
 	}
 	if u.Input >= before.Input && u.Output >= before.Output {
 		u.Input -= before.Input
 		u.Output -= before.Output
 	} // else a thread that started again: its total is the turn's
 	meter.to("codex", u, emit)
-	return nil
 }
 
 var (
@@ -228,12 +206,11 @@ func codexLastUsage(rollout []byte) agent.Usage {
 		if !bytes.Contains(line, []byte(`"token_count"`)) {
 			continue
 		}
-		var payload, info, total []byte
-		if jsonPickLine(line, jsonField{"payload", &payload}) != nil || len(payload) == 0 || payload[0] != '{' ||
-			jsonPickLine(payload, jsonField{"info", &info}) != nil || len(info) == 0 || info[0] != '{' ||
-			jsonPickLine(info, jsonField{"total_token_usage", &total}) != nil {
+		m, err := decodeLine(line)
+		if err != nil {
 			continue
 		}
+		total := m.obj("payload").obj("info")["total_token_usage"]
 		if u, ok := usageFields(total, codexInput, codexOutput); ok && u.Input >= 0 && u.Output >= 0 && u.Input <= agent.MaxUsage && u.Output <= agent.MaxUsage {
 			return u
 		}
