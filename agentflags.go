@@ -9,6 +9,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -20,6 +21,7 @@ type agentFlags struct {
 	opts        backends.Options
 	noContinue  bool
 	lockTimeout time.Duration
+	budget      continuation.Budget // --budget-tokens, --budget-time
 }
 
 // agentFlag is one row of agentFlagTable: its name, its help (the
@@ -73,6 +75,10 @@ var agentFlagTable = []agentFlag{
 		define:    func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.StringVar(&a.opts.Approve, n, "", u) }},
 	{name: "no-continue", help: "never continue a lazy agent by itself",
 		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.BoolVar(&a.noContinue, n, false, u) }},
+	{name: "budget-tokens", help: "stop continuing a prompt once its turns spent `N` tokens, input and output, as the agent reports them (only agents that report usage; /todo budget +N raises it)",
+		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.Int64Var(&a.budget.Tokens, n, 0, u) }},
+	{name: "budget-time", help: "stop continuing a prompt once its turns took this long (/todo budget +DURATION raises it)",
+		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.DurationVar(&a.budget.Time, n, 0, u) }},
 	{name: "lock-timeout", help: "how long a change waits for another todosh that holds the session's lock",
 		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) {
 			fs.DurationVar(&a.lockTimeout, n, todostore.DefaultLockTimeout, u)
@@ -129,6 +135,9 @@ func (a *agentFlags) choose(fs *flag.FlagSet, afterDashes func([]string) error, 
 	}
 	if a.lockTimeout <= 0 {
 		return nil, nil, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", a.lockTimeout)
+	}
+	if err := continuation.CheckBudget(a.budget); err != nil {
+		return nil, nil, err
 	}
 	return backends.Choose(a.spec, given, a.opts)
 }

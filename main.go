@@ -149,7 +149,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	if cfg.Backend, cfg.NewAgent, err = ag.choose(fs, checkAfterDashes, "give commands and prompts with -c, or on stdin"); err != nil {
 		return cfg, err
 	}
-	cfg.NoContinue, cfg.LockTimeout = ag.noContinue, ag.lockTimeout
+	cfg.NoContinue, cfg.LockTimeout, cfg.Budget = ag.noContinue, ag.lockTimeout, ag.budget
 	if cfg.SessionID != "" {
 		if err := todostore.ValidSessionID(cfg.SessionID); err != nil {
 			return cfg, fmt.Errorf("--session: %w", err)

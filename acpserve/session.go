@@ -98,6 +98,7 @@ func (s *Server) build(id, cwd string) (*session, error) {
 		shown:    map[acp.ToolCallId]struct{}{},
 	}
 	ss.policy.SetEnabled(s.cfg.Continue)
+	ss.policy.SetBudget(s.cfg.Budget)
 	// Every write this process makes (the agent's plan, todosh's own
 	// tools in a model backend, /todo) reaches the editor through the
 	// pump; another process's through the watcher.
@@ -267,7 +268,7 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 	ss.notePrompt(text)
 	defer ss.rec.flush()
 	if IsTodoCommand(text) {
-		return ss.todo(strings.TrimSpace(text))
+		return ss.todo(ctx, strings.TrimSpace(text))
 	}
 	if len(leftOut) > 0 {
 		ss.say("todosh: " + andWords(leftOut) + " left out: todosh passes text only to the agent, and told it so\n\n")
@@ -295,7 +296,11 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 		ss.say(fmt.Sprintf("todosh: the list was done (%s): archived, see /todo list; starting a new one\n\n", todostore.Plural(archived, "item")))
 	}
 	ss.syncPlan(false)
-	turn := agent.Turn{Prompt: text}
+	return ss.run(ctx, step, agent.Turn{Prompt: text})
+}
+
+// run runs turn and the continuations the policy decides on.
+func (ss *session) run(ctx context.Context, step turnstep.Step, turn agent.Turn) (acp.PromptResponse, error) {
 	for {
 		out, err := step.Run(ctx, turn, ss.event)
 		if resp, done, err := ss.ended(out, err); done {
@@ -374,11 +379,15 @@ func (ss *session) tools() continuation.Tools {
 
 // todo runs a /todo command as the person and answers with its output;
 // the model never sees it.
-func (ss *session) todo(line string) (acp.PromptResponse, error) {
+func (ss *session) todo(ctx context.Context, line string) (acp.PromptResponse, error) {
 	var out bytes.Buffer
 	env := &commands.Env{
 		Store: ss.store, SessionID: ss.id, Cwd: ss.cwd, Out: &out, Err: &out,
 		Now: ss.srv.cfg.Now, Home: ss.srv.cfg.Home, Getenv: ss.srv.cfg.Getenv,
+	}
+	budget := &sessionBudget{policy: ss.policy}
+	if ss.agent != nil {
+		env.Budget = budget
 	}
 	if err := ss.registry.Run(env, line); err != nil && !errors.Is(err, commands.ErrQuit) {
 		fmt.Fprintln(&out, err)
@@ -389,6 +398,9 @@ func (ss *session) todo(line string) (acp.PromptResponse, error) {
 		text = "(no output)\n"
 	}
 	ss.say(text)
+	if budget.resumes {
+		return ss.resume(ctx)
+	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 

@@ -56,6 +56,8 @@ type Env struct {
 	// (the terminal), so /todo list opens an agent's mirrored list as
 	// itself (SwitchTo) instead of copying it.
 	CanSwitch bool
+	// Budget is the prompt's budget, for /todo budget; nil with no agent.
+	Budget Budget
 }
 
 // width is Env.Width, 0 when unknown.
@@ -159,6 +161,7 @@ func NewRegistry() *Registry {
 			{name: "list", args: "[PAGE]", summary: "saved lists, this session first, then newest first; choose one to load", example: "/todo list 2", run: r.runList},
 			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list stays in its history)", example: "/todo load 3", run: r.runLoad},
 			{name: "prune", args: "WHICH", summary: "remove saved sessions: N or N-M as /todo list numbers them, all, or older AGE (30d); never this one or other agents' lists; asks first (scripts add --yes)", example: "/todo prune older 30d", run: r.runPrune},
+			{name: "budget", args: "[+N|+DURATION]", summary: "what this prompt spent of its budget and what is left; +N tokens or +DURATION raises it and continues a list that stopped at it", example: "/todo budget +5000", run: runBudget},
 		},
 	}
 	r.cmds = []*command{

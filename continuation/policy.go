@@ -7,7 +7,8 @@
 // (and keeps stopping until the person's next prompt); no open items stops;
 // progress resets the no-progress counter; a reply that ends by asking the
 // person a question stops; continuation switched off stops; MaxNoProgress
-// continuations in a row without progress stop; MaxPerPrompt continuations
+// continuations in a row without progress stop; the prompt's budget spent
+// stops (budget.go); MaxPerPrompt continuations
 // per prompt from the person stop whatever else happens; otherwise continue.
 // Progress and a pause are recorded even by a turn that an earlier rule
 // stops (a cancelled turn that paused stays paused); that changes no reason,
@@ -59,6 +60,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -92,6 +94,10 @@ type Turn struct {
 	// (the model API with only the todo tools, the demo): then a
 	// completion counts by its status alone.
 	Receipt func(item string) bool
+	// Tokens and Took are what the turn spent, for the budget: the
+	// tokens the agent reported, the time the turn took.
+	Tokens int64
+	Took   time.Duration
 }
 
 // StopReason says why the policy stopped; it is empty when it continues.
@@ -159,6 +165,11 @@ type Policy struct {
 	// unverified are the item keys completed since the person's prompt
 	// without a receipt, in the order they were completed.
 	unverified []string
+	// budget is every prompt's (SetBudget), raised the current prompt's
+	// raises, spent what its turns spent; lastStop the last decision's
+	// reason, "" when it continued (budget.go).
+	budget, raised, spent Budget
+	lastStop              StopReason
 }
 
 // New returns a policy with continuation on and no counts.
@@ -193,7 +204,7 @@ func (p *Policy) Enabled() bool { return !p.disabled }
 // escalation start again, and a pause is lifted. The settings stay.
 func (p *Policy) PersonPrompt() {
 	on, max := !p.disabled, p.maxNoProgress
-	*p = Policy{maxNoProgress: max}
+	*p = Policy{maxNoProgress: max, budget: p.budget}
 	p.SetEnabled(on)
 }
 
@@ -220,14 +231,14 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	if t.Paused {
 		p.paused, p.reason = true, t.PauseReason
 	}
+	p.spent.Tokens += t.Tokens
+	p.spent.Time += t.Took
 	stop := func(r StopReason, line string) Decision {
+		p.lastStop = r
 		return Decision{Reason: r, Line: line, Progress: progress, Unverified: unverified}
 	}
 	open := openCount(t.After)
-	left := todostore.Plural(open, "open item")
-	if open == 0 && len(unverified) > 0 {
-		left = todostore.Plural(len(unverified), "item") + " done without a receipt"
-	}
+	left := leftLine(open, unverified)
 	switch {
 	case t.Aborted:
 		return stop(Aborted, "stopped: turn cancelled")
@@ -241,15 +252,24 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 		return stop(AskedQuestion, "stopped: the agent asked a question")
 	case p.disabled:
 		return stop(Disabled, "stopped: continuation is off — "+left)
+	case p.overBudget():
+		return stop(p.budgetStop())
 	case p.noProgress >= p.MaxAttempts():
 		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", p.MaxAttempts()))
 	case p.perPrompt >= MaxPerPrompt:
 		return stop(PromptLimit, fmt.Sprintf("stopped: %d continuations for this prompt", MaxPerPrompt))
 	}
+	return p.proceed(t.After, tools, progress, unverified)
+}
 
+// proceed is the decision to continue with the next continuation of
+// after, the list now.
+func (p *Policy) proceed(after []todostore.Todo, tools Tools, progress bool, unverified []int) Decision {
+	p.lastStop = ""
+	left := leftLine(openCount(after), unverified)
 	p.noProgress++
 	p.perPrompt++
-	list := ListDigest(t.After)
+	list := ListDigest(after)
 	if p.hasLast && list == p.lastList {
 		p.level = min(p.level+1, WordingFinal)
 	} else {
@@ -258,13 +278,22 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	p.lastList, p.hasLast = list, true
 	return Decision{
 		Continue:   true,
-		Prompt:     continuationPrompt(promptInput{todos: t.After, tools: tools, level: p.level, unverified: unverified}),
+		Prompt:     continuationPrompt(promptInput{todos: after, tools: tools, level: p.level, unverified: unverified}),
 		Attempt:    p.noProgress,
 		Wording:    p.level,
 		Progress:   progress,
 		Unverified: unverified,
 		Line:       fmt.Sprintf("continuing %d/%d — %s", p.noProgress, p.MaxAttempts(), left),
 	}
+}
+
+// leftLine says what is left: the open items, or when none is open the
+// items done without a receipt.
+func leftLine(open int, unverified []int) string {
+	if open == 0 && len(unverified) > 0 {
+		return todostore.Plural(len(unverified), "item") + " done without a receipt"
+	}
+	return todostore.Plural(open, "open item")
 }
 
 // advance moves the high-water mark with one turn's completions (from

@@ -71,7 +71,7 @@ func fakeCLIDir(t testing.TB) string {
 // were recorded against a scripted model that only marks items done.
 func setFakeEnv(t *testing.T, env map[string]string) {
 	t.Helper()
-	for _, name := range []string{"FAKECLI_RUN1", "FAKECLI_RESUME", "FAKECLI_SESSION", "FAKECLI_RECORD", "FAKECLI_MODE", "FAKECLI_STDERR", "FAKECLI_PIDFILE", "FAKECLI_LINE_DELAY", "FAKECLI_IGNORE_TERM", "FAKECLI_KIND", "FAKECLI_CLAUDE_RULE", "FAKECLI_MCP_STATUS"} {
+	for _, name := range []string{"FAKECLI_RUN1", "FAKECLI_RESUME", "FAKECLI_SESSION", "FAKECLI_RECORD", "FAKECLI_MODE", "FAKECLI_STDERR", "FAKECLI_PIDFILE", "FAKECLI_LINE_DELAY", "FAKECLI_IGNORE_TERM", "FAKECLI_KIND", "FAKECLI_CLAUDE_RULE", "FAKECLI_MCP_STATUS", "FAKECLI_USAGE", "FAKECLI_USAGE_FILE"} {
 		t.Setenv(name, env[name])
 	}
 	work, ok := env["FAKECLI_WORK"]

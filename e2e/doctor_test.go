@@ -63,7 +63,9 @@ func TestDoctor(t *testing.T) {
 	r := doctorRun(t, h, bin, nil, "--agent", "claude")
 	want := []string{"*claude      2.1.332 " + filepath.Join(bin, "claude"), "TaskCreate, TaskUpdate deferred behind ToolSearch, with CLAUDE_CODE_ENABLE_TODO_TOOLS=1",
 		"  codex       not found", "acp:codex   0.16.0", "MCP server: ok: ", "TODOSH_HOME: " + h.root + " (not made yet; writable: true)",
-		"terminal: tty false, TERM=xterm", "ok: everything --agent claude needs is there"}
+		"terminal: tty false, TERM=xterm", "ok: everything --agent claude needs is there",
+		// Which budgets hold each agent, from its row of the backend table.
+		"usage: reported: --budget-tokens and --budget-time hold it\n", "0.16.0 " + filepath.Join(bin, "codex-acp") + "\n", "usage: not reported: --budget-time only\n"}
 	for _, w := range want {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("lacks %q:\n%s", w, r.stdout)

@@ -100,6 +100,11 @@ type Agent struct {
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
 	toolOn *toolSwitch
+	// usage reads what a prompt spent from the agent's transcript, for a
+	// token budget in the stop gate (usage.go); nil when it cannot be
+	// read. budget is that budget, for Install (WithBudget).
+	usage  transcriptUsage
+	budget int64
 }
 
 // toolSwitch turns an agent's todo tool on: a settings key path whose value
@@ -139,6 +144,7 @@ var agentsTable = []Agent{
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byContext, exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+		usage: claudeTranscriptUsage,
 		// Claude Code 2.1.233 and later give their newer models no todo
 		// tool without this variable (checked with 2.1.332); Claude Code
 		// also applies the settings file's "env" to itself.

@@ -30,6 +30,9 @@ type StopIn struct {
 	// receipt for an item (the deterministic goal check of issue 26); nil
 	// counts completions by status.
 	Receipt func(item string) bool
+	// BudgetTokens is the token budget of the person's prompt (0: none)
+	// and Spent what the prompt spent so far (usage.go).
+	BudgetTokens, Spent int64
 }
 
 // StopOut is the gate's decision.
@@ -63,8 +66,11 @@ func Stop(in StopIn) StopOut {
 	p := continuation.Restore(continuation.State{NoProgress: st.NoProgress, PerPrompt: st.PerPrompt,
 		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason,
 		Done: st.Done, Unverified: st.Unverified})
+	// The restored policy has spent nothing: the turn's tokens are all
+	// the prompt spent.
+	p.SetBudget(continuation.Budget{Tokens: in.BudgetTokens})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
-		FinalText: in.Reply, Receipt: in.Receipt, First: st.First}, in.Tools)
+		FinalText: in.Reply, Receipt: in.Receipt, First: st.First, Tokens: in.Spent}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
 		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Held: st.Held, Offered: st.Offered,

@@ -32,6 +32,11 @@ type Input struct {
 	// AgentID is set when the event is a sub-agent's (Claude Code, Qwen
 	// Code, Codex): its todos are not the session's list.
 	AgentID string `json:"agent_id"`
+	// TranscriptPath and PromptID name the agent's transcript and the
+	// person's prompt in it (Claude Code's Stop hook), for a token budget
+	// (usage.go).
+	TranscriptPath string `json:"transcript_path"`
+	PromptID       string `json:"prompt_id"`
 }
 
 // Reply is the agent's last reply text at a stop.

@@ -30,6 +30,9 @@ type Config struct {
 	Store  *todostore.Store
 	Getenv func(string) string
 	Now    func() time.Time
+	// BudgetTokens is the stop gate's token budget per prompt, 0 for none
+	// (`todosh hook AGENT stop --budget-tokens N`, usage.go).
+	BudgetTokens int64
 }
 
 // Off reports why the hooks do nothing in this environment, "" when they
@@ -181,9 +184,9 @@ func (h *hook) stop() ([]byte, []string, error) {
 	if ok, err := h.exists(); !ok {
 		return nil, nil, err
 	}
+	spent, notices := h.spent()
 	var out StopOut
 	receipt, _, werr := h.receipts()
-	var notices []string
 	if werr != nil {
 		notices = append(notices, "receipts unreadable, completions count by status: "+werr.Error())
 	}
@@ -191,7 +194,7 @@ func (h *hook) stop() ([]byte, []string, error) {
 	err := h.commit(func(s *todostore.Session) error {
 		tools := h.tools(s)
 		in := StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
-			State: s.Hooks, Tools: tools, Receipt: receipt}
+			State: s.Hooks, Tools: tools, Receipt: receipt, BudgetTokens: h.cfg.BudgetTokens, Spent: spent}
 		n, all := waiting(s.Todos, s.Hooks)
 		if all {
 			in.Todos = offeredOnly(s.Todos, s.Hooks)
@@ -221,14 +224,14 @@ func (h *hook) stop() ([]byte, []string, error) {
 	if err != nil {
 		return nil, notices, err
 	}
-	var b []byte
+	var res []byte
 	switch {
 	case out.Continue:
-		b, _, err = encode(ans.Out)
+		res, _, err = encode(ans.Out)
 	case out.Say != "":
-		b, _, err = encode(map[string]string{"systemMessage": out.Say})
+		res, _, err = encode(map[string]string{"systemMessage": out.Say})
 	}
-	return b, notices, err
+	return res, notices, err
 }
 
 func (h *hook) tool() ([]byte, []string, error) {

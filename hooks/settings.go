@@ -38,7 +38,7 @@ func ourCommand(cmd string) (exe, agent string, k Kind, ok bool) {
 		return "", "", "", false
 	}
 	args := strings.Fields(cmd[i+len(" hook "):])
-	if len(args) != 2 {
+	if _, _, _, err := ParseHookArgs(args); err != nil {
 		return "", "", "", false
 	}
 	exe = strings.TrimSpace(cmd[:i])
@@ -145,7 +145,7 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		want := Command(exe, a.Name, ev.Kind)
+		want := Command(exe, a.Name, ev.Kind) + a.stopArgs(ev.Kind)
 		var e *edit
 		for _, f := range s.ours(a) {
 			if f.kind != ev.Kind || f.event != ev.Name {

@@ -118,9 +118,12 @@ func itoa(n int) string {
 
 // Event sends one event of a turn.
 func (j *jsonlView) Event(ev agent.Event) {
-	if ev.Kind == agent.EventText {
+	switch ev.Kind {
+	case agent.EventText:
 		j.text(ev.Text)
 		return
+	case agent.EventUsage:
+		return // not a line: it must not cut the text being streamed in two
 	}
 	j.Flush()
 	switch ev.Kind {

@@ -186,7 +186,7 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	if sio.jsonl != nil {
 		sio.jsonl.session = id
 	}
-	return &shell{
+	sh := &shell{
 		store:    store,
 		id:       id,
 		cwd:      cwd,
@@ -200,7 +200,7 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		},
 		runner: &TurnRunner{
 			Agent: ag, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
-			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
+			Continue: !cfg.NoContinue, Budget: cfg.Budget, Delay: cfg.ContinueDelay,
 			Countdown: sio.countdown, render: sio.render, live: sio.live,
 			Backend: cfg.Backend, Ask: sio.permission,
 		},
@@ -208,7 +208,11 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		quiet:   cfg.Quiet,
 		resumed: cfg.Resume,
 		jsonl:   sio.jsonl,
-	}, nil
+	}
+	if ag != nil {
+		sh.env.Budget = sh.runner
+	}
+	return sh, nil
 }
 
 // banner is what the interactive shell prints first: the session, the
@@ -273,8 +277,12 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 		}
 		if err != nil {
 			fmt.Fprintln(s.env.Err, err)
+			return "", false, err
 		}
-		return "", false, err
+		// /todo budget +N after a prompt stopped at its budget: the
+		// shell goes on with the same list.
+		typed, err = s.runner.Resume(ctx)
+		return typed, false, err
 	}
 	typed, err = s.runner.RunPrompt(ctx, line)
 	return typed, false, err

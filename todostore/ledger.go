@@ -1,7 +1,6 @@
 package todostore
 
 import (
-	"strconv"
 	"time"
 )
 
@@ -171,24 +170,4 @@ func lastSeen(hist []HistoryLine, uid string) (string, Status) {
 		}
 	}
 	return "", ""
-}
-
-// Thousands writes n with a comma every three digits: 10,240.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	var b []byte
-	for i := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	if neg {
-		return "-" + string(b)
-	}
-	return string(b)
 }

@@ -54,14 +54,6 @@ func TestBuildLedger(t *testing.T) {
 	}
 }
 
-func TestThousands(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 10240: "10,240", 1234567: "1,234,567", -1000: "-1,000"} {
-		if got := Thousands(n); got != want {
-			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // FuzzLedgerAddsUp: whatever the work log holds, the rows add up to the
 // total exactly.
 func FuzzLedgerAddsUp(f *testing.F) {

@@ -8,6 +8,7 @@ package turnstep
 
 import (
 	"context"
+	"time"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
@@ -147,17 +148,24 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// written in the same turn counts as progress (continuation.Turn.First).
 	var first []todostore.Todo
 	work := s.workRecorder(emit)
+	// What the turn spent, for the prompt's budget (continuation.Budget).
+	var tokens int64
 	record := func(ev agent.Event) {
-		if ev.Kind == agent.EventTodos && first == nil {
+		switch {
+		case ev.Kind == agent.EventTodos && first == nil:
 			first = todostore.CloneTodos(ev.Todos)
 			if first == nil {
 				first = []todostore.Todo{}
 			}
+		case ev.Kind == agent.EventUsage && ev.Usage != nil:
+			tokens += ev.Usage.Total()
 		}
 		work(ev)
 		emit(ev)
 	}
+	start := time.Now()
 	res, turnErr := s.Agent.RunTurn(ctx, turn, record)
+	took := time.Since(start)
 	out := Outcome{Aborted: ctx.Err() != nil, Err: turnErr}
 
 	sess, err = s.Session.Store.ReadShared(s.Session.ID)
@@ -201,6 +209,8 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		After:       out.After,
 		First:       first,
 		FinalText:   res.FinalText,
+		Tokens:      tokens,
+		Took:        took,
 	}, s.Tools())
 	if ok {
 		out.Decision = dec

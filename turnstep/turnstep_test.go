@@ -18,6 +18,7 @@ type fakeAgent struct {
 	pause string
 	err   error
 	ctx   bool // return ctx.Err() (a cancelled turn)
+	usage []agent.Usage
 }
 
 func (f *fakeAgent) Name() string     { return "fake" }
@@ -35,6 +36,9 @@ func (f *fakeAgent) RunTurn(ctx context.Context, _ agent.Turn, emit func(agent.E
 		}); err != nil {
 			return agent.Result{}, err
 		}
+	}
+	for _, u := range f.usage {
+		emit(agent.Event{Kind: agent.EventUsage, Usage: &u})
 	}
 	if f.ctx {
 		return agent.Result{}, ctx.Err()
@@ -179,5 +183,37 @@ func TestRunReceipts(t *testing.T) {
 		if want := map[bool]int64{true: 100, false: 0}[work]; l.Items[0].In != want || l.Total.In != want {
 			t.Errorf("work %v: ledger %+v", work, l)
 		}
+	}
+}
+
+// TestRunSpendsBudget: the tokens a turn's usage events report, input and
+// output, are what the policy's token budget counts.
+func TestRunSpendsBudget(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	pol := continuation.New()
+	pol.SetBudget(continuation.Budget{Tokens: 1000})
+	if _, _, err := Begin(sess, pol); err != nil {
+		t.Fatal(err)
+	}
+	ag := &fakeAgent{sess: sess, list: todos(todostore.InProgress, todostore.Pending), usage: []agent.Usage{{Input: 400, Output: 20}, {Input: 500, Output: 30}}}
+	step := Step{Agent: ag, Session: sess, Policy: pol, Tools: func() continuation.Tools { return continuation.Tools{Todo: "todo_write"} }}
+	out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Decision.Continue { // 950 of 1,000
+		t.Errorf("decision %+v", out.Decision)
+	}
+	if pol.Spent().Tokens != 950 {
+		t.Errorf("spent %+v, want 950 tokens", pol.Spent())
+	}
+	ag.usage = []agent.Usage{{Input: 50, Output: 1}}
+	out, err = step.Run(context.Background(), agent.Turn{Prompt: "go on", Continuation: true}, func(agent.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.Decision; d.Continue || d.Reason != continuation.TokenBudget || d.Line != "stopped: token budget reached: 1,001 of 1,000" {
+		t.Errorf("decision %+v", d)
 	}
 }

@@ -279,6 +279,7 @@ func (a *Agent) prompt(ctx context.Context, p *process, turn agent.Turn, text st
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
 			a.noteLostList(p, st, emit)
+			a.emitUsage(r.resp, emit)
 			res, err := a.finish(st, r.resp.StopReason)
 			if err != nil {
 				err = &StopError{Reason: r.resp.StopReason, Err: err}

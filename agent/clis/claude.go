@@ -203,6 +203,7 @@ type ClaudeParser struct {
 	lastText string
 	pending  map[string]claudeTaskCall // by tool_use id
 	calls    toolCalls                 // every call started, by tool_use id
+	usage    claudeUsage
 }
 
 // claudeTaskCall is a TaskCreate or TaskUpdate waiting for its result.
@@ -368,6 +369,7 @@ func (p *ClaudeParser) rateLimit(m jsonObj, emit func(Update)) {
 
 func (p *ClaudeParser) result(m jsonObj, emit func(Update)) {
 	p.setSession(m.str("session_id"), emit)
+	p.usage.result(p.name(), m["usage"], emit)
 	sub := m.str("subtype")
 	if jsonTrue(m["is_error"]) || strings.HasPrefix(sub, "error") {
 		msg := m.str("result")
@@ -402,12 +404,15 @@ type claudeLine struct {
 	blocks     []jsonObj
 	subAgent   bool
 	toolResult json.RawMessage
+	// id and usage are the message's, as written (usage.go).
+	id, usage json.RawMessage
 }
 
 // readClaudeLine reads an assistant or user line's parts.
 func readClaudeLine(m jsonObj) claudeLine {
-	cl := claudeLine{subAgent: !jsonIsNull(m["parent_tool_use_id"]), toolResult: m["tool_use_result"]}
-	for _, raw := range jsonArray(m.obj("message")["content"]) {
+	msg := m.obj("message")
+	cl := claudeLine{subAgent: !jsonIsNull(m["parent_tool_use_id"]), toolResult: m["tool_use_result"], id: msg["id"], usage: msg["usage"]}
+	for _, raw := range jsonArray(msg["content"]) {
 		cl.blocks = append(cl.blocks, jsonObject(raw))
 	}
 	return cl
@@ -415,6 +420,8 @@ func readClaudeLine(m jsonObj) claudeLine {
 
 func (p *ClaudeParser) assistant(m jsonObj, emit func(Update)) {
 	cl := readClaudeLine(m)
+	// A sub-agent's tokens are spent too.
+	p.usage.message(p.name(), cl.id, cl.usage, emit)
 	if cl.subAgent {
 		return // a sub-agent's line: its todos are not the main list
 	}

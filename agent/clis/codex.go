@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -25,9 +26,13 @@ type CodexParser struct {
 	// session's todo tool (UpdateTools), so continuations name it.
 	MCPTools []string
 	mcpSeen  bool // UpdateTools was sent for it
+	// UsageBefore is the thread's usage total before the turn: Codex's
+	// turn.completed reports the thread's, so the turn's is what it adds.
+	UsageBefore agent.Usage
 
 	lastText string
 	calls    toolCalls // tool items started and not ended, by id
+	usage    usageMeter
 }
 
 // Line handles one line of Codex's stream.
@@ -46,6 +51,7 @@ func (p *CodexParser) Line(line []byte, emit func(Update)) error {
 	case "item.completed":
 		p.item(m.obj("item"), codexCompleted, emit)
 	case "turn.completed":
+		codexUsage(&p.usage, p.UsageBefore, m["usage"], emit)
 		emit(Update{Kind: UpdateTurnEnd, Text: p.lastText})
 	case "turn.failed", "error":
 		msg := codexErrorMessage(m)

@@ -17,6 +17,7 @@ type GeminiParser struct {
 	// becomes last. The two buffers swap, so a message costs no allocation.
 	message, last []byte
 	calls         toolCalls // started and not ended, by tool_id
+	usage         usageMeter
 }
 
 // Line handles one line of Gemini's stream.
@@ -98,6 +99,7 @@ func (p *GeminiParser) toolUse(m jsonObj, emit func(Update)) {
 }
 
 func (p *GeminiParser) result(m jsonObj, emit func(Update)) {
+	geminiUsage(&p.usage, m["stats"], emit)
 	if m.str("status") == "success" {
 		emit(Update{Kind: UpdateTurnEnd, Text: string(p.last)})
 		return

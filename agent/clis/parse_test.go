@@ -31,6 +31,8 @@ func transcriptFiles(t testing.TB) []string {
 // parserFor picks the parser by the transcript's folder.
 func parserFor(path string) Parser {
 	switch {
+	case strings.Contains(path, "qwen"):
+		return NewQwenParser()
 	case strings.Contains(path, "claude"):
 		return &ClaudeParser{}
 	case strings.Contains(path, "codex"):
@@ -98,6 +100,23 @@ func reportedOn(t *testing.T, kind string, line []byte) *reported {
 			r.todos = append(r.todos, todostore.Todo{Content: o["text"].(string), Status: st})
 		}
 		return &r
+	case "qwen":
+		msg, _ := m["message"].(map[string]any)
+		if m["type"] != "assistant" || msg == nil {
+			return nil
+		}
+		for _, b := range msg["content"].([]any) {
+			o := b.(map[string]any)
+			if o["type"] != "tool_use" || o["name"] != "todo_write" {
+				continue
+			}
+			var r reported
+			for _, x := range o["input"].(map[string]any)["todos"].([]any) {
+				td := x.(map[string]any)
+				r.todos = append(r.todos, todostore.Todo{Content: td["content"].(string), Status: todostore.Status(td["status"].(string))})
+			}
+			return &r
+		}
 	case "gemini":
 		if m["type"] != "tool_use" || m["tool_name"] != "write_todos" {
 			return nil
@@ -218,7 +237,7 @@ func TestTranscriptGolden(t *testing.T) {
 	}
 }
 
-var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task", UpdateNoTodoTool: "no todo tool", UpdateStatus: "status"}
+var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "text", UpdateToolCall: "tool", UpdateTodos: "todos", UpdateError: "error", UpdateTurnEnd: "end", UpdateNotice: "notice", UpdateTask: "task", UpdateNoTodoTool: "no todo tool", UpdateStatus: "status", UpdateUsage: "usage"}
 
 func formatUpdate(u Update) string {
 	switch u.Kind {
@@ -241,6 +260,8 @@ func formatUpdate(u Update) string {
 			}
 			return fmt.Sprintf("tool end: %s %s %s%s\n", t.ID, t.Name, st, exit)
 		}
+	case UpdateUsage:
+		return fmt.Sprintf("usage: %d in, %d out\n", u.Usage.Input, u.Usage.Output)
 	}
 	return fmt.Sprintf("%s: %q\n", kindNames[u.Kind], u.Text)
 }

@@ -29,6 +29,7 @@ type PiParser struct {
 	lastErr  string // the last assistant message's errorMessage, if it failed
 	sawTodo  bool   // a todo tool ran this turn
 	calls    toolCalls
+	usage    usageMeter
 }
 
 // piMessage is what the parser reads of message_end's message.
@@ -38,8 +39,9 @@ type piMessage struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
-	StopReason   string `json:"stopReason"`
-	ErrorMessage string `json:"errorMessage"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
+	Usage        json.RawMessage `json:"usage"`
 }
 
 // piTodoResult is the part of the todo tool's result the parser reads.
@@ -101,6 +103,7 @@ func (p *PiParser) messageEnd(line jsonObj, emit func(Update)) {
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil || m.Role != "assistant" {
 		return // user and tool result messages, or a shape pi may add
 	}
+	piUsage(&p.usage, m.Usage, emit)
 	p.lastErr = ""
 	if m.StopReason == "error" || m.StopReason == "aborted" {
 		p.lastErr = m.ErrorMessage

@@ -56,6 +56,9 @@ const (
 	// Load is the tool that loads deferred tools ("ToolSearch"), "" when
 	// there is none.
 	UpdateTools
+	// UpdateUsage: Usage is tokens spent since the previous UpdateUsage
+	// of the turn (usage.go).
+	UpdateUsage
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -66,6 +69,7 @@ type Update struct {
 	Task  *TaskOp
 	Load  string
 	Tool  *agent.ToolCall
+	Usage *agent.Usage
 }
 
 // toolCalls are the calls a parser saw start and not yet end, by the

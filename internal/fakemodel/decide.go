@@ -139,6 +139,26 @@ type Action struct {
 	Calls []ActionCall
 	// Kind says why, for the log: "create", "complete", "search", "end", "side".
 	Kind string
+	// Usage is the tokens the reply reports, in each protocol's own
+	// fields (Server.Usage; the zero value is 100 in, 20 out).
+	Usage Usage
+}
+
+// Usage is what one reply says it spent: input (prompt) and output
+// tokens. The "reports usage" scenario of todosh's tests: every protocol
+// reports it where the real API does (Anthropic's message_start and
+// message_delta, the Responses API's response.completed, Chat's last
+// chunk, Gemini's usageMetadata).
+type Usage struct {
+	In, Out int
+}
+
+// or is u, or 100 in and 20 out when u is zero.
+func (u Usage) or() Usage {
+	if u == (Usage{}) {
+		return Usage{In: 100, Out: 20}
+	}
+	return u
 }
 
 // ActionCall is one tool call to send.

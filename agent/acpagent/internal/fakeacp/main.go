@@ -48,7 +48,8 @@
 // completed again) and nothing else.
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
 // makes them wait for session/cancel instead; FAKEACP_PACE paces
-// text chunks (a duration) for benchmarks; FAKEACP_STALE=1 ends the first
+// text chunks (a duration) for benchmarks; FAKEACP_USAGE=IN,OUT reports
+// usage (Prompt); FAKEACP_STALE=1 ends the first
 // prompt after a cancel at once, saying nothing (as if it were the end of
 // the cancelled turn); FAKEACP_NOCALL=1 calls todosh's MCP tools with a
 // permission request and a tool_call_update but no tool_call, as Gemini
@@ -449,7 +450,24 @@ func (a *fake) sendPlan(ctx context.Context, id acp.SessionId, s *session) {
 
 var planTexts = []string{"Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser"}
 
+// Prompt answers a prompt (prompt); with FAKEACP_USAGE=IN,OUT (the
+// "reports usage" scenario) every answer carries the turn's usage as
+// claude-agent-acp 0.23.1 writes it, after a usage_update of the context.
 func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	resp, err := a.prompt(ctx, p)
+	in, out, ok := strings.Cut(os.Getenv("FAKEACP_USAGE"), ",")
+	if err != nil || !ok {
+		return resp, err
+	}
+	i, _ := strconv.Atoi(in)
+	o, _ := strconv.Atoi(out)
+	a.send(ctx, p.SessionId, acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{Used: i + 1, Size: 200000}})
+	zero := 0
+	resp.Usage = &acp.Usage{InputTokens: i, OutputTokens: o, CachedReadTokens: &zero, CachedWriteTokens: &zero, TotalTokens: i + o}
+	return resp, nil
+}
+
+func (a *fake) prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	s := a.session(p.SessionId)
 	if s == nil {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown session"})

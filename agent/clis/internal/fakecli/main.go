@@ -17,6 +17,8 @@
 // standard error); "stray" replays, then exits leaving such a child;
 // "child" is that child.
 //
+// FAKECLI_USAGE=IN,OUT is the "reports usage" scenario (usage.go).
+//
 // FAKECLI_CLAUDE_RULE=1 plays Claude Code 2.1.328's rule for claude: its
 // init line lists the todo tools (TodoWrite, TaskCreate, TaskGet,
 // TaskList, TaskUpdate) only when CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is in its
@@ -35,6 +37,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,7 +108,7 @@ func main() {
 		}
 		defer os.Remove(src)
 	}
-	if err := replay(src, os.Getenv("FAKECLI_LINE_DELAY")); err != nil {
+	if err := replay(src, os.Getenv("FAKECLI_LINE_DELAY"), newUsagePlay(kind)); err != nil {
 		fmt.Fprintln(os.Stderr, "fakecli:", err)
 		os.Exit(2)
 	}
@@ -185,25 +188,34 @@ func claudeRule(src string, args []string) (string, error) {
 // replay copies the transcript at src to standard output, waiting delay
 // (a time.ParseDuration string, or empty for none) before each line, the
 // way a CLI waits for its model.
-func replay(src, delay string) error {
+func replay(src, delay string, usage *usagePlay) error {
 	f, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if delay == "" {
+	if delay == "" && usage == nil {
 		_, err = io.Copy(os.Stdout, f)
 		return err
 	}
-	d, err := time.ParseDuration(delay)
-	if err != nil {
-		return err
+	var d time.Duration
+	if delay != "" {
+		if d, err = time.ParseDuration(delay); err != nil {
+			return err
+		}
 	}
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			time.Sleep(d)
+			if usage != nil {
+				nl := line[len(line)-1] == '\n'
+				line = usage.line(bytes.TrimSuffix(line, []byte("\n")))
+				if nl {
+					line = append(line, '\n')
+				}
+			}
 			if _, werr := os.Stdout.Write(line); werr != nil {
 				return werr
 			}
