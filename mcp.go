@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -51,6 +52,7 @@ func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(st
 		return repl.ExitFailed
 	}
 	cfg.Store, cfg.Getenv, cfg.Version = todostore.Open(root), getenv, "1"
+	boardcmd.Follow(cfg.Store, &boardcmd.Follower{Getenv: getenv, Err: stderr})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := mcpserver.Serve(ctx, cfg, &mcpserver.Stdio{In: os.Stdin, Out: os.Stdout}); err != nil {

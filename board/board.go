@@ -395,6 +395,7 @@ func Finish(who Who, status Status, evidence string) Change {
 		if it.Status != Claimed || it.Claim == nil || !it.Claim.Same(who) {
 			it.Claim = &Claim{Who: who, At: now, Until: now}
 		}
+		it.Claim.Until = now // the lease ends with the work
 		it.Status, it.Evidence = status, evidence
 		return nil
 	}

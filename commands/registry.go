@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -150,6 +151,7 @@ func NewRegistry() *Registry {
 	}
 	r.cmds = []*command{
 		todo,
+		{name: "board", args: "COMMAND", words: boardcmd.Verbs(), summary: "the project's shared board, as todosh board: init, add, ready, claim, done, show (todosh board --help)", example: "/board claim --next", run: runBoard},
 		{name: "help", args: "[COMMAND]", summary: "list the commands, or explain one", example: "/help todo", run: r.runHelp},
 		{name: "quit", summary: "leave todosh (Ctrl-D on an empty line does too)", example: "/quit", run: runQuit},
 		{name: "exit", summary: "leave todosh, like /quit", example: "/exit", run: runQuit},
