@@ -52,6 +52,7 @@ func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(st
 		return repl.ExitFailed
 	}
 	cfg.Store, cfg.Getenv, cfg.Version = todostore.Open(root), getenv, "1"
+	cfg.Board = &boardcmd.Tools{Getenv: getenv, Cwd: cfg.Cwd}
 	boardcmd.Follow(cfg.Store, &boardcmd.Follower{Getenv: getenv, Err: stderr})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

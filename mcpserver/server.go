@@ -39,6 +39,9 @@ type Config struct {
 	Now func() time.Time
 	// Version is reported to the client.
 	Version string
+	// Board serves the board tools (board_ready, board_claim,
+	// board_done); nil offers none.
+	Board todotools.Board
 }
 
 func (c Config) now() time.Time {
@@ -112,6 +115,7 @@ func New(cfg Config, sessionID string) *Server {
 		Session:         agent.Session{Store: cfg.Store, ID: sessionID, Cwd: cfg.Cwd},
 		RequireEvidence: cfg.RequireEvidence,
 		Now:             cfg.Now,
+		Board:           cfg.Board,
 	}
 	type tool struct {
 		Name        string          `json:"name"`
