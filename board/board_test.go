@@ -63,7 +63,9 @@ func TestCheckBlockedBy(t *testing.T) {
 
 func TestReady(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	lease := func(until time.Time) *Claim { return &Claim{Who: Who{Session: "s"}, At: now.Add(-time.Hour), Until: until} }
+	lease := func(until time.Time) *Claim {
+		return &Claim{Who: Who{Session: "s"}, At: now.Add(-time.Hour), Until: until}
+	}
 	items := []Item{
 		{ID: "open", Status: Open},
 		{ID: "leased", Status: Claimed, Claim: lease(now.Add(time.Minute))},

@@ -439,3 +439,10 @@ func (b *Board) Watch(ctx context.Context, changed func()) error {
 		changed()
 	}
 }
+
+// Exec runs one statement on the board's database, for tools and
+// benchmarks that manage the table (TRUNCATE).
+func (b *Board) Exec(ctx context.Context, sql string) error {
+	_, err := b.pool.Exec(ctx, sql)
+	return b.fail(err)
+}
