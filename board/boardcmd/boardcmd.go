@@ -357,12 +357,17 @@ func runAdd(ctx context.Context, x *call) error {
 }
 
 func runReady(ctx context.Context, x *call) error {
-	items, err := x.list(ctx)
+	items, problems, err := x.eng.Ready(ctx)
+	for _, p := range problems {
+		fmt.Fprintf(x.env.Err, "todosh board: skipped %v\n", p)
+	}
 	if err != nil {
 		return err
 	}
-	for _, it := range board.ReadyOf(items, x.env.now()) {
-		fmt.Fprintf(x.env.Out, "%s  %s\n", it.ID, todostore.DisplayLine(it.Text))
+	w := bufio.NewWriter(x.env.Out)
+	defer w.Flush()
+	for _, it := range items {
+		w.WriteString(it.ID + "  " + todostore.DisplayLine(it.Text) + "\n")
 	}
 	return nil
 }

@@ -45,11 +45,10 @@ func (t *Tools) Ready(s agent.Session) (string, error) {
 		return "", err
 	}
 	defer eng.Close()
-	items, _, err := eng.List(ctx)
+	ready, _, err := eng.Ready(ctx)
 	if err != nil {
 		return "", err
 	}
-	ready := board.ReadyOf(items, time.Now())
 	if len(ready) == 0 {
 		return "No item of the board is ready.", nil
 	}

@@ -86,7 +86,16 @@ func readyIDs(t *testing.T, e board.Engine) []string {
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("list: %v %v", err, problems)
 	}
-	return ids(board.ReadyOf(items, time.Now()))
+	want := ids(board.ReadyOf(items, time.Now()))
+	ready, problems, err := e.Ready(ctx)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("ready: %v %v", err, problems)
+	}
+	// A lease may end between the two reads: only then may they differ.
+	if got := ids(ready); !slices.Equal(got, want) && !slices.Equal(got, ids(board.ReadyOf(items, time.Now()))) {
+		t.Fatalf("Ready = %v, ReadyOf(List) = %v", got, want)
+	}
+	return want
 }
 
 func testBasics(t *testing.T, h Harness) {

@@ -31,7 +31,7 @@ const Dir = ".todosh/board"
 const (
 	lockName  = ".lock"
 	tmpPrefix = ".tmp-"
-	gitignore = lockName + "\n" + tmpPrefix + "*\n"
+	gitignore = lockName + "\n" + indexName + "\n" + tmpPrefix + "*\n"
 	// maxItemFile bounds an item file; a larger one is broken.
 	maxItemFile = 1 << 20
 )
@@ -270,17 +270,21 @@ func (b *Board) ClaimNext(ctx context.Context, who board.Who, lease time.Duratio
 		return board.Item{}, err
 	}
 	defer unlock()
-	items, _, err := b.List(ctx)
+	// The index names the candidates; each is read again under the lock
+	// before it is claimed.
+	ready, _, err := b.Ready(ctx)
 	if err != nil {
 		return board.Item{}, err
 	}
 	now := b.now()
-	ready := board.ReadyOf(items, now)
-	if len(ready) == 0 {
-		return board.Item{}, board.ErrNoneReady
+	for _, r := range ready {
+		it, err := b.read(r.ID)
+		if err != nil || board.Claimable(&it, who, now, b.lookup) != nil {
+			continue
+		}
+		return it, b.claim(&it, who, now, lease)
 	}
-	it := ready[0]
-	return it, b.claim(&it, who, now, lease)
+	return board.Item{}, board.ErrNoneReady
 }
 
 // Update applies ch to item id under the lock; a change that changes

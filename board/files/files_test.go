@@ -82,3 +82,54 @@ func TestFind(t *testing.T) {
 		t.Fatalf("the worktree found the main checkout's board %s", got)
 	}
 }
+
+// TestReadyIndex: ready through the index follows item files changed in
+// place, added and removed, and a garbled index only costs reads.
+func TestReadyIndex(t *testing.T) {
+	dir := newBoard(t)
+	b := Open(dir)
+	ctx := context.Background()
+	var ids []string
+	for _, text := range []string{"a", "b", "c"} {
+		it, _ := board.New(text, nil, time.Now())
+		if err := b.Add(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, it.ID)
+	}
+	texts := func() string {
+		t.Helper()
+		ready, problems, err := b.Ready(ctx)
+		if err != nil || len(problems) > 0 {
+			t.Fatalf("ready: %v %v", err, problems)
+		}
+		var out []string
+		for _, it := range ready {
+			out = append(out, it.Text)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := texts(); got != "a b c" {
+		t.Fatalf("ready = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, indexName)); err != nil {
+		t.Fatalf("no index after ready: %v", err)
+	}
+	// Edited in place (same inode), as a person's editor may.
+	it, _ := b.Get(ctx, ids[1])
+	it.Text = "b edited by hand"
+	f, err := os.OpenFile(b.path(it.ID), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(Encode(&it))
+	f.Close()
+	os.Remove(b.path(ids[2]))
+	if got := texts(); got != "a b edited by hand" {
+		t.Fatalf("ready after edits = %q", got)
+	}
+	os.WriteFile(filepath.Join(dir, indexName), []byte(indexHeader+"\nnot\ta line\n"), 0o644)
+	if got := texts(); got != "a b edited by hand" {
+		t.Fatalf("ready with a garbled index = %q", got)
+	}
+}

@@ -281,6 +281,28 @@ func (b *Board) List(ctx context.Context) ([]board.Item, []error, error) {
 	return items, problems, nil
 }
 
+// Ready selects the ready rows in SQL (the claim's own condition) and
+// reads only their id, text and creation time.
+func (b *Board) Ready(ctx context.Context) ([]board.Item, []error, error) {
+	rows, err := b.pool.Query(ctx, `SELECT i.id, i.item->>'text', i.created FROM `+table+` i WHERE `+ready+` ORDER BY i.created, i.id`)
+	if err != nil {
+		return nil, nil, b.fail(err)
+	}
+	defer rows.Close()
+	var items []board.Item
+	for rows.Next() {
+		it := board.Item{Status: board.Open}
+		if err := rows.Scan(&it.ID, &it.Text, &it.Created); err != nil {
+			return nil, nil, b.fail(err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, b.fail(err)
+	}
+	return items, nil, nil
+}
+
 // structureLock serialises the changes that can close a blockedBy cycle
 // (adds and updates) among themselves, not against claims.
 const structureLock = `SELECT pg_advisory_xact_lock(7406301)`
