@@ -12,6 +12,7 @@ import (
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardcmd"
+	"github.com/todosh/todosh/hooks"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
 )
@@ -47,9 +48,14 @@ func runBoard(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		Terminal: repl.IsTerminal(stdout),
 	}
 	// An agent todosh runs claims as its session, and the item joins
-	// that session's list.
-	if id := getenv(agent.SessionEnv); id != "" && todostore.ValidSessionID(id) == nil {
-		env.Who = board.Who{Session: id, Agent: "agent"}
+	// that session's list; so does an agent with todosh's hooks (its
+	// mirror session, whose list the hooks show it and keep).
+	id, agentName := getenv(agent.SessionEnv), "agent"
+	if todostore.ValidSessionID(id) != nil {
+		id, agentName, _ = hooks.AgentSession(getenv)
+	}
+	if id != "" {
+		env.Who = board.Who{Session: id, Agent: agentName}
 		if root, err := todostore.ResolveRoot(getenv); err == nil {
 			env.Link = boardcmd.LinkInto(todostore.Open(root), id, cwd, todostore.ByAgent)
 		}
@@ -60,11 +66,11 @@ func runBoard(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if err == nil {
 		return repl.ExitOK
 	}
-	name := "todosh board"
+	cmd := "todosh board"
 	if len(args) > 0 {
-		name += " " + args[0]
+		cmd += " " + args[0]
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 	var xe *boardcmd.ExitError
 	if errors.As(err, &xe) && xe.Code == 2 {
 		return repl.ExitUsage

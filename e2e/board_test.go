@@ -300,3 +300,42 @@ func TestBoardSession(t *testing.T) {
 		t.Fatalf("after board_done the board says:\n%s", out)
 	}
 }
+
+// TestBoardHooksMirror: Claude Code with todosh's hooks runs `todosh board
+// claim` in its Bash tool (CLAUDE_CODE_SESSION_ID set): the item joins its
+// mirror session, linked; the agent writes it into its own TodoWrite
+// list, and completing it there (the PostToolUse hook) marks the board
+// item done.
+func TestBoardHooksMirror(t *testing.T) {
+	h := newHome(t)
+	dir := t.TempDir()
+	h.boardOK(t, dir, "init")
+	id := addedID(t, h.boardOK(t, dir, "add", "port the lexer"))
+	r := h.boardRun(t, dir, []string{"CLAUDE_CODE_SESSION_ID=0b7d6c1e-aaaa"}, "claim", id)
+	if r.code != 0 {
+		t.Fatalf("claim from Claude's Bash: %d %s", r.code, r.stderr)
+	}
+	mirror := todostore.MirrorID("claude", "0b7d6c1e-aaaa")
+	h.assertList(t, mirror, "port the lexer")
+	todoWrite := func(status string) {
+		t.Helper()
+		hook := exec.Command(binary, "hook", "claude", "tool")
+		hook.Env, hook.Dir = h.env(), dir
+		hook.Stdin = strings.NewReader(`{"session_id":"0b7d6c1e-aaaa","cwd":"` + dir + `","hook_event_name":"PostToolUse",` +
+			`"tool_name":"TodoWrite","tool_input":{"todos":[{"content":"read the spec","status":"completed","activeForm":"Reading"},` +
+			`{"content":"port the lexer","status":"` + status + `","activeForm":"Porting"}]},"tool_response":{}}`)
+		out, err := hook.CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Fatalf("hook: %v %s", err, out)
+		}
+	}
+	todoWrite("in_progress")
+	h.assertList(t, mirror, "read the spec", "port the lexer")
+	if out := h.boardOK(t, dir, "show", id); !strings.Contains(out, "status:     claimed") {
+		t.Fatalf("before the agent completes it:\n%s", out)
+	}
+	todoWrite("completed")
+	if out := h.boardOK(t, dir, "show", id); !strings.Contains(out, "status:     done") || !strings.Contains(out, mirror) {
+		t.Fatalf("after the agent completed it in TodoWrite the board says:\n%s", out)
+	}
+}

@@ -13,6 +13,7 @@ package hooks
 
 import (
 	"fmt"
+	"github.com/todosh/todosh/todostore"
 	"path/filepath"
 	"strings"
 
@@ -93,6 +94,11 @@ type Agent struct {
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
 	toolOn *toolSwitch
+	// sessionEnv is the variable the agent sets, for the commands it
+	// runs, to its own session id: `todosh board claim` run by the agent
+	// claims as its mirror session (AgentSession), whose list the hooks
+	// keep.
+	sessionEnv string
 }
 
 // toolSwitch turns an agent's todo tool on: a settings key path whose value
@@ -129,6 +135,8 @@ var agentsTable = []Agent{
 		Events:   claudeEvents,
 		Continue: "block", exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+		// Claude Code sets it for its Bash tool's commands (2.1.332).
+		sessionEnv: "CLAUDE_CODE_SESSION_ID",
 		// Claude Code 2.1.233 and later give their newer models no todo
 		// tool without this variable (checked with 2.1.332); Claude Code
 		// also applies the settings file's "env" to itself.
@@ -238,4 +246,23 @@ func (a Agent) matcher() (string, error) {
 		return strings.Join(tools, "|"), nil
 	}
 	return "^(" + strings.Join(tools, "|") + ")$", nil
+}
+
+// AgentSession returns the mirror session of the agent whose command this
+// process is (its row's sessionEnv set in the environment), and the
+// agent's name; ok is false when no agent's variable is set or the
+// session id is not a valid one.
+func AgentSession(getenv func(string) string) (id, agent string, ok bool) {
+	for _, a := range agentsTable {
+		if a.sessionEnv == "" {
+			continue
+		}
+		if v := getenv(a.sessionEnv); v != "" {
+			id := SessionID(a.Name, v)
+			if todostore.ValidSessionID(id) == nil {
+				return id, a.Name, true
+			}
+		}
+	}
+	return "", "", false
 }

@@ -404,6 +404,7 @@ func runClaim(ctx context.Context, x *call) error {
 		if err := x.env.Link(it, x.eng.Where()); err != nil {
 			return fmt.Errorf("claimed %s, but could not put it on the session's list: %w", it.ID, err)
 		}
+		fmt.Fprintf(x.env.Out, "it is on the todo list of session %s, in progress: complete it there (in your todo tool) and the board marks it done\n", x.who.Session)
 	}
 	return nil
 }
