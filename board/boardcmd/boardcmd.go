@@ -275,27 +275,22 @@ func (x *call) list(ctx context.Context) ([]board.Item, error) {
 
 // tellLost tells who of claims a git merge gave to another claimant, once.
 func (x *call) tellLost(ctx context.Context) {
-	if _, ok := x.eng.(*files.Board); !ok {
-		return
+	fb, ok := x.eng.(*files.Board)
+	if !ok {
+		return // only a git merge loses a claim
 	}
-	items, _, err := x.eng.List(ctx)
-	if err != nil {
-		return
-	}
-	for _, it := range items {
-		for _, c := range it.Lost {
-			if !c.Same(x.who) {
-				continue
-			}
-			winner := "nobody"
-			if it.Claim != nil {
-				winner = it.Claim.Who.String()
-			}
-			fmt.Fprintf(x.env.Err, "todosh board: your claim on %s (%s) was lost in a git merge: it is %s by %s\n",
-				it.ID, todostore.ShortLine(it.Text, 60), it.Status, winner)
-			x.eng.Update(ctx, it.ID, board.ForgetLost(x.who))
-			break
+	ids, _ := fb.LostBy(x.who)
+	for _, id := range ids {
+		it, _, err := x.eng.Update(ctx, id, board.ForgetLost(x.who))
+		if err != nil {
+			continue
 		}
+		winner := "nobody"
+		if it.Claim != nil {
+			winner = it.Claim.Who.String()
+		}
+		fmt.Fprintf(x.env.Err, "todosh board: your claim on %s (%s) was lost in a git merge: it is %s by %s\n",
+			it.ID, todostore.DisplayLine(todostore.ShortLine(it.Text, 60)), it.Status, winner)
 	}
 }
 

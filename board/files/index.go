@@ -23,7 +23,7 @@ import (
 // missing, stale or unreadable index only costs the reads.
 const (
 	indexName   = ".index"
-	indexHeader = "todosh-board-index 1"
+	indexHeader = "todosh-board-index 2"
 )
 
 type indexEntry struct {
@@ -37,24 +37,30 @@ func (e *indexEntry) line(name string) string {
 	if e.it.Claim != nil {
 		until = e.it.Claim.Until.UnixNano()
 	}
-	return fmt.Sprintf("%s\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t%s\n", name, e.size, e.mtime, e.ino, e.it.Status,
-		until, e.it.Created.UnixNano(), strings.Join(e.it.BlockedBy, ","), strconv.Quote(e.it.Text))
+	var lost []string
+	for _, c := range e.it.Lost {
+		lost = append(lost, c.Session+"\x00"+c.Host)
+	}
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", name, e.size, e.mtime, e.ino, e.it.Status,
+		until, e.it.Created.UnixNano(), strings.Join(e.it.BlockedBy, ","), strconv.Quote(strings.Join(lost, "\x01")), strconv.Quote(e.it.Text))
 }
 
 func parseIndexLine(l string) (string, indexEntry, bool) {
-	f := strings.SplitN(l, "\t", 9)
-	if len(f) != 9 {
+	f := strings.SplitN(l, "\t", 10)
+	if len(f) != 10 {
 		return "", indexEntry{}, false
 	}
 	var e indexEntry
-	var err [6]error
+	var err [7]error
+	var lost string
 	var until, created int64
 	e.size, err[0] = strconv.ParseInt(f[1], 10, 64)
 	e.mtime, err[1] = strconv.ParseInt(f[2], 10, 64)
 	e.ino, err[2] = strconv.ParseUint(f[3], 10, 64)
 	until, err[3] = strconv.ParseInt(f[5], 10, 64)
 	created, err[4] = strconv.ParseInt(f[6], 10, 64)
-	e.it.Text, err[5] = strconv.Unquote(f[8])
+	lost, err[5] = strconv.Unquote(f[8])
+	e.it.Text, err[6] = strconv.Unquote(f[9])
 	for _, x := range err {
 		if x != nil {
 			return "", e, false
@@ -68,6 +74,12 @@ func parseIndexLine(l string) (string, indexEntry, bool) {
 	}
 	if f[7] != "" {
 		e.it.BlockedBy = strings.Split(f[7], ",")
+	}
+	if lost != "" {
+		for _, w := range strings.Split(lost, "\x01") {
+			session, host, _ := strings.Cut(w, "\x00")
+			e.it.Lost = append(e.it.Lost, board.Claim{Who: board.Who{Session: session, Host: host}})
+		}
 	}
 	return f[0], e, true
 }
@@ -92,6 +104,34 @@ func (b *Board) readIndex() map[string]indexEntry {
 // lease, blockers and creation time, through the index; broken item files
 // are named in problems and skipped.
 func (b *Board) Ready(_ context.Context) ([]board.Item, []error, error) {
+	items, problems, err := b.scan()
+	if err != nil {
+		return nil, problems, err
+	}
+	return board.ReadyOf(items, b.now()), problems, nil
+}
+
+// LostBy returns the ids of the items that record a claim of who lost in
+// a git merge, through the index.
+func (b *Board) LostBy(who board.Who) ([]string, error) {
+	items, _, err := b.scan()
+	var ids []string
+	for _, it := range items {
+		for _, c := range it.Lost {
+			if c.Same(who) {
+				ids = append(ids, it.ID)
+				break
+			}
+		}
+	}
+	return ids, err
+}
+
+// scan returns every item's summary (id, text, status, lease, blockers,
+// creation time, the claimants of lost claims) from the index, reading
+// only the item files changed since it was written, and writes it again
+// when any was.
+func (b *Board) scan() ([]board.Item, []error, error) {
 	d, err := os.Open(b.dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the board %s: %w", b.dir, err)
@@ -140,7 +180,7 @@ func (b *Board) Ready(_ context.Context) ([]board.Item, []error, error) {
 	if stale || len(idx) != len(items) {
 		b.writeIndex(kept, entries)
 	}
-	return board.ReadyOf(items, b.now()), problems, nil
+	return items, problems, nil
 }
 
 // writeIndex replaces the index: atomically, never fsynced (a cache;
