@@ -1,12 +1,19 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardcmd"
@@ -338,4 +345,124 @@ func TestBoardHooksMirror(t *testing.T) {
 	if out := h.boardOK(t, dir, "show", id); !strings.Contains(out, "status:     done") || !strings.Contains(out, mirror) {
 		t.Fatalf("after the agent completed it in TodoWrite the board says:\n%s", out)
 	}
+}
+
+// TestBoardWatch: `todosh board watch` redraws when another process
+// changes the board.
+func TestBoardWatch(t *testing.T) {
+	h := newHome(t)
+	dir := t.TempDir()
+	h.boardOK(t, dir, "init")
+	h.boardOK(t, dir, "add", "already there")
+	cmd := exec.Command(binary, "board", "watch")
+	cmd.Env, cmd.Dir = h.env(), dir
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	waitFor(t, "the first drawing", func() bool { return strings.Contains(out.String(), "already there") })
+	// The watch may not be listening yet when the first drawing is out:
+	// add until a drawing shows an addition.
+	for i := 0; !strings.Contains(out.String(), "added while watching"); i++ {
+		if i == 0 || i%20 == 0 {
+			h.boardOK(t, dir, "add", "added while watching")
+		}
+		if i > 400 {
+			t.Fatalf("watch never redrew:\n%s", out.String())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "ready (2)") && !strings.Contains(out.String(), "ready (3)") {
+		t.Fatalf("the redrawn board:\n%s", out.String())
+	}
+}
+
+// TestBoardPostgresExportImport: a files board moves to PostgreSQL with
+// export and import, and the CLI works there the same (a lost claim, a
+// refused lease).
+func TestBoardPostgresExportImport(t *testing.T) {
+	url := pgSchemaURL(t)
+	h := newHome(t)
+	dir := t.TempDir()
+	h.boardOK(t, dir, "init")
+	a := addedID(t, h.boardOK(t, dir, "add", "first"))
+	h.boardOK(t, dir, "add", "second", "--blocked-by", a)
+	h.boardOK(t, dir, "claim", a, "--as", "s1")
+	export := h.boardOK(t, dir, "export")
+	cmd := exec.Command(binary, "board", "--board-url", url, "import")
+	cmd.Env, cmd.Dir = h.env(), dir
+	cmd.Stdin = strings.NewReader(export)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "imported 2 of 2") {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	pg := func(args ...string) result { return h.boardRun(t, dir, []string{"TODOSH_BOARD_URL=" + url}, args...) }
+	if r := pg("list", "--output", "jsonl"); r.stdout != h.boardOK(t, dir, "list", "--output", "jsonl") {
+		t.Fatalf("the boards differ after import:\nfiles:\n%s\npostgres:\n%s", h.boardOK(t, dir, "list", "--output", "jsonl"), r.stdout)
+	}
+	if r := pg("claim", a, "--as", "s2"); r.code != 1 || !strings.Contains(r.stderr, "already claimed by s1@") {
+		t.Fatalf("lost claim on postgres: %d %q", r.code, r.stderr)
+	}
+	if r := pg("claim", "--next", "--lease", "-5m"); r.code != 2 {
+		t.Fatalf("lease -5m on postgres: %d %q", r.code, r.stderr)
+	}
+	if r := pg("done", a, "--as", "s1"); r.code != 0 {
+		t.Fatalf("done: %d %q", r.code, r.stderr)
+	}
+	if r := pg("ready"); r.code != 0 || !strings.Contains(r.stdout, "second") {
+		t.Fatalf("ready after the blocker is done: %q %q", r.stdout, r.stderr)
+	}
+}
+
+// syncBuffer is a process's output read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// pgSchemaURL is $TODOSH_TEST_PG_URL with a schema of the test's own (a
+// board of its own), dropped after it; without the variable the test
+// skips.
+func pgSchemaURL(t *testing.T) string {
+	raw := os.Getenv("TODOSH_TEST_PG_URL")
+	if raw == "" {
+		t.Skip("TODOSH_TEST_PG_URL is not set: no PostgreSQL server to test against (.ci/postgres starts one)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("e2e_%d_%d", os.Getpid(), time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(ctx, raw); err == nil {
+			c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(ctx)
+		}
+	})
+	u, _ := url.Parse(raw)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
