@@ -23,9 +23,10 @@ const boardUsage = `usage: todosh board [--board-url URL] [--as SESSION] COMMAND
 The project's shared board: items that sessions, agents and people claim
 and finish (docs/board.md). The board is .todosh/board/ in this checkout
 (shared through git), or the PostgreSQL database at --board-url or
-$TODOSH_BOARD_URL. A claim is yours as $TODOSH_SESSION (set by todosh for
-the agents it runs, whose claimed item then joins that session's list),
-else --as, else $USER.
+$TODOSH_BOARD_URL. A claim is made as $TODOSH_SESSION (set by todosh for
+the agents it runs), or as the mirror session of an agent with todosh's
+hooks (Claude Code's $CLAUDE_CODE_SESSION_ID), whose claimed item then
+joins that session's list; else as --as, else as $USER.
 
 commands:
 `

@@ -134,8 +134,7 @@ func Usage(prefix string) string {
 		if v.hidden {
 			continue
 		}
-		syn := strings.TrimSpace(prefix + " " + v.name + " " + v.args)
-		fmt.Fprintf(&b, "  %-58s %s\n", syn, v.summary)
+		fmt.Fprintf(&b, "  %s\n      %s\n", strings.TrimSpace(prefix+" "+v.name+" "+v.args), v.summary)
 	}
 	return b.String()
 }
