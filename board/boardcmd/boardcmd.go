@@ -93,6 +93,8 @@ type call struct {
 	url   string
 	who   board.Who
 	lease time.Duration
+	// link is Env.Link, unless --as names someone else.
+	link func(board.Item, string) error
 	// flag values
 	next       bool
 	leaseFlag  string
@@ -223,6 +225,11 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		rest = rest[1:]
 	}
 	x.fs = fs
+	x.link = env.Link
+	if x.who.Session != env.Who.Session {
+		// Claiming as someone else (--as) joins no session's list.
+		x.link = nil
+	}
 	if x.who.Session == "" {
 		x.who.Session = "person"
 		if u := env.Getenv("USER"); u != "" {
@@ -394,8 +401,8 @@ func runClaim(ctx context.Context, x *call) error {
 		return err
 	}
 	fmt.Fprintf(x.env.Out, "claimed %s until %s: %s\n", it.ID, it.Claim.Until.Local().Format(time.DateTime), todostore.DisplayLine(it.Text))
-	if x.env.Link != nil {
-		if err := x.env.Link(it, x.eng.Where()); err != nil {
+	if x.link != nil {
+		if err := x.link(it, x.eng.Where()); err != nil {
 			return fmt.Errorf("claimed %s, but could not put it on the session's list: %w", it.ID, err)
 		}
 		fmt.Fprintf(x.env.Out, "it is on the todo list of session %s, in progress: complete it there (in your todo tool) and the board marks it done\n", x.who.Session)
