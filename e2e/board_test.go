@@ -1,10 +1,7 @@
 package e2e_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardcmd"
+	"github.com/todosh/todosh/board/boardtest"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -386,7 +382,7 @@ func TestBoardWatch(t *testing.T) {
 // export and import, and the CLI works there the same (a lost claim, a
 // refused lease).
 func TestBoardPostgresExportImport(t *testing.T) {
-	url := pgSchemaURL(t)
+	url := boardtest.PostgresURL(t)
 	h := newHome(t)
 	dir := t.TempDir()
 	h.boardOK(t, dir, "init")
@@ -434,35 +430,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// pgSchemaURL is $TODOSH_TEST_PG_URL with a schema of the test's own (a
-// board of its own), dropped after it; without the variable the test
-// skips.
-func pgSchemaURL(t *testing.T) string {
-	raw := os.Getenv("TODOSH_TEST_PG_URL")
-	if raw == "" {
-		t.Skip("TODOSH_TEST_PG_URL is not set: no PostgreSQL server to test against (.ci/postgres starts one)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("e2e_%d_%d", os.Getpid(), time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(ctx, raw); err == nil {
-			c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(ctx)
-		}
-	})
-	u, _ := url.Parse(raw)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -2,61 +2,28 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardtest"
 )
-
-// urlEnv names the server the tests use; without it they skip.
-const urlEnv = "TODOSH_TEST_PG_URL"
 
 func TestMain(m *testing.M) {
 	boardtest.Main(m, func(spec string) (board.Engine, error) { return Open(context.Background(), spec) })
 }
 
 func testURL(t *testing.T) string {
-	u := os.Getenv(urlEnv)
+	u := os.Getenv(boardtest.PGEnv)
 	if u == "" {
-		t.Skip(urlEnv + " is not set: no PostgreSQL server to test against (.ci/postgres starts one)")
+		t.Skip(boardtest.PGEnv + " is not set: no PostgreSQL server to test against (.ci/postgres starts one)")
 	}
 	return u
 }
 
-// newBoard makes a schema of its own for each board, so tests share a
-// server and never a board.
-func newBoard(t *testing.T) string {
-	raw := testURL(t)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("t_%d_%d", os.Getpid(), time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(ctx, raw)
-		if err == nil {
-			c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(ctx)
-		}
-	})
-	u, _ := url.Parse(raw)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func newBoard(t *testing.T) string { return boardtest.PostgresURL(t) }
 
 func openSpec(spec string) (board.Engine, error) { return Open(context.Background(), spec) }
 
