@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardtest"
@@ -73,5 +74,35 @@ func TestSchemaVersioned(t *testing.T) {
 	}
 	if _, err := Open(ctx, spec); err == nil || !strings.Contains(err.Error(), "upgrade todosh") {
 		t.Fatalf("open of a newer schema: %v", err)
+	}
+}
+
+// TestBrokenRowSkipped: a row whose item is not valid (edited by hand) is
+// named and skipped; the rest of the board works.
+func TestBrokenRowSkipped(t *testing.T) {
+	spec := newBoard(t)
+	ctx := context.Background()
+	b, err := Open(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	good, _ := board.New("good", nil, time.Now())
+	if err := b.Add(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Exec(ctx, `INSERT INTO todosh_board_items (id, status, created, item)
+		VALUES ('brokenrow', 'open', now(), '{"id": "brokenrow", "text": "", "status": "open"}')`); err != nil {
+		t.Fatal(err)
+	}
+	items, problems, err := b.List(ctx)
+	if err != nil || len(items) != 1 || items[0].ID != good.ID {
+		t.Fatalf("list = %v, %v", items, err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "item brokenrow") {
+		t.Fatalf("problems = %v", problems)
+	}
+	if it, err := b.ClaimNext(ctx, board.Who{Session: "s"}, time.Minute); err != nil || it.ID != good.ID {
+		t.Fatalf("claim --next beside a broken row = %s, %v", it.ID, err)
 	}
 }
