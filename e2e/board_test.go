@@ -278,6 +278,19 @@ func TestBoardSession(t *testing.T) {
 		t.Fatalf("/board claim: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	h.assertList(t, "s2", "write the docs")
+	// Cancelled on the list, the claim is given back.
+	if r := h.script(t, dir, "/todo cancel 1\n", "--session", "s2"); r.code != 0 {
+		t.Fatalf("/todo cancel: %d %s", r.code, r.stderr)
+	}
+	if out := h.boardOK(t, dir, "ready"); !strings.Contains(out, b) {
+		t.Fatalf("after /todo cancel the item is not ready again:\n%s", out)
+	}
+	if r := h.script(t, dir, "/board claim "+b+"\n", "--session", "s2"); r.code != 0 {
+		t.Fatalf("/board claim again: %d %s", r.code, r.stderr)
+	}
+	if sess, _ := h.store().Load("s2"); len(sess.Todos) != 1 || sess.Todos[0].Status != todostore.InProgress {
+		t.Fatalf("claimed again, the todo is %+v", sess.Todos)
+	}
 
 	// The MCP tools, as session s3.
 	cs := h.mcpConnect(t, dir, nil, "--session", "s3")

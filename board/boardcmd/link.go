@@ -49,8 +49,8 @@ func LinkOf(t todostore.Todo) (Link, bool) {
 }
 
 // LinkInto returns an Env.Link that appends a claimed item to session id's
-// list, in progress and linked to the board, unless a todo is already
-// linked to it. by is the change's author.
+// list, in progress and linked to the board; a todo already linked to it
+// stays, in progress again if it was closed. by is the change's author.
 func LinkInto(store *todostore.Store, id, cwd string, by todostore.Author) func(board.Item, string) error {
 	return func(it board.Item, where string) error {
 		raw, err := json.Marshal(Link{ID: it.ID, Board: where})
@@ -58,8 +58,12 @@ func LinkInto(store *todostore.Store, id, cwd string, by todostore.Author) func(
 			return err
 		}
 		_, _, err = store.Commit(id, by, func(s *todostore.Session) error {
-			for _, t := range s.Todos {
+			for i, t := range s.Todos {
 				if l, ok := LinkOf(t); ok && l.ID == it.ID && l.Board == where {
+					// Claimed again: the todo is worked on again.
+					if !t.IsOpen() {
+						s.Todos[i].Status = todostore.InProgress
+					}
 					return nil
 				}
 			}
@@ -78,7 +82,8 @@ func LinkInto(store *todostore.Store, id, cwd string, by todostore.Author) func(
 }
 
 // Follower marks a board item done when the todo linked to it completes
-// in a session this process writes (the shell, todosh mcp, a hook).
+// in a session this process writes (the shell, todosh mcp, a hook), and
+// gives the claim back when the todo is cancelled.
 type Follower struct {
 	Getenv func(string) string
 	// Err receives the one line of a board item that could not be
@@ -87,7 +92,7 @@ type Follower struct {
 
 	mu      sync.Mutex
 	engines map[string]board.Engine
-	done    map[Link]bool
+	acted   map[Link]todostore.Status
 }
 
 // Follow chains f into store's AfterWrite: after every write of a session
@@ -115,17 +120,31 @@ func (f *Follower) finish(sessionID string, todos []todostore.Todo) {
 	who := board.Who{Session: sessionID, Agent: "todosh", Host: host}
 	for _, t := range todos {
 		l, ok := LinkOf(t)
-		if !ok || t.Status != todostore.Completed {
+		if !ok {
 			continue
 		}
+		// Act once per closing: a todo open again (claimed again) is
+		// forgotten, so its next closing acts again.
 		f.mu.Lock()
-		seen := f.done[l]
-		if f.done == nil {
-			f.done = map[Link]bool{}
+		if f.acted == nil {
+			f.acted = map[Link]todostore.Status{}
 		}
-		f.done[l] = true
+		last, open := f.acted[l], t.IsOpen()
+		if open {
+			delete(f.acted, l)
+		} else {
+			f.acted[l] = t.Status
+		}
 		f.mu.Unlock()
-		if seen {
+		if open || last == t.Status {
+			continue
+		}
+		if t.Status == todostore.Cancelled {
+			// Cancelled on the list: the claim is given back, for
+			// someone else to take.
+			if err := f.release(who, l); err != nil {
+				fmt.Fprintf(f.Err, "todosh board: %s is cancelled on this list but still claimed on the board: %v\n", l.ID, err)
+			}
 			continue
 		}
 		if err := f.finishOne(who, l, t); err != nil {
@@ -152,6 +171,21 @@ func (f *Follower) finishOne(who board.Who, l Link, t todostore.Todo) error {
 			it.Receipt = receipt
 		}
 		return nil
+	})
+	return err
+}
+
+func (f *Follower) release(who board.Who, l Link) error {
+	ctx := context.Background()
+	eng, err := f.engine(ctx, l.Board)
+	if err != nil {
+		return err
+	}
+	_, _, err = eng.Update(ctx, l.ID, func(it *board.Item, now time.Time, get func(string) (board.Item, bool)) error {
+		if it.Status != board.Claimed || it.Claim == nil || !it.Claim.Same(who) {
+			return nil // not ours any more: nothing to give back
+		}
+		return board.Release(who)(it, now, get)
 	})
 	return err
 }
