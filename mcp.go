@@ -18,7 +18,8 @@ import (
 const mcpUsage = `usage: todosh mcp [--session ID] [--require-evidence]
 
 Serves todosh's todo tools (todo_write, todo_read, todo_tick, todo_pause)
-over MCP on stdin and stdout, for any MCP client. The session is --session,
+and the project board's (board_ready, board_claim, board_done; see
+docs/board.md) over MCP on stdin and stdout, for any MCP client. The session is --session,
 else $TODOSH_SESSION (set by todosh for every agent it starts), else the most
 recent session started in this directory, else a new one. A todosh shell open
 on the session shows every change as it happens.
