@@ -11,12 +11,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/files"
@@ -180,8 +181,11 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		return usageErr("unknown command %q: want one of %s", args[0], strings.Join(Verbs(), ", "))
 	}
 	x := &call{env: env, who: env.Who}
+	// GNU flags, as every subcommand's (spf13/pflag), anywhere among the
+	// arguments ("add TEXT --blocked-by ID"); "--" ends them.
 	fs := flag.NewFlagSet(v.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&x.url, "board-url", "", "")
 	fs.StringVar(&x.who.Session, "as", x.who.Session, "")
 	switch v.name {
@@ -207,23 +211,10 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	case "list":
 		fs.StringVar(&x.output, "output", "text", "")
 	}
-	// Flags may come after the arguments ("add TEXT --blocked-by ID").
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return usageErr("%v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if rest[0] == "--" {
-			x.args = append(x.args, rest[1:]...)
-			break
-		}
-		x.args = append(x.args, rest[0])
-		rest = rest[1:]
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageErr("%v", err)
 	}
+	x.args = fs.Args()
 	x.fs = fs
 	x.link = env.Link
 	if x.who.Session != env.Who.Session {
