@@ -10,6 +10,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/hooks"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -203,5 +204,9 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "todosh hook %s %s: %v\n", name, kind, err)
 		return repl.ExitOK
 	}
-	return hooks.Run(hooks.Config{Store: todostore.Open(root), Getenv: getenv, BudgetTokens: budget}, name, kind, stdin, stdout, stderr)
+	store := todostore.Open(root)
+	// An item the agent claimed from the board finishes there when the
+	// agent completes it in its own todo tool.
+	boardcmd.Follow(store, &boardcmd.Follower{Getenv: getenv, Err: stderr})
+	return hooks.Run(hooks.Config{Store: store, Getenv: getenv, BudgetTokens: budget}, name, kind, stdin, stdout, stderr)
 }

@@ -62,6 +62,7 @@ var subcommands = []subcommand{
 	{"acp", "todosh acp [--agent NAME] [-- CMD [ARG]...]   (for editors)", runACP},
 	{"hooks", "todosh hooks install|uninstall AGENT [--project] | status", runHooks},
 	{"hook", "todosh hook AGENT EVENT   (run by an agent's hooks)", runHook},
+	{"board", "todosh board COMMAND [ARG]...   (the project's shared board)", runBoard},
 	{"doctor", "todosh doctor [--agent NAME] [--output jsonl]   (for a bug report)", runDoctor},
 }
 

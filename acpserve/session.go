@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
@@ -111,6 +113,9 @@ func (s *Server) build(id, cwd string) (*session, error) {
 		default:
 		}
 	}
+	// A todo claimed from the board finishes its board item when it
+	// completes (docs/board.md).
+	boardcmd.Follow(st, &boardcmd.Follower{Getenv: s.cfg.Getenv, Err: os.Stderr}) // the editor's log
 	if s.cfg.NewAgent != nil {
 		ag, err := s.cfg.NewAgent(ss.asess)
 		if err != nil {

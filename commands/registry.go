@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -166,6 +167,7 @@ func NewRegistry() *Registry {
 	}
 	r.cmds = []*command{
 		todo,
+		{name: "board", args: "COMMAND", words: boardcmd.Verbs(), summary: "the project's shared board: claim, done, show... as todosh board --help lists", example: "/board claim --next", run: runBoard},
 		{name: "help", args: "[COMMAND]", summary: "list the commands, or explain one", example: "/help todo", run: r.runHelp},
 		{name: "quit", summary: "leave todosh (Ctrl-D on an empty line does too)", example: "/quit", run: runQuit},
 		{name: "exit", summary: "leave todosh, like /quit", example: "/exit", run: runQuit},

@@ -18,7 +18,7 @@ func TestComplete(t *testing.T) {
 		line string
 		want []string
 	}{
-		{"/", []string{"/todo ", "/help ", "/quit", "/exit"}},
+		{"/", []string{"/todo ", "/board ", "/help ", "/quit", "/exit"}},
 		{"/to", []string{"/todo "}},
 		{"/todo", []string{"/todo "}},
 		{"/q", []string{"/quit"}},
@@ -38,7 +38,7 @@ func TestComplete(t *testing.T) {
 		{"/todo add ", nil},
 		{"/todo add x", nil},
 		{"/todo x", nil},
-		{"/help ", []string{"/help todo", "/help help", "/help quit", "/help exit"}},
+		{"/help ", []string{"/help todo", "/help board", "/help help", "/help quit", "/help exit"}},
 		{"/help t", []string{"/help todo"}},
 		{"/help /t", []string{"/help todo"}},
 		{"/help todo ", []string{"/help todo show", "/help todo add", "/help todo delete", "/help todo done", "/help todo undo", "/help todo unset", "/help todo start", "/help todo set", "/help todo cancel", "/help todo edit", "/help todo move", "/help todo clear", "/help todo cost", "/help todo history", "/help todo revert", "/help todo restore", "/help todo list", "/help todo load", "/help todo prune", "/help todo budget"}},

@@ -13,6 +13,7 @@ package hooks
 
 import (
 	"fmt"
+	"github.com/todosh/todosh/todostore"
 	"path/filepath"
 	"strings"
 
@@ -105,6 +106,11 @@ type Agent struct {
 	// read. budget is that budget, for Install (WithBudget).
 	usage  transcriptUsage
 	budget int64
+	// sessionEnv is the variable the agent sets, for the commands it
+	// runs, to its own session id: `todosh board claim` run by the agent
+	// claims as its mirror session (AgentSession), whose list the hooks
+	// keep.
+	sessionEnv string
 }
 
 // toolSwitch turns an agent's todo tool on: a settings key path whose value
@@ -145,6 +151,8 @@ var agentsTable = []Agent{
 		Continue: "block", continueBy: byContext, exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		usage: claudeTranscriptUsage,
+		// Claude Code sets it for its Bash tool's commands (2.1.332).
+		sessionEnv: "CLAUDE_CODE_SESSION_ID",
 		// Claude Code 2.1.233 and later give their newer models no todo
 		// tool without this variable (checked with 2.1.332); Claude Code
 		// also applies the settings file's "env" to itself.
@@ -265,4 +273,23 @@ func (a Agent) matcher() (string, error) {
 		return "*", nil
 	}
 	return ".*", nil
+}
+
+// AgentSession returns the mirror session of the agent whose command this
+// process is (its row's sessionEnv set in the environment), and the
+// agent's name; ok is false when no agent's variable is set or the
+// session id is not a valid one.
+func AgentSession(getenv func(string) string) (id, agent string, ok bool) {
+	for _, a := range agentsTable {
+		if a.sessionEnv == "" {
+			continue
+		}
+		if v := getenv(a.sessionEnv); v != "" {
+			id := SessionID(a.Name, v)
+			if todostore.ValidSessionID(id) == nil {
+				return id, a.Name, true
+			}
+		}
+	}
+	return "", "", false
 }

@@ -41,6 +41,9 @@ type Config struct {
 	Now func() time.Time
 	// Version is reported to the client.
 	Version string
+	// Board serves the board tools (board_ready, board_claim,
+	// board_done); nil offers none.
+	Board todotools.Board
 }
 
 func (c Config) now() time.Time {
@@ -91,6 +94,7 @@ func New(cfg Config, sessionID string) *mcp.Server {
 		Session:         agent.Session{Store: cfg.Store, ID: sessionID, Cwd: cfg.Cwd},
 		RequireEvidence: cfg.RequireEvidence,
 		Now:             cfg.Now,
+		Board:           cfg.Board,
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: agent.MCPName, Title: "todosh todo list", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions(sessionID)})

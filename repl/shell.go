@@ -16,6 +16,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/todostore"
 )
@@ -172,6 +173,9 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	store.Now = now
 	store.LockTimeout = cfg.LockTimeout
 	store.OnLockWait = func(msg string) { fmt.Fprintf(sio.err, "todosh: %s\n", msg) }
+	// A todo claimed from the board finishes its board item when it
+	// completes, whoever completes it in this process.
+	boardcmd.Follow(store, &boardcmd.Follower{Getenv: cfg.Getenv, Err: sio.err})
 	id, err := sessionID(cfg, store, cwd, now)
 	if err != nil {
 		return nil, err
