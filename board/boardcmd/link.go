@@ -21,13 +21,6 @@ import (
 // every rewrite keeps) that links it to a board item.
 const LinkKey = "board"
 
-// ReceiptKey is the field of a todo that holds its receipt once issue 26
-// ("Progress you can believe") lands: when a linked todo completes, what
-// is there goes onto the board item as its receipt. The seam for the
-// receipts branch: write the receipt under this key (or change
-// receiptOf), nothing else here changes.
-const ReceiptKey = "receipt"
-
 // Link is what a linked todo says of its board item: the item's id and
 // the board's Where (a directory, or a URL without its password).
 type Link struct {
@@ -90,6 +83,10 @@ type Follower struct {
 	// marked done.
 	Err io.Writer
 
+	// store is the store Follow chained into: its work logs give a
+	// finished item its receipt.
+	store *todostore.Store
+
 	mu      sync.Mutex
 	engines map[string]board.Engine
 	acted   map[Link]todostore.Status
@@ -99,6 +96,7 @@ type Follower struct {
 // whose list has a linked todo, each completed one is finished on its
 // board. Call it after Store.Watch, which chains itself the same way.
 func Follow(store *todostore.Store, f *Follower) {
+	f.store = store
 	prev := store.AfterWrite
 	store.AfterWrite = func(id string, data []byte) {
 		if prev != nil {
@@ -147,19 +145,18 @@ func (f *Follower) finish(sessionID string, todos []todostore.Todo) {
 			}
 			continue
 		}
-		if err := f.finishOne(who, l, t); err != nil {
+		if err := f.finishOne(who, l, t, f.receiptOf(sessionID, t)); err != nil {
 			fmt.Fprintf(f.Err, "todosh board: %s is done on this list but not on the board: %v\n", l.ID, err)
 		}
 	}
 }
 
-func (f *Follower) finishOne(who board.Who, l Link, t todostore.Todo) error {
+func (f *Follower) finishOne(who board.Who, l Link, t todostore.Todo, receipt json.RawMessage) error {
 	ctx := context.Background()
 	eng, err := f.engine(ctx, l.Board)
 	if err != nil {
 		return err
 	}
-	receipt := receiptOf(t)
 	_, _, err = eng.Update(ctx, l.ID, func(it *board.Item, now time.Time, get func(string) (board.Item, bool)) error {
 		if it.Status == board.Done {
 			return nil
@@ -190,12 +187,35 @@ func (f *Follower) release(who board.Who, l Link) error {
 	return err
 }
 
-// receiptOf is a todo's receipt (issue 26), or nil.
-func receiptOf(t todostore.Todo) json.RawMessage {
-	if raw, ok := t.Extra[ReceiptKey]; ok && len(raw) > 0 && string(raw) != "null" {
-		return json.RawMessage(raw)
+// boardReceipt is a board item's receipt: what the session that finished
+// it was seen doing for it (issue 26), from that session's work log.
+type boardReceipt struct {
+	Session  string `json:"session"`
+	Edits    int    `json:"edits,omitempty"`
+	Commands int    `json:"commands,omitempty"`
+	Last     string `json:"last,omitempty"`
+}
+
+// receiptOf is the receipt of todo t of session id: nil when the work log
+// shows no successful edit or command for it (done as reported), or
+// cannot be read.
+func (f *Follower) receiptOf(id string, t todostore.Todo) json.RawMessage {
+	if f.store == nil || t.UID == "" {
+		return nil
 	}
-	return nil
+	w, err := f.store.Work(id)
+	if err != nil {
+		return nil
+	}
+	iw := w.Summarize().Items[t.UID]
+	if !iw.Receipt() {
+		return nil
+	}
+	b, err := json.Marshal(boardReceipt{Session: id, Edits: iw.Edits, Commands: iw.Commands, Last: iw.Last})
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // engine opens the board a link names: a files board by its directory,

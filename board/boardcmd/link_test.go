@@ -2,6 +2,7 @@ package boardcmd
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"testing"
@@ -66,8 +67,19 @@ func TestFollowInOneProcess(t *testing.T) {
 	if status() != board.Claimed {
 		t.Fatalf("claimed again: board item is %s", status())
 	}
+	// A command seen to succeed while the todo was in progress is the
+	// board item's receipt.
+	exit := 0
+	if _, err := store.RecordWork("s1", todostore.WorkLine{Tool: "Bash", Kind: "execute", Target: "go test ./lexer", OK: true, Exit: &exit}); err != nil {
+		t.Fatal(err)
+	}
 	setStatus(todostore.Completed)
 	if status() != board.Done {
 		t.Fatalf("completed on the list: board item is %s, want done", status())
+	}
+	got, _ := fb.Get(ctx, it.ID)
+	var r boardReceipt
+	if err := json.Unmarshal(got.Receipt, &r); err != nil || r.Session != "s1" || r.Commands != 1 || r.Last != "go test ./lexer" {
+		t.Fatalf("receipt %s (%v), want the session's command", got.Receipt, err)
 	}
 }
