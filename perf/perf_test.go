@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -71,12 +71,7 @@ func pairUpTo(b *testing.B, limit int, floor func() error, op func(i int) error)
 }
 
 // cpu is the CPU time of this process and its waited-for children.
-func cpu() time.Duration {
-	var self, kids syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
-	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
-}
+func cpu() time.Duration { return benchcpu.WithChildren() }
 
 // list is n items of typical text, each with subs subtasks.
 func list(n, subs int) []todostore.Todo {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 
 	"github.com/chzyer/readline"
 )
@@ -119,7 +118,7 @@ func (t *ttyTerminal) ExitRaw() error {
 
 func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.in.Fd())) }
 
-func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return syscall.Read(int(t.in.Fd()), buf) }
+func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return readKey(t.in, buf) }
 
 func (t *ttyTerminal) NoEcho() func() { return noEchoMode(int(t.in.Fd())) }
 

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -288,12 +287,12 @@ func readPath(path string, own bool) ([]byte, error) {
 // on a regular file the flag has no effect. The buffer is sized from the
 // stat, so a file is read in one read call, not grown from 512 bytes.
 func readOpen(path string, own bool) ([]byte, *os.File, os.FileInfo, error) {
-	flags := os.O_RDONLY | syscall.O_NONBLOCK
+	flags := os.O_RDONLY | oNonBlock
 	if own {
-		flags |= syscall.O_NOFOLLOW
+		flags |= oNoFollow
 	}
-	f, err := os.OpenFile(path, flags, 0)
-	if own && errors.Is(err, syscall.ELOOP) {
+	f, err := openStore(path, flags, 0)
+	if own && isSymlinkErr(err) {
 		return nil, nil, nil, &CorruptError{Path: path, Err: errSymlink}
 	}
 	if err != nil {
