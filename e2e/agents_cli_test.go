@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/internal/procgroup"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -431,16 +431,7 @@ func TestAgentCLIFailures(t *testing.T) {
 
 // processGone reports whether process pid has exited: it is not there, or
 // it is a zombie waiting for whoever adopted it to reap it.
-func processGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// The state follows the command name, which is in parentheses and may
-	// itself contain them.
-	i := strings.LastIndexByte(string(data), ')')
-	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z'
-}
+func processGone(pid int) bool { return !procgroup.Running(pid) }
 
 // waitFor polls cond until it holds or the test deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -485,7 +476,7 @@ func TestAgentCLICtrlCInTerminal(t *testing.T) {
 				// for an hour.
 				for _, p := range []int{pid, child} {
 					if !processGone(p) {
-						syscall.Kill(p, syscall.SIGKILL)
+						killProcess(p)
 					}
 				}
 			})

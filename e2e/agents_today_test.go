@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -170,9 +169,7 @@ func TestACPLauncher(t *testing.T) {
 	go func() { done <- r.run(t, "--agent", "acp", "--agent-bin", launcher, "-c", "[[slow]] work") }()
 	lpid, apid := readPid(t, pidFile), readPid(t, childFile)
 	time.Sleep(200 * time.Millisecond) // the turn is under way
-	if err := syscall.Kill(lpid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killProcess(lpid)
 	var res2 result
 	select {
 	case res2 = <-done:

@@ -72,10 +72,25 @@ func Release(pgid int) {
 	}
 }
 
-// Alive reports whether a process of the group's job is still running.
+// Alive reports whether a process of the group's job is still running;
+// for a group Start did not make, whether its leader runs.
 func Alive(pgid int) bool {
 	members, ok := Members(pgid)
-	return !ok || len(members) > 0
+	if !ok {
+		return Running(pgid)
+	}
+	return len(members) > 0
+}
+
+// Running reports whether process pid has not exited.
+func Running(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
 }
 
 // processIDList is JOBOBJECT_BASIC_PROCESS_ID_LIST with room for 256.

@@ -24,3 +24,10 @@ func Members(pgid int) (members []Member, ok bool) {
 	}
 	return members, true
 }
+
+// Running reports whether process pid runs: sysctl kern.proc.pid finds
+// it (an error when it does not exist) and it is not a zombie.
+func Running(pid int) bool {
+	p, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	return err == nil && int(p.Proc.P_pid) == pid && p.Proc.P_stat != szomb
+}

@@ -28,3 +28,13 @@ func Members(pgid int) (members []Member, ok bool) {
 	}
 	return members, true
 }
+
+// Running reports whether process pid runs: it exists and is not a zombie.
+func Running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, state, _, ok := Stat(data)
+	return ok && state != 'Z' && state != 'X'
+}
