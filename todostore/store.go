@@ -34,25 +34,37 @@ type Store struct {
 	// another process's lock, so the wait is never silent.
 	OnLockWait func(msg string)
 
+	// watchSource is where Watch gets its events; nil is the platform's
+	// (watchsource.go). Tests set pollSource to try the poller anywhere.
+	watchSource eventSource
+
 	sweepOnce sync.Once // leftover temp files are removed at the first write
 	cache     sessionCache
 	dirs      dirsChecked
 }
 
-// ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
-// os.Getenv outside tests.
+// ResolveRoot returns $TODOSH_HOME if set, else .todosh in the home
+// directory (HomeDir): ~/.todosh, %USERPROFILE%\.todosh on Windows.
+// getenv is os.Getenv outside tests.
 func ResolveRoot(getenv func(string) string) (string, error) {
 	if h := getenv("TODOSH_HOME"); h != "" {
 		return h, nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find home directory: %w (set TODOSH_HOME)", err)
-		}
+	home, err := HomeDir(getenv)
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w (set TODOSH_HOME)", err)
 	}
 	return filepath.Join(home, ".todosh"), nil
+}
+
+// HomeDir is the user's home directory as the agents find it (node's
+// os.homedir): $HOME, or %USERPROFILE% on Windows, where a HOME set by
+// Git Bash or MSYS is not where the agents keep their settings.
+func HomeDir(getenv func(string) string) (string, error) {
+	if home := getenv(homeVar); home != "" {
+		return home, nil
+	}
+	return os.UserHomeDir()
 }
 
 // Open returns the Store under root. It creates nothing: directories are

@@ -21,6 +21,9 @@ const (
 	oDirectory = syscall.O_DIRECTORY
 )
 
+// homeVar names the home directory (HomeDir).
+const homeVar = "HOME"
+
 // posixModes is true where a file's permission bits are what keeps it
 // private, so the store checks and narrows them.
 const posixModes = true

@@ -35,6 +35,10 @@ const (
 	oDirectory = 1 << 29
 )
 
+// homeVar names the home directory (HomeDir), as node's os.homedir
+// reads it on Windows.
+const homeVar = "USERPROFILE"
+
 // posixModes is false: Windows keeps a file private by its ACL.
 const posixModes = false
 
