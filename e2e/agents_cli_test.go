@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/internal/procgroup"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -43,7 +44,7 @@ func fakeCLIDir(t testing.TB) string {
 	t.Helper()
 	fakeCLI.once.Do(func() {
 		dir := filepath.Join(filepath.Dir(binary), "agent-clis")
-		bin := filepath.Join(dir, "fakecli")
+		bin := testenv.Exe(filepath.Join(dir, "fakecli"))
 		build := exec.Command("go", "build", "-o", bin, "./agent/clis/internal/fakecli")
 		build.Dir = ".." // the module root
 		if out, err := build.CombinedOutput(); err != nil {
@@ -51,7 +52,7 @@ func fakeCLIDir(t testing.TB) string {
 			return
 		}
 		for _, kind := range []string{"claude", "codex", "gemini", "qwen", "pi"} {
-			if err := os.Symlink(bin, filepath.Join(dir, kind)); err != nil {
+			if err := os.Symlink(bin, testenv.Exe(filepath.Join(dir, kind))); err != nil {
 				fakeCLI.err = err
 				return
 			}

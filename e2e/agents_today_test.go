@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // These tests drive the built todosh against the fake ACP agent speaking
@@ -135,6 +137,7 @@ func TestACPClaudeVariable(t *testing.T) {
 // dead agent's own exit status shows; a launcher todosh does not know is
 // watched, and killing it ends the agent it left running at once.
 func TestACPLauncher(t *testing.T) {
+	testenv.NeedShell(t)
 	skipIfShort(t, "waits for a killed launcher")
 	// codex-acp's layout: the launcher script exits 0 whatever its binary did.
 	h := newHome(t)

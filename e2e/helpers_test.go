@@ -47,9 +47,9 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "todosh")
-	fakeshell = filepath.Join(dir, "fakeshell")
-	fakeacp = filepath.Join(dir, "fakeacp")
+	binary = testenv.Exe(filepath.Join(dir, "todosh"))
+	fakeshell = testenv.Exe(filepath.Join(dir, "fakeshell"))
+	fakeacp = testenv.Exe(filepath.Join(dir, "fakeacp"))
 	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell, "./agent/acpagent/internal/fakeacp": fakeacp} {
 		args := []string{"build", "-o", out, pkg}

@@ -89,6 +89,9 @@ type Agent struct {
 	// Todo is what the person must still do after install, per scope
 	// ("" when nothing).
 	Todo string
+	// winShell is the shell the agent runs a hook command with on
+	// Windows (Command quotes todosh's path for it).
+	winShell string
 	// toolOn is how the agent's own todo tool is turned on where its
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
@@ -126,6 +129,7 @@ var agentsTable = []Agent{
 	{
 		Name: "claude", Title: "Claude Code",
 		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
+		winShell: winBash,
 		Events:   claudeEvents,
 		Continue: "block", exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
@@ -140,7 +144,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "gemini", Title: "Gemini CLI",
-		configDir: ".gemini", file: "settings.json",
+		configDir: ".gemini", file: "settings.json", winShell: winPowerShell,
 		Events: []Event{
 			{Kind: KindStop, Name: "AfterAgent"},
 			{Kind: KindTool, Name: "AfterTool", Tools: true},
@@ -152,7 +156,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "qwen", Title: "Qwen Code",
-		configDir: ".qwen", file: "settings.json",
+		configDir: ".qwen", file: "settings.json", winShell: winCmd,
 		Events:   claudeEvents,
 		Continue: "block",
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
@@ -165,7 +169,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "codex", Title: "Codex",
-		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
+		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json", winShell: winCmd,
 		Events:   claudeEvents,
 		Continue: "block",
 		Todo: "trust the hooks once: start codex and accept them in its hook review " +

@@ -17,6 +17,7 @@ import (
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -263,7 +264,7 @@ func BenchmarkHistory1000(b *testing.B) {
 // build compiles pkg to a binary in dir with the given environment.
 func build(b *testing.B, dir, name, pkg string, env ...string) string {
 	b.Helper()
-	out := filepath.Join(dir, name)
+	out := testenv.Exe(filepath.Join(dir, name))
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), env...)
 	if msg, err := cmd.CombinedOutput(); err != nil {

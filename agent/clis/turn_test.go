@@ -39,14 +39,14 @@ func TestMain(m *testing.M) {
 		if _, err := os.Stat(goBin); err != nil {
 			goBin = "go"
 		}
-		bin := filepath.Join(dir, "fakecli")
+		bin := testenv.Exe(filepath.Join(dir, "fakecli"))
 		out, err := exec.Command(goBin, "build", "-o", bin, "./internal/fakecli").CombinedOutput()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "build fakecli: %v\n%s", err, out)
 			return 1
 		}
 		for _, k := range Kinds {
-			if err := os.Symlink(bin, filepath.Join(dir, k)); err != nil {
+			if err := os.Symlink(bin, testenv.Exe(filepath.Join(dir, k))); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}

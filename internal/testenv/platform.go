@@ -44,3 +44,21 @@ func NeedModes(t testing.TB) {
 		t.Skip("needs POSIX file modes, umask or FIFOs, which Windows does not have")
 	}
 }
+
+// NeedShell skips t, which writes a /bin/sh script to play a program,
+// where there is no /bin/sh to run it (Windows).
+func NeedShell(t testing.TB) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("runs a /bin/sh script as a fake program, which Windows cannot")
+	}
+}
+
+// Exe is path as the name of a program the test builds: with ".exe" on
+// Windows, where a program is found by that suffix.
+func Exe(path string) string {
+	if runtime.GOOS == "windows" {
+		return path + ".exe"
+	}
+	return path
+}
