@@ -60,6 +60,11 @@ func newTTY(stdin io.Reader, stdout io.Writer) (Terminal, bool) {
 	if !okIn || !okOut || !readline.IsTerminal(int(in.Fd())) || !readline.IsTerminal(int(out.Fd())) {
 		return nil, false
 	}
+	// A console that cannot read escape sequences (Windows before 10)
+	// gets the shell as in a script rather than a screen of escapes.
+	if !enableEscapes(out) {
+		return nil, false
+	}
 	return &ttyTerminal{in: in, out: out}, true
 }
 
