@@ -36,7 +36,7 @@ func TestStat(t *testing.T) {
 // whole: a process group on Unix, a job object on Windows.
 func TestStartKill(t *testing.T) {
 	if os.Getenv("PROCGROUP_SLEEP") == "1" {
-		time.Sleep(time.Minute)
+		time.Sleep(10 * time.Minute) // far past the bound below: only Kill ends it
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStartKill$")
@@ -53,11 +53,12 @@ func TestStartKill(t *testing.T) {
 	if !Alive(pid) {
 		t.Fatal("a group whose leader sleeps is not alive")
 	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }() // should Kill have failed
 	Kill(pid)
-	cmd.Wait()
+	// The leader is a zombie until Wait reaps it: not a member any more.
 	for i := 0; Alive(pid); i++ {
 		if i == 1000 {
-			t.Fatal("the group is still alive after Kill")
+			t.Fatal("the group is still alive 10s after Kill")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
