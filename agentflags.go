@@ -2,10 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/todostore"
@@ -95,15 +96,14 @@ func defineAgentFlags(fs *flag.FlagSet, getenv func(string) string, acp bool) *a
 	return a
 }
 
-// choose checks the agent flags after fs.Parse(args) and picks the
+// choose checks the agent flags after fs.Parse and picks the
 // backend row as the shell and `todosh acp` both do: `-- CMD ARGS...` is
 // --agent-bin CMD --agent-arg ARGS... (and --agent acp when no --agent is
 // given), each flag given must go with the chosen row. afterDashes checks
 // what follows `--` (nil: nothing to check); stray is the hint for an
 // argument without `--`.
-func (a *agentFlags) choose(fs *flag.FlagSet, args []string, afterDashes func([]string) error, stray string) (*backends.Backend, backends.Factory, error) {
-	dashes := len(args) - fs.NArg() - 1 // where "--" is when it ended the flags
-	hasDashes := fs.NArg() > 0 && dashes >= 0 && args[dashes] == "--"
+func (a *agentFlags) choose(fs *flag.FlagSet, afterDashes func([]string) error, stray string) (*backends.Backend, backends.Factory, error) {
+	hasDashes := fs.NArg() > 0 && fs.ArgsLenAtDash() == 0 // "--" ended the flags
 	var given []backends.Flag
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "agent" && backends.IsAgentFlag(f.Name) {

@@ -5,12 +5,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/repl"
@@ -36,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return repl.ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", gnuFlagError(err))
+		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", err)
 		return repl.ExitUsage
 	}
 	cfg.Home, _ = todostore.HomeDir(getenv)
@@ -103,7 +104,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	// Session and script flags.
 	fs.StringVar(&cfg.SessionID, "session", "", "open (or create) the session `ID`")
 	fs.BoolVar(&cfg.Resume, "resume", false, "reopen the most recent session started in this directory")
-	fs.Func("c", "run `CMD` as if typed, then exit (repeatable, runs in order)", func(s string) error {
+	shortFlag(fs, "c", "run `CMD` as if typed, then exit (repeatable, runs in order)", func(s string) error {
 		cfg.Commands = append(cfg.Commands, s)
 		return nil
 	})
@@ -125,8 +126,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 			fmt.Fprint(stdout, usage())
 			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
+			return cfg, err
 		}
-		return cfg, err
+		return cfg, flagError(fs, err)
 	}
 	if version {
 		fmt.Fprintln(stdout, versionText())
@@ -145,7 +147,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	}
 	ag.opts.Interactive = terminal && len(cfg.Commands) == 0 && cfg.Output == repl.OutputText
 	var err error
-	if cfg.Backend, cfg.NewAgent, err = ag.choose(fs, args, checkAfterDashes, "give commands and prompts with -c, or on stdin"); err != nil {
+	if cfg.Backend, cfg.NewAgent, err = ag.choose(fs, checkAfterDashes, "give commands and prompts with -c, or on stdin"); err != nil {
 		return cfg, err
 	}
 	cfg.NoContinue, cfg.LockTimeout = ag.noContinue, ag.lockTimeout

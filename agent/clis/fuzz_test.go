@@ -75,34 +75,3 @@ func FuzzCodex(f *testing.F) {
 func FuzzGemini(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, &GeminiParser{}, data) })
 }
-
-// FuzzJSONScan checks the scanner against encoding/json: valid JSON is never
-// refused, and a value the scanner accepts ends where it should.
-func FuzzJSONScan(f *testing.F) {
-	f.Add([]byte(`{"a":[1,{"b":"c\"d"}],"e":null}`))
-	f.Add([]byte(`{"type":"x","k":"\\\\"}`))
-	f.Add([]byte(`[[[[]]]]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		valid := json.Valid(data)
-		i := jsonWS(data, 0)
-		end, err := jsonValue(data, i)
-		if valid && (err != nil || jsonTrailer(data, end) != nil) {
-			t.Fatalf("valid JSON refused: %v", err)
-		}
-		if valid && len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
-			n := 0
-			if err := jsonFields(data, func(key, val []byte) {
-				n++
-				if !json.Valid(val) {
-					t.Fatalf("member value %q is not valid JSON", val)
-				}
-			}); err != nil {
-				t.Fatalf("valid object refused: %v", err)
-			}
-			var m map[string]json.RawMessage
-			if json.Unmarshal(data, &m) == nil && n < len(m) {
-				t.Fatalf("%d members scanned, encoding/json found %d", n, len(m))
-			}
-		}
-	})
-}

@@ -650,6 +650,8 @@ func TestPayloadWithoutListChangesNothing(t *testing.T) {
 	}
 }
 
+// TestJSONScanStrings: a line whose string ends where JSON says is read;
+// one whose string does not end (an escaped closing quote) is malformed.
 func TestJSONScanStrings(t *testing.T) {
 	long := strings.Repeat("x", 70)
 	cases := map[string]bool{
@@ -658,12 +660,13 @@ func TestJSONScanStrings(t *testing.T) {
 		`"1234567\"`: false, `"abc`: false, `"` + long + `\"`: false, `"\`: false,
 	}
 	for s, ok := range cases {
-		end, err := jsonSkipString([]byte(s), 0)
-		if ok && (err != nil || end != len(s)) {
-			t.Errorf("%s: end %d err %v", s, end, err)
+		line := `{"type":"assistant","message":{"content":[{"type":"text","text":` + s + `}]}}`
+		malformed := false
+		for _, u := range ofKind(collect(t, &ClaudeParser{}, line+"\n"), UpdateNotice) {
+			malformed = malformed || strings.Contains(u.Text, "malformed")
 		}
-		if !ok && err == nil {
-			t.Errorf("%s: accepted up to %d", s, end)
+		if malformed == ok {
+			t.Errorf("%s: malformed %v, want %v", s, malformed, !ok)
 		}
 	}
 }

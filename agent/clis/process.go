@@ -117,7 +117,7 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 // goroutine (agent.Agent emits from the caller's goroutine only). It
 // returns ParseStream's error when the output ends.
 //
-// Updates own their memory (texts come from append-only arena blocks), so
+// Updates own their memory (texts are strings encoding/json made), so
 // the parser may run ahead by a buffer's worth: fewer goroutine handoffs.
 func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handle func(Update)) error {
 	updates := make(chan Update, 64)

@@ -226,36 +226,11 @@ func parseLine(p Parser, line []byte, emit func(Update)) error {
 	return p.Line(line, emit)
 }
 
-// lineType returns the value of the top-level "type" member. Every CLI
-// writes it first, so the common case is a prefix check; any other order
-// falls back to scanning the object. The bytes are only valid until the
-// line is reused; compare them with switch string(t) (no allocation).
-func lineType(line []byte) ([]byte, error) {
-	const prefix = `{"type":"`
-	if bytes.HasPrefix(line, []byte(prefix)) {
-		if end, t, err := jsonText(line, len(prefix)-1); err == nil && t.plain {
-			return line[len(prefix) : end-1], nil
-		}
-	}
-	var typ []byte
-	err := jsonFields(line, func(key, val []byte) {
-		if string(key) == "type" {
-			typ = []byte(jsonStr(val))
-		}
-	})
-	return typ, err
-}
-
-// emitSession emits the string member key of line as the CLI's session id.
-func emitSession(line []byte, key string, emit func(Update)) error {
-	var id []byte
-	if err := jsonPickLine(line, jsonField{key, &id}); err != nil {
-		return err
-	}
-	if s := jsonStr(id); s != "" {
+// emitSession emits the string member key of m as the CLI's session id.
+func emitSession(m jsonObj, key string, emit func(Update)) {
+	if s := m.str(key); s != "" {
 		emit(Update{Kind: UpdateSession, Text: s})
 	}
-	return nil
 }
 
 // cutBytes shortens b for an error message.
@@ -280,18 +255,11 @@ func toolLine(name, arg string) string {
 var toolArgKeys = [...]string{"command", "file_path", "absolute_path", "notebook_path", "path", "pattern", "url", "query", "description", "subject", "prompt", "dir_path", "paths"}
 
 // toolArg picks the most telling string argument of a tool call's input
-// object without decoding the rest of it.
+// object.
 func toolArg(input []byte) string {
-	var found [len(toolArgKeys)][]byte
-	_ = jsonFields(input, func(key, val []byte) {
-		for i, k := range toolArgKeys {
-			if string(key) == k && found[i] == nil {
-				found[i] = val
-			}
-		}
-	})
-	for _, v := range found {
-		if s := jsonStr(v); s != "" {
+	in := jsonObject(input)
+	for _, k := range toolArgKeys {
+		if s := in.str(k); s != "" {
 			return s
 		}
 	}
