@@ -88,7 +88,13 @@ func syncDirectory(dir string) error {
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		// macOS: a file system that refuses F_FULLFSYNC on a directory
+		// with another error than ENOTSUP (on which Go already falls
+		// back) may still take fsync; on Linux this is the same call
+		// again.
+		if syscall.Fsync(int(d.Fd())) != nil {
+			return fmt.Errorf("sync %s: %w", dir, err)
+		}
 	}
 	return nil
 }
