@@ -60,7 +60,8 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 // printed on stdout.
 func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) (acpserve.Config, error) {
 	fs := newFlagSet("todosh acp")
-	cfg := acpserve.Config{Getenv: getenv, Home: getenv("HOME"), Version: versionText()}
+	home, _ := todostore.HomeDir(getenv)
+	cfg := acpserve.Config{Getenv: getenv, Home: home, Version: versionText()}
 	ag := defineAgentFlags(fs, getenv, true)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -67,12 +67,10 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		fmt.Fprintf(stderr, "todosh hooks: find the current directory: %v\n", err)
 		return repl.ExitFailed
 	}
-	home := getenv("HOME")
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil {
-			fmt.Fprintf(stderr, "todosh hooks: find your home directory: %v (set HOME)\n", err)
-			return repl.ExitFailed
-		}
+	home, err := todostore.HomeDir(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh hooks: find your home directory: %v (set HOME)\n", err)
+		return repl.ExitFailed
 	}
 	scope := hooks.ScopeUser
 	if project {

@@ -40,7 +40,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", err)
 		return repl.ExitUsage
 	}
-	cfg.Home, cfg.Getenv = getenv("HOME"), getenv
+	cfg.Home, _ = todostore.HomeDir(getenv)
+	cfg.Getenv = getenv
 	if cfg.Root, err = todostore.ResolveRoot(getenv); err != nil {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
 		return repl.ExitFailed

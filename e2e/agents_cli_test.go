@@ -12,10 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/internal/procgroup"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -43,7 +44,7 @@ func fakeCLIDir(t testing.TB) string {
 	t.Helper()
 	fakeCLI.once.Do(func() {
 		dir := filepath.Join(filepath.Dir(binary), "agent-clis")
-		bin := filepath.Join(dir, "fakecli")
+		bin := testenv.Exe(filepath.Join(dir, "fakecli"))
 		build := exec.Command("go", "build", "-o", bin, "./agent/clis/internal/fakecli")
 		build.Dir = ".." // the module root
 		if out, err := build.CombinedOutput(); err != nil {
@@ -51,7 +52,7 @@ func fakeCLIDir(t testing.TB) string {
 			return
 		}
 		for _, kind := range []string{"claude", "codex", "gemini", "qwen", "pi"} {
-			if err := os.Symlink(bin, filepath.Join(dir, kind)); err != nil {
+			if err := os.Symlink(bin, testenv.Exe(filepath.Join(dir, kind))); err != nil {
 				fakeCLI.err = err
 				return
 			}
@@ -453,16 +454,7 @@ func TestAgentCLIFailures(t *testing.T) {
 
 // processGone reports whether process pid has exited: it is not there, or
 // it is a zombie waiting for whoever adopted it to reap it.
-func processGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// The state follows the command name, which is in parentheses and may
-	// itself contain them.
-	i := strings.LastIndexByte(string(data), ')')
-	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z'
-}
+func processGone(pid int) bool { return !procgroup.Running(pid) }
 
 // waitFor polls cond until it holds or the test deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -507,7 +499,7 @@ func TestAgentCLICtrlCInTerminal(t *testing.T) {
 				// for an hour.
 				for _, p := range []int{pid, child} {
 					if !processGone(p) {
-						syscall.Kill(p, syscall.SIGKILL)
+						killProcess(p)
 					}
 				}
 			})

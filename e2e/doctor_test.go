@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // fakeNpmAgent installs a stand-in agent the way npm does: a package
@@ -14,6 +16,7 @@ import (
 // script. It returns the bin directory.
 func fakeNpmAgent(t *testing.T, dir, pkg, version, name string) string {
 	t.Helper()
+	testenv.NeedShell(t)
 	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
 	if err := os.MkdirAll(filepath.Join(pkgDir, "bin"), 0o755); err != nil {
 		t.Fatal(err)

@@ -97,6 +97,9 @@ type Agent struct {
 	// it records the hooks the person trusted; "" when it runs every hook
 	// it finds (trustCheck).
 	trustIn string
+	// winShell is the shell the agent runs a hook command with on
+	// Windows (Command quotes todosh's path for it).
+	winShell string
 	// toolOn is how the agent's own todo tool is turned on where its
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
@@ -147,6 +150,7 @@ var agentsTable = []Agent{
 	{
 		Name: "claude", Title: "Claude Code",
 		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
+		winShell: winBash,
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byContext, exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
@@ -164,7 +168,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "gemini", Title: "Gemini CLI",
-		configDir: ".gemini", file: "settings.json",
+		configDir: ".gemini", file: "settings.json", winShell: winPowerShell,
 		Events: []Event{
 			{Kind: KindStop, Name: "AfterAgent"},
 			{Kind: KindTool, Name: "AfterTool", Tools: true},
@@ -176,7 +180,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "qwen", Title: "Qwen Code",
-		configDir: ".qwen", file: "settings.json",
+		configDir: ".qwen", file: "settings.json", winShell: winCmd,
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byPromptHook, jsonc: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
@@ -189,7 +193,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "codex", Title: "Codex",
-		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
+		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json", winShell: winCmd,
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byReason,
 		trustIn: "config.toml",

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -335,7 +335,7 @@ func TestRunNeverInTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := testenv.Lock(f); err != nil {
 		t.Fatal(err)
 	}
 	out, errs := h.run("claude", KindStop, good)

@@ -14,9 +14,43 @@ import (
 const newFile = "{}\n"
 
 // Command is the shell command an entry runs: todosh (by its absolute
-// path, quoted for the shell) with `hook AGENT KIND`.
+// path, quoted for the shell the agent runs it with) with
+// `hook AGENT KIND`.
 func Command(exe, agent string, k Kind) string {
+	if windowsCommands {
+		a, _ := Lookup(agent)
+		return windowsQuote(windowsPath(exe), a.winShell) + " hook " + agent + " " + string(k)
+	}
 	return shellQuote(exe) + " hook " + agent + " " + string(k)
+}
+
+// The shells the agents run a hook command with on Windows (each one's
+// source says so; docs/hooks.md names the versions).
+const (
+	winBash       = "bash"       // Claude Code: Git Bash (PowerShell without it)
+	winCmd        = "cmd"        // Codex: %COMSPEC% /C; Qwen Code: cmd /d /s /c (bash in Git Bash)
+	winPowerShell = "powershell" // Gemini CLI: powershell -Command
+)
+
+// windowsQuote writes path, a program's path in forward slashes, as the
+// first word of a command for shell. A path of plain characters (8.3
+// short names have no spaces) is written bare: it runs alike under Git
+// Bash, cmd and PowerShell, whichever the agent (or its fallback) uses.
+// Otherwise it is quoted for the agent's shell: single quotes for bash,
+// double quotes for cmd (which Git Bash also reads), and PowerShell's
+// call operator before single quotes, since a quoted string alone is a
+// value there, not a command.
+func windowsQuote(path, shell string) string {
+	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:~") == "" {
+		return path
+	}
+	switch shell {
+	case winPowerShell:
+		return "& '" + strings.ReplaceAll(path, "'", "''") + "'"
+	case winCmd:
+		return `"` + path + `"` // a Windows path has no '"'
+	}
+	return shellQuote(path)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -42,10 +76,17 @@ func ourCommand(cmd string) (exe, agent string, k Kind, ok bool) {
 		return "", "", "", false
 	}
 	exe = strings.TrimSpace(cmd[:i])
-	if len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'' {
+	powershell := strings.HasPrefix(exe, "& '")
+	exe = strings.TrimPrefix(exe, "& ")
+	switch {
+	case len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'' && powershell:
+		exe = strings.ReplaceAll(exe[1:len(exe)-1], "''", "'")
+	case len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'':
 		exe = strings.ReplaceAll(exe[1:len(exe)-1], `'\''`, "'")
+	case len(exe) >= 2 && exe[0] == '"' && exe[len(exe)-1] == '"':
+		exe = exe[1 : len(exe)-1]
 	}
-	if !strings.HasPrefix(filepath.Base(exe), "todosh") {
+	if !strings.HasPrefix(strings.ToLower(filepath.Base(exe)), "todosh") { // TODOSH~1.EXE: an 8.3 name
 		return "", "", "", false
 	}
 	kind, err := ParseKind(args[1])

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +17,8 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -72,12 +73,7 @@ func pairUpTo(b *testing.B, limit int, floor func() error, op func(i int) error)
 }
 
 // cpu is the CPU time of this process and its waited-for children.
-func cpu() time.Duration {
-	var self, kids syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
-	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
-}
+func cpu() time.Duration { return benchcpu.WithChildren() }
 
 // list is n items of typical text, each with subs subtasks.
 func list(n, subs int) []todostore.Todo {
@@ -269,7 +265,7 @@ func BenchmarkHistory1000(b *testing.B) {
 // build compiles pkg to a binary in dir with the given environment.
 func build(b *testing.B, dir, name, pkg string, env ...string) string {
 	b.Helper()
-	out := filepath.Join(dir, name)
+	out := testenv.Exe(filepath.Join(dir, name))
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), env...)
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -708,7 +707,7 @@ func cancelledOutcome() acp.RequestPermissionResponse {
 func (a *Agent) Close() error {
 	if !a.mu.TryLock() {
 		if p := a.live.Load(); p != nil {
-			killGroup(p.cmd, syscall.SIGKILL)
+			killGroup(p.cmd, true)
 		}
 		return nil
 	}

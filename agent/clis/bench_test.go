@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
@@ -152,13 +152,7 @@ func benchStream(b *testing.B, output string, folders ...string) []byte {
 
 // cpuTime is the CPU time the process has used, which unlike wall time
 // does not grow when other programs share the machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return benchcpu.Self() }
 
 func benchParse(b *testing.B, newParser func() Parser, output string, folders ...string) {
 	stream := benchStream(b, output, folders...)
@@ -320,10 +314,7 @@ func BenchmarkLongLine200MB(b *testing.B) {
 			b.Fatalf("err %v, turn end %v", err, end)
 		}
 	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxRSS-MB")
-	}
+	benchcpu.ReportMaxRSS(b, "maxRSS-MB")
 }
 
 // BenchmarkRecordedTurnJSON is what parsing costs on the recorded real

@@ -1,14 +1,16 @@
+//go:build linux || darwin
+
 package repl
 
 import (
 	"bytes"
 	"context"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // TestTTYCountdown drives the countdown on a real pseudo-terminal: keys
@@ -42,8 +44,8 @@ func TestTTYCountdown(t *testing.T) {
 			defer ptmx.Close()
 			defer tty.Close()
 			fd := int(tty.Fd())
-			var before syscall.Termios
-			if err := termios(fd, syscall.TCGETS, &before); err != nil {
+			var before unix.Termios
+			if err := termios(fd, getTermios, &before); err != nil {
 				t.Fatal(err)
 			}
 			if tt.keys != "" {
@@ -93,8 +95,8 @@ func TestTTYCountdown(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Errorf("the countdown line was never erased")
 			}
-			var after syscall.Termios
-			if err := termios(fd, syscall.TCGETS, &after); err != nil {
+			var after unix.Termios
+			if err := termios(fd, getTermios, &after); err != nil {
 				t.Fatal(err)
 			}
 			if after != before {
