@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -167,8 +166,8 @@ func (s *Store) RecordWork(id string, l WorkLine) (WorkLine, error) {
 // openWork opens a work log as openHistory opens a history: never through
 // a symlink, only a regular file of the user's own.
 func openWork(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|openNoBlock, FileMode)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
+	if isSymlinkErr(err) {
 		return nil, symlinkError("work log", path)
 	}
 	if err != nil {
