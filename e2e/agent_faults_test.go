@@ -205,14 +205,6 @@ func TestAgentFaultsThroughBinary(t *testing.T) {
 	}
 }
 
-func mustAbs(t *testing.T, p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // startClosable is startProgram with a terminal the test can close for
 // real. startProgram's master is in blocking mode (pty.StartWithSize sets
 // the size through its Fd), so closing it waits for the pending read and

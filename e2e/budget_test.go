@@ -140,3 +140,13 @@ func TestBudgetRaiseInTerminal(t *testing.T) {
 		t.Errorf("the CLI ran %d times, want the first turn and the continuation after the raise", len(runs))
 	}
 }
+
+// mustAbs is p made absolute, for a fake's settings, which it reads from
+// another directory.
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
