@@ -54,12 +54,18 @@ func FormatLedger(l todostore.Ledger, cols int) string {
 	var b strings.Builder
 	b.WriteString("Cost by item (tokens as the agent reported them; time in progress from the list's changes)\n")
 	cells := func(c todostore.Cost) string {
-		return fmt.Sprintf("%8s  in %9s  out %8s  %s", duration(c.InProgress), todostore.Thousands(c.In), todostore.Thousands(c.Out),
-			todostore.Plural(c.Calls, "tool call"))
+		// "—" is one column but three bytes: pad by columns, not by
+		// fmt's bytes, so every row's cells line up.
+		d := duration(c.InProgress)
+		return fmt.Sprintf("%s%s  in %9s  out %8s  %s", strings.Repeat(" ", max(0, 8-todostore.Width(d))), d,
+			todostore.Thousands(c.In), todostore.Thousands(c.Out), todostore.Plural(c.Calls, "tool call"))
 	}
 	width := len(fmt.Sprint(len(l.Items)))
+	// An item's head is " N. ✓ ", width+5 columns; the other rows' heads
+	// take as many, so their texts and cells line up with the items'.
+	headCols := width + 5
 	for _, c := range l.Items {
-		head := fmt.Sprintf(" %*s  ", width+2, "—")
+		head := " " + strings.Repeat(" ", width-1) + "—    "
 		if c.Pos > 0 {
 			head = fmt.Sprintf(" %*d. %s ", width, c.Pos, todostore.Mark(c.Status))
 		}
@@ -67,10 +73,10 @@ func FormatLedger(l todostore.Ledger, cols int) string {
 		if c.Pos == 0 {
 			text = "(no longer on the list) " + text
 		}
-		b.WriteString(costLine(head, text, cells(c), cols))
+		b.WriteString(costLine(todostore.Pad(head, headCols), text, cells(c), cols))
 	}
-	b.WriteString(costLine(" ", "unattributed (no item in progress)", cells(l.Unattributed), cols))
-	b.WriteString(costLine(" ", "total", cells(l.Total), cols))
+	b.WriteString(costLine(todostore.Pad(" ", headCols), "unattributed (no item in progress)", cells(l.Unattributed), cols))
+	b.WriteString(costLine(todostore.Pad(" ", headCols), "total", cells(l.Total), cols))
 	return b.String()
 }
 

@@ -68,3 +68,39 @@ func TestListRowsHangAlike(t *testing.T) {
 		}
 	}
 }
+
+// /todo cost's rows line up: every row's "in" column is at the same
+// display column, whether its time is "—" (one column, three bytes) or
+// "3s", and whether it is an item, an item no longer on the list, or the
+// unattributed and total rows (seen by hand: those two sat 5 columns left
+// of the items', and a "—" time 2 columns left).
+func TestLedgerColumnsLineUp(t *testing.T) {
+	l := todostore.Ledger{
+		Items: []todostore.Cost{
+			{UID: "t1", Pos: 1, Content: "write the README", Status: todostore.Completed},
+			{UID: "t2", Pos: 2, Content: "Implement the CSV parser", Status: todostore.InProgress, InProgress: 3 * time.Second, In: 1200, Out: 80, Calls: 3},
+			{UID: "t3", Content: "日本語のドキュメント", InProgress: 12 * time.Minute, In: 5, Calls: 1},
+		},
+		Unattributed: todostore.Cost{In: 500, Out: 62, Calls: 5},
+		Total:        todostore.Cost{InProgress: 12*time.Minute + 3*time.Second, In: 1705, Out: 142, Calls: 9},
+	}
+	lines := strings.Split(strings.TrimSuffix(FormatLedger(l, 0), "\n"), "\n")[1:]
+	if len(lines) != 5 {
+		t.Fatalf("want 5 rows, got %d:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	col := func(l, word string) int {
+		i := strings.LastIndex(l, word)
+		if i < 0 {
+			t.Fatalf("no %q in %q", word, l)
+		}
+		return todostore.Width(l[:i])
+	}
+	for _, word := range []string{"  in ", "  out ", " tool call"} {
+		want := col(lines[0], word)
+		for _, l := range lines[1:] {
+			if got := col(l, word); got != want {
+				t.Errorf("%q at column %d, want %d (as in %q): %q", word, got, want, lines[0], l)
+			}
+		}
+	}
+}

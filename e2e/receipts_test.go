@@ -159,3 +159,18 @@ func TestReceiptsACPWithoutWork(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A session whose items the agent only reported done, reopened in a
+// terminal with --resume: the list it prints says so, as /todo show does
+// (seen by hand: a plain ✓ there, and on the list /todo list opens).
+func TestReceiptsShownOnResumeInTerminal(t *testing.T) {
+	h, r := receiptRun(t, "0")
+	if r.code != 3 {
+		t.Fatalf("prepare: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	tm := h.startTerm(t, "--resume")
+	tm.expect("todosh session r1")
+	tm.expect("(reported, no receipt)")
+	tm.expect("› ")
+	tm.quit()
+}

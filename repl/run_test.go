@@ -84,6 +84,44 @@ func TestPromptRecordsCwdForResume(t *testing.T) {
 	}
 }
 
+// --resume prints the list as /todo show does, with receipts: an item the
+// agent marked completed in a session where todosh saw its work, without
+// a command or an edit, reads "(reported, no receipt)" (seen by hand: the
+// resumed list showed a plain ✓ and the /todo show after it the note).
+func TestResumeShowsReceipts(t *testing.T) {
+	cfg := NewConfig()
+	cfg.Root, cfg.Cwd, cfg.SessionID = t.TempDir(), "/src/project", "receipts-1"
+	cfg.Commands = []string{"/todo add one", "/todo add two", "/todo done 1", "/todo start 2"}
+	var out, errOut bytes.Buffer
+	if status := Run(cfg, strings.NewReader(""), &out, &errOut); status != ExitOK {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	store := todostore.Open(cfg.Root)
+	for _, l := range []todostore.WorkLine{{Sees: true}, {Tool: "Bash", Kind: todostore.WorkExecute, Target: "go test ./...", OK: true, Sees: true}} {
+		if _, err := store.RecordWork("receipts-1", l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.Commands = []string{"/todo done 2"}
+	if status := Run(cfg, strings.NewReader(""), &out, &errOut); status != ExitOK {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	out.Reset()
+	cfg.SessionID, cfg.Resume, cfg.Commands = "", true, nil
+	if status := Run(cfg, strings.NewReader(""), &out, &errOut); status != ExitOK {
+		t.Fatalf("resume: status %d: %s", status, errOut.String())
+	}
+	for item, want := range map[string]string{"1. ✓ one ": "(reported, no receipt)", "2. ✓ two ": "(seen: 1 command)"} {
+		found := false
+		for _, l := range strings.Split(out.String(), "\n") {
+			found = found || strings.Contains(l, item) && strings.HasSuffix(l, want)
+		}
+		if !found {
+			t.Errorf("resumed list without %q ending in %q:\n%s", item, want, out.String())
+		}
+	}
+}
+
 func TestRunRefusesWhatCannotOpen(t *testing.T) {
 	tests := []struct {
 		name string

@@ -152,7 +152,9 @@ func (s *shell) showResumed(sio shellIO) {
 	if s.quiet {
 		return
 	}
-	fmt.Fprintf(sio.out, "resumed session %s\n%s", s.id, todostore.FormatListWidth(sess.Todos, 0))
+	// With the receipts /todo show gives, so a completion the agent only
+	// reported reads as one here too.
+	fmt.Fprintf(sio.out, "resumed session %s\n%s", s.id, todostore.FormatListSeen(sess.Todos, 0, s.runner.work()))
 }
 
 // open resolves which session to use and builds the registry, the command

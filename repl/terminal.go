@@ -247,6 +247,9 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 	if sess, err := s.store.LoadOrNew(s.id); err != nil {
 		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)
 	} else if s.resumed {
+		// The receipts before the first turn too (a resumed session, one
+		// opened from /todo list), as /todo show gives them.
+		render.SetWork(s.runner.work)
 		render.Seen(nil)
 		render.Todos(sess.Todos)
 	}
