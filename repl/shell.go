@@ -172,9 +172,12 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	}
 	asess := agent.Session{Store: store, ID: id, Cwd: cwd}
 	var ag agent.Agent
+	var agentErr error
 	if cfg.NewAgent != nil {
+		// A prompt needs the agent, a slash command does not: an agent
+		// that cannot start (no model chosen) refuses prompts only.
 		if ag, err = cfg.NewAgent(asess); err != nil {
-			return nil, fmt.Errorf("start the agent: %w", err)
+			ag, agentErr = nil, fmt.Errorf("start the agent: %w", err)
 		}
 	}
 	if sio.jsonl != nil {
@@ -193,7 +196,7 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 			Agent: agentLine(cfg.Backend),
 		},
 		runner: &TurnRunner{
-			Agent: ag, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
+			Agent: ag, AgentErr: agentErr, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
 			Countdown: sio.countdown, render: sio.render, live: sio.live,
 			Backend: cfg.Backend, Ask: sio.permission,
@@ -213,7 +216,10 @@ func (s *shell) banner() string {
 		name = s.runner.Backend.Name
 	}
 	next := "Type a prompt for the agent, /help for commands, Ctrl-D to quit."
-	if s.runner.Agent == nil {
+	switch {
+	case s.runner.AgentErr != nil:
+		next = "todosh: " + s.runner.AgentErr.Error() + "\nPrompts are refused until it can; /todo commands work. Ctrl-D quits."
+	case s.runner.Agent == nil:
 		next = "No agent: /todo commands only (todosh --help lists agents). Ctrl-D quits."
 	}
 	return "todosh session " + s.id + " · agent " + name + "\n" + next + "\n"

@@ -27,6 +27,9 @@ var errNoAgent = errors.New("no agent is connected")
 // TurnRunner runs one prompt from the person through the agent and the continuation policy.
 type TurnRunner struct {
 	Agent agent.Agent // nil: no agent connected
+	// AgentErr is why the agent could not be started (no model chosen):
+	// slash commands need no agent and run, a prompt is refused with it.
+	AgentErr error
 	// Backend is the agent's row of the backend table: the todo tools
 	// the continuation prompt may name. nil: only the agent's own tool.
 	Backend  *backends.Backend
@@ -125,6 +128,10 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		r.Policy = continuation.New()
 	}
 	r.Policy.SetEnabled(r.Continue)
+	if r.Agent == nil && r.AgentErr != nil {
+		r.errLine("prompt not sent: " + r.AgentErr.Error())
+		return "", r.AgentErr
+	}
 	sess, err := r.startPrompt()
 	if err != nil {
 		r.errLine("prompt not sent: " + err.Error())
