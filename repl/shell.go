@@ -233,8 +233,8 @@ func agentLine(b *backends.Backend) string {
 	return b.Describe()
 }
 
-// sessionID picks the session: the one named, the most recent one started
-// in cwd (--resume), or a new id. A named session wins over Resume.
+// sessionID picks the session: the one named, the one of cwd changed
+// most recently (--resume), or a new id. A named session wins over Resume.
 func sessionID(cfg Config, store *todostore.Store, cwd string, now func() time.Time) (string, error) {
 	switch {
 	case cfg.SessionID != "":
