@@ -235,6 +235,15 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 	return true
 }
 
+// Shown is the list the person last saw: the last one shown or recorded
+// with Seen; ok false before any. Slash commands resolve positions
+// against it (commands.Env.Seen). It is never changed in place.
+func (r *Renderer) Shown() (todos []todostore.Todo, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.shownTodos, r.known
+}
+
 // Seen records todos as the list the person already knows, without printing
 // it, so that only later changes are shown.
 func (r *Renderer) Seen(todos []todostore.Todo) {

@@ -77,6 +77,12 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop() // after a signal, never returns: exitOn exits
 	if sh.resumed {
 		sh.showResumed(sio)
+	} else if r, ok := sio.render.(*Renderer); ok {
+		// A script's positions mean the list as it was when it started,
+		// then as its own commands left it.
+		if sess, err := sh.store.LoadOrNew(sh.id); err == nil {
+			r.Seen(sess.Todos)
+		}
 	}
 	if len(cfg.Commands) > 0 {
 		return sh.runScript(ctx, sliceLines(cfg.Commands))
@@ -183,18 +189,26 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	if sio.jsonl != nil {
 		sio.jsonl.session = id
 	}
+	env := &commands.Env{
+		Store: store, SessionID: id, Cwd: cwd,
+		Out: sio.out, Err: sio.err, Now: now,
+		Home: cfg.Home, Getenv: cfg.Getenv,
+		Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
+		Agent: agentLine(cfg.Backend),
+	}
+	if r, ok := sio.render.(*Renderer); ok {
+		// What the shell showed is the list the person saw: commands
+		// resolve positions against it and add what they show to it, so
+		// a notice of another process's change never repeats the
+		// person's own (docs/commands.md, "Positions").
+		env.Seen, env.Shown = r.Shown, r.Seen
+	}
 	return &shell{
 		store:    store,
 		id:       id,
 		cwd:      cwd,
 		registry: commands.NewRegistry(),
-		env: &commands.Env{
-			Store: store, SessionID: id, Cwd: cwd,
-			Out: sio.out, Err: sio.err, Now: now,
-			Home: cfg.Home, Getenv: cfg.Getenv,
-			Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
-			Agent: agentLine(cfg.Backend),
-		},
+		env:      env,
 		runner: &TurnRunner{
 			Agent: ag, AgentErr: agentErr, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
 			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
