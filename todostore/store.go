@@ -36,6 +36,9 @@ type Store struct {
 	OnLockWait func(msg string)
 
 	sweepOnce sync.Once // leftover temp files are removed at the first write
+	// damaged holds the ids whose history a read found damaged: the next
+	// change of each states the whole list (a snapshot).
+	damaged sync.Map
 	cache     sessionCache
 	dirs      dirsChecked
 }
