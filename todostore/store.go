@@ -39,8 +39,8 @@ type Store struct {
 	// damaged holds the ids whose history a read found damaged: the next
 	// change of each states the whole list (a snapshot).
 	damaged sync.Map
-	cache     sessionCache
-	dirs      dirsChecked
+	cache   sessionCache
+	dirs    dirsChecked
 }
 
 // ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
