@@ -829,7 +829,11 @@ func toolWriteResult(res agent.Applied) string {
 			return fmt.Sprintf("  %s (%s) %s: %s", st.ID, st.UID, todostore.QuoteForModel(todostore.ShortLine(st.Content, 80)), why)
 		}
 		for _, i := range m.KeptItems {
-			b.WriteString(itemLine(i, "left out by your list, kept") + "\n")
+			why := "left out by your list, kept"
+			if slices.Contains(m.KeptForSubtasks, i) {
+				why += ": it carries subtasks the person added or changed since your last read"
+			}
+			b.WriteString(itemLine(i, why) + "\n")
 		}
 		for _, i := range m.KeptChanges {
 			b.WriteString(itemLine(i, "changed by the person since your last read, your version not applied") + "\n")
