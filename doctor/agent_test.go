@@ -55,4 +55,16 @@ func TestCheckAgentIsThatAgent(t *testing.T) {
 			t.Errorf("%s printing %q: problems %+v", tt.agent, tt.prints, a.Problems)
 		}
 	}
+
+	// One that does not answer in time (a node agent under load): its
+	// version is unknown, which is a note, not a problem.
+	slow := filepath.Join(dir, "slow-claude")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := backends.Lookup("claude")
+	a := checkAgent(b, Options{Agent: "claude", Bin: slow, VersionTimeout: 100 * time.Millisecond, Getenv: func(string) string { return "" }}, true)
+	if a.Version != "" || len(a.Problems) > 0 && strings.Contains(a.Problems[0].What, "does not look like") || !strings.Contains(strings.Join(a.Notes, "\n"), "did not answer within 100ms") {
+		t.Errorf("a slow --version: version %q, problems %+v, notes %q", a.Version, a.Problems, a.Notes)
+	}
 }

@@ -186,8 +186,13 @@ func checkAgent(b *backends.Backend, o Options, chosen bool) Agent {
 	a.Found, a.Path = true, path
 	a.Version = packageVersion(path, b.Package)
 	if a.Version == "" && b.VersionFlag != "" {
-		line := runVersion(path, b.VersionFlag, o.VersionTimeout)
-		if a.Version = versionIn(line, b.VersionLine); a.Version == "" {
+		line, answered := runVersion(path, b.VersionFlag, o.VersionTimeout)
+		switch a.Version = versionIn(line, b.VersionLine); {
+		case !answered:
+			// Slow (a node agent under load) or failing: not known, and
+			// not another program for all that.
+			a.Notes = append(a.Notes, fmt.Sprintf("%s %s did not answer within %s: version unknown", path, b.VersionFlag, o.VersionTimeout))
+		case a.Version == "":
 			a.Problems = append(a.Problems, notTheAgent(b, path, line))
 			return a
 		}
@@ -224,15 +229,16 @@ func packageVersion(path, pkg string) string {
 }
 
 // runVersion runs path flag with nothing on stdin and returns the first
-// line it prints, without the spaces around it.
-func runVersion(path, flag string, timeout time.Duration) string {
+// line it prints, without the spaces around it; answered is false when it
+// did not end within timeout.
+func runVersion(path, flag string, timeout time.Duration) (line string, answered bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, flag)
 	cmd.WaitDelay = time.Second
 	out, _ := cmd.Output()
-	line, _, _ := strings.Cut(string(out), "\n")
-	return strings.TrimSpace(line)
+	line, _, _ = strings.Cut(string(out), "\n")
+	return strings.TrimSpace(line), ctx.Err() == nil
 }
 
 // versionIn is the version number of line, the first line an agent's
