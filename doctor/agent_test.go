@@ -29,6 +29,7 @@ func TestCheckAgentIsThatAgent(t *testing.T) {
 		{"gemini", "gemini 0.61.0", ""},
 		{"qwen", "0.24.4\n", "0.24.4"},
 		{"pi", "0.73.1", "0.73.1"},
+		{"pi", "stderr:0.73.1", "0.73.1"}, // pi 0.73 prints it on stderr
 		{"acp:gemini", "0.61.0", "0.61.0"},
 		{"acp:gemini", "Python 3.11.2", ""},
 	}
@@ -40,6 +41,9 @@ func TestCheckAgentIsThatAgent(t *testing.T) {
 		}
 		bin := filepath.Join(dir, strings.ReplaceAll(tt.agent, ":", "-")+"-"+string(rune('a'+i)))
 		script := "#!/bin/sh\nprintf '%s\\n' '" + strings.ReplaceAll(tt.prints, "\n", "' '") + "'\n"
+		if v, ok := strings.CutPrefix(tt.prints, "stderr:"); ok {
+			script = "#!/bin/sh\necho " + v + " >&2\n"
+		}
 		if tt.prints == "" {
 			script = "#!/bin/sh\nexit 0\n"
 		}

@@ -229,15 +229,21 @@ func packageVersion(path, pkg string) string {
 }
 
 // runVersion runs path flag with nothing on stdin and returns the first
-// line it prints, without the spaces around it; answered is false when it
-// did not end within timeout.
+// line it prints, without the spaces around it: on stdout, else on stderr
+// (pi 0.73 prints its version there); answered is false when it did not
+// end within timeout.
 func runVersion(path, flag string, timeout time.Duration) (line string, answered bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, flag)
 	cmd.WaitDelay = time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, _ := cmd.Output()
-	line, _, _ = strings.Cut(string(out), "\n")
+	if strings.TrimSpace(string(out)) == "" {
+		out = []byte(stderr.String())
+	}
+	line, _, _ = strings.Cut(strings.TrimLeft(string(out), " \t\r\n"), "\n")
 	return strings.TrimSpace(line), ctx.Err() == nil
 }
 
