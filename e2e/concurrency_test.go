@@ -98,27 +98,11 @@ func (m *mcpPipe) writeList(items []string) (string, error) {
 	for i, it := range items {
 		todos[i] = map[string]any{"content": it, "status": "pending"}
 	}
-	raw, err := m.call("tools/call", map[string]any{"name": "todo_write", "arguments": map[string]any{"todos": todos}})
-	if err != nil {
-		return "", err
+	text, isErr, err := m.callTool("todo_write", map[string]any{"todos": todos})
+	if err == nil && isErr {
+		err = fmt.Errorf("todo_write: %s", text)
 	}
-	var res struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		b.WriteString(c.Text)
-	}
-	if res.IsError {
-		return "", fmt.Errorf("todo_write: %s", b.String())
-	}
-	return b.String(), nil
+	return text, err
 }
 
 // ackedAdd is the change line of a /todo add that succeeded.
