@@ -423,8 +423,10 @@ func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
 type Applied struct {
 	// Changed is true when the list on disk changed.
 	Changed bool
-	// Todos is the list on disk afterwards.
+	// Todos is the list on disk afterwards, and Read the session's
+	// AgentRead then.
 	Todos []todostore.Todo
+	Read  int
 	// Merge is the merge that was applied, its list normalized; when
 	// nothing changed it equals Todos.
 	Merge Merge
@@ -478,7 +480,7 @@ func applyAgentList(sess Session, list []todostore.Todo, now time.Time, rules fu
 	if err != nil {
 		return Applied{}, err
 	}
-	res.Todos = s.Todos
+	res.Todos, res.Read = s.Todos, s.AgentRead
 	return res, nil
 }
 

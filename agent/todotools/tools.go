@@ -121,24 +121,41 @@ type Tools struct {
 	// or todo_write reply), against which its positions resolve: the
 	// session's agentRead is shared by every agent of the session (an
 	// agent's hooks mark it too), so it cannot say what this one saw.
-	mu      sync.Mutex
-	shown   []todostore.Todo
-	shownOK bool
+	// shownRead is the session's agentRead just after that show: when it
+	// has moved on, the agent (or another agent of the session) was shown
+	// a newer list, so the positions are refused rather than guessed.
+	mu        sync.Mutex
+	shown     []todostore.Todo
+	shownRead int
+	shownOK   bool
 }
 
-// saw records todos as the list the agent was last shown.
-func (t *Tools) saw(todos []todostore.Todo) {
+// saw records todos as the list the agent was last shown, at the
+// session's agentRead read.
+func (t *Tools) saw(todos []todostore.Todo, read int) {
 	t.mu.Lock()
-	t.shown, t.shownOK = todostore.CloneTodos(todos), true
+	t.shown, t.shownRead, t.shownOK = todostore.CloneTodos(todos), read, true
 	t.mu.Unlock()
 }
 
-// seen is the list the agent was last shown by these tools; ok false
-// before any.
-func (t *Tools) seen() (todos []todostore.Todo, ok bool) {
+// SawPrompt records that the agent is shown the session's list in a
+// turn's prompt (the backends that run these tools in process call it at
+// a turn's start): the list on disk, when it is the one the agent's last
+// read marked.
+func (t *Tools) SawPrompt() {
+	s, err := t.Session.Load()
+	if err == nil && s.AgentRead == s.Rev {
+		t.saw(s.Todos, s.AgentRead)
+	}
+}
+
+// seen is the list the agent was last shown by these tools, for a
+// session whose agentRead is read; ok false before any, and stale when
+// the session's agentRead moved on since.
+func (t *Tools) seen(read int) (todos []todostore.Todo, ok, stale bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.shown, t.shownOK
+	return t.shown, t.shownOK, t.shownOK && read != t.shownRead
 }
 
 // Specs returns the tool definitions to send to the model, in a fixed order.
@@ -345,7 +362,7 @@ func (t *Tools) read(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	t.saw(sess.Todos)
+	t.saw(sess.Todos, sess.AgentRead)
 	return Outcome{Result: toolListWithIDs(sess.Todos), Todos: sess.Todos}, nil
 }
 
@@ -429,13 +446,17 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		ticked    bool
 		fresh     bool // the list is the one the agent last saw
 	)
-	seen, seenOK := t.seen()
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
-		if seenOK {
+		seen, seenOK, stale := t.seen(s.AgentRead)
+		switch {
+		case stale && todostore.IsPosition(id) && !sameLayout(seen, s.Todos):
+			return fmt.Errorf("the list changed since your last read, so position %s may name another subtask now: "+
+				"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+		case seenOK:
 			item, sub, err = toolFindSeen(s.Todos, seen, id)
 			fresh = sameLayout(seen, s.Todos)
-		} else {
+		default:
 			item, sub, err = toolFind(s, id)
 			fresh = !s.AgentStale()
 		}
@@ -467,7 +488,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if fresh {
-		t.saw(sess.Todos) // what it saw, and its own tick
+		t.saw(sess.Todos, sess.AgentRead) // what it saw, and its own tick
 	}
 	return Outcome{Result: toolTickResult(sess.Todos, item, sub, ticked), Changed: true, Todos: sess.Todos}, nil
 }
@@ -626,9 +647,13 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if seen, ok := t.seen(); ok {
+	if cur, err := t.Session.Load(); err != nil {
+		return Outcome{}, err
+	} else if seen, ok, stale := t.seen(cur.AgentRead); ok && !stale {
 		// A position names the item of the list these tools last showed
-		// the agent: its stable id says which one it is now.
+		// the agent: its stable id says which one it is now. (After a
+		// newer show, ApplyAgentListShown refuses positions on a list
+		// changed since.)
 		for i := range agentList {
 			if p := agentList[i].ID; p != "" {
 				if k, j, err := todostore.FindID(seen, p); err == nil && j < 0 && seen[k].UID != "" {
@@ -646,7 +671,7 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	t.saw(res.Todos) // the reply shows the whole list
+	t.saw(res.Todos, res.Read) // the reply shows the whole list
 	return Outcome{Result: toolWriteResult(res), Changed: res.Changed, Todos: res.Todos}, nil
 }
 

@@ -701,7 +701,9 @@ func TestToolWriteNeverUndoesThePerson(t *testing.T) {
 // TestToolTickAfterAnotherAgentsRead: the session's agentRead is shared
 // by every agent of the session; another one (an agent's hooks) that
 // reorders the list and is shown it must not make this agent's positions
-// name other subtasks: they mean the list these tools last showed it.
+// name other subtasks: a position is refused then (this agent may have
+// been shown the newer list too, or not), nothing changes, and after a
+// todo_read positions name the list it showed.
 func TestToolTickAfterAnotherAgentsRead(t *testing.T) {
 	tools := toolTestTools(t, []todostore.Todo{
 		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}, {Content: "CRLF", Status: todostore.Pending}}},
@@ -718,10 +720,18 @@ func TestToolTickAfterAnotherAgentsRead(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if out := tools.Call(Tick, []byte(`{"id":"1.2"}`)); out.IsError {
-		t.Fatalf("tick 1.2: %s", out.Result)
+	const after = "Docs:pending{usage:pending} | Parser:pending{CRLF:pending, quoted:pending}"
+	if out := tools.Call(Tick, []byte(`{"id":"1.2"}`)); !out.IsError || !strings.Contains(out.Result, "changed since your last read") {
+		t.Fatalf("tick 1.2 after another agent's read: %s", out.Result)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != after {
+		t.Errorf("a refused tick changed the list: %s", got)
+	}
+	tools.Call(Read, nil)
+	if out := tools.Call(Tick, []byte(`{"id":"2.1"}`)); out.IsError {
+		t.Fatalf("tick 2.1 after a read: %s", out.Result)
 	}
 	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending} | Parser:in_progress{CRLF:completed, quoted:pending}" {
-		t.Errorf("tick 1.2 of the list read (CRLF) landed elsewhere: %s", got)
+		t.Errorf("tick 2.1 of the list read (CRLF) landed elsewhere: %s", got)
 	}
 }
