@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +26,9 @@ edits there reach it at its next prompt. AGENT is one of ` + strings.Join(hooks.
 
 install merges todosh's entries into the agent's settings file (yours, or
 the repository's in the current directory with --project), keeping
-everything else; uninstall removes exactly them. Each entry runs
+everything else (comments, line ends, owner and mode); uninstall removes
+exactly them. status says what is installed and what each hook still
+needs to run, with the command that fixes it. Each entry runs
 "todosh hook AGENT EVENT" by this todosh's path. TODOSH_HOOKS=off turns
 them off for one run; inside agents todosh runs itself they do nothing.
 See docs/hooks.md.
@@ -95,6 +98,11 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			return fail("%s: %v", cmd, err)
 		}
 		path := a.Path(scope, home, cwd, getenv)
+		rec, err := hooksRecord(getenv)
+		if err != nil {
+			fmt.Fprintf(stderr, "todosh hooks %s %s: %v\n", cmd, a.Name, err)
+			return repl.ExitFailed
+		}
 		// said tells what install or uninstall did to the file, or that
 		// it had nothing to do.
 		said := func(changed bool, did, unchanged string) {
@@ -104,9 +112,9 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			fmt.Fprintf(stdout, did, a.Title, path)
 		}
 		if cmd == "uninstall" {
-			changed, err := hooks.Uninstall(path, a)
+			changed, err := hooks.Uninstall(path, a, rec)
 			if err != nil {
-				fmt.Fprintf(stderr, "todosh hooks uninstall %s: %v (the file is unchanged)\n", a.Name, err)
+				fmt.Fprintf(stderr, "todosh hooks uninstall %s: %v%s\n", a.Name, err, unchanged(err, ""))
 				return repl.ExitFailed
 			}
 			said(changed, "removed todosh's hooks for %s from %s\n", "no todosh hooks for %s in %s\n")
@@ -120,12 +128,17 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 			fmt.Fprintf(stderr, "todosh hooks install %s: find todosh's own path: %v\n", a.Name, err)
 			return repl.ExitFailed
 		}
-		changed, err := hooks.Install(path, a, exe)
+		changed, err := hooks.Install(path, a, exe, rec)
 		if err != nil {
-			fmt.Fprintf(stderr, "todosh hooks install %s: %v (the file is unchanged; fix it and run again)\n", a.Name, err)
+			fmt.Fprintf(stderr, "todosh hooks install %s: %v%s\n", a.Name, err, unchanged(err, "; fix it and run again"))
 			return repl.ExitFailed
 		}
 		said(changed, "installed todosh's hooks for %s in %s\n", "todosh's hooks for %s are already in %s\n")
+		if changed && a.AsksTrust() {
+			// Status reads only whether Codex recorded trust for each
+			// entry, not for which command: a changed one is asked again.
+			fmt.Fprintf(stdout, "next: %s runs new or changed hooks only after you trust them in its hook review (start %s once)\n", a.Title, a.Name)
+		}
 		for _, r := range hookReports(a, home, cwd, getenv) {
 			if r.Scope != scope {
 				continue
@@ -140,16 +153,32 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 	}
 }
 
-// hookReports are the agent's settings files, user then project, as
-// `todosh hooks status` reports them; its todo tool counts as on when
-// either file or the environment turns it on, as the agent merges them.
-func hookReports(a hooks.Agent, home, cwd string, getenv func(string) string) []hooks.Report {
-	var reps []hooks.Report
-	for _, sc := range []hooks.Scope{hooks.ScopeUser, hooks.ScopeProject} {
-		reps = append(reps, hooks.Status(a.Path(sc, home, cwd, getenv), a, sc))
+// unchanged is what an install or uninstall error adds: that the file is
+// as it was, and what to do, unless the error says so itself (a file
+// another program kept saving).
+func unchanged(err error, fix string) string {
+	if errors.Is(err, hooks.ErrBusy) {
+		return ""
 	}
-	hooks.ShareToolOn(reps, getenv)
-	return reps
+	return " (the file is unchanged" + fix + ")"
+}
+
+// hooksRecord is where install keeps what it found at the settings files
+// it had to create or fill, in todosh's home.
+func hooksRecord(getenv func(string) string) (hooks.Record, error) {
+	root, err := todostore.ResolveRoot(getenv)
+	if err != nil {
+		return "", err
+	}
+	return hooks.Record(todostore.Open(root).HooksFilesPath()), nil
+}
+
+// hookReports are the agent's settings files, user then project, as
+// `todosh hooks status` reports them, with what their hooks need at run
+// time checked (hooks.Reports).
+func hookReports(a hooks.Agent, home, cwd string, getenv func(string) string) []hooks.Report {
+	root, _ := todostore.ResolveRoot(getenv)
+	return hooks.Reports(a, hooks.Env{Home: home, Cwd: cwd, Getenv: getenv, Store: root})
 }
 
 // runHook is `todosh hook AGENT EVENT`, the command the installed entries

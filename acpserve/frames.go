@@ -23,11 +23,12 @@ const (
 // frameProbe is what CheckFrame reads of a message: what the SDK's own
 // decoding needs to handle it.
 type frameProbe struct {
-	ID     *json.RawMessage `json:"id"`
-	Method *string          `json:"method"`
-	Params json.RawMessage  `json:"params"`
-	Result json.RawMessage  `json:"result"`
-	Error  *struct {
+	JSONRPC *string          `json:"jsonrpc"`
+	ID      *json.RawMessage `json:"id"`
+	Method  *string          `json:"method"`
+	Params  json.RawMessage  `json:"params"`
+	Result  json.RawMessage  `json:"result"`
+	Error   *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
@@ -61,6 +62,9 @@ func CheckFrame(line []byte) (pass bool, reply []byte) {
 			id = loose.ID
 		}
 		return false, errorReply(id, codeInvalidRequest, "Invalid Request: "+err.Error())
+	}
+	if p.JSONRPC == nil || *p.JSONRPC != "2.0" {
+		return false, errorReply(p.ID, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
 	switch {
 	case p.Method != nil && *p.Method != "":
@@ -97,18 +101,24 @@ func validID(id *json.RawMessage) *json.RawMessage {
 	return nil
 }
 
+// route is what the server does with a message CheckFrame passed, before
+// the SDK sees it: the line to pass on (changed or not), or a reply that
+// answers it here instead (a method the SDK does not know); nil route
+// passes every line.
+type route func(line []byte) (pass []byte, reply []byte)
+
 // filterFrames copies the editor's messages from in to the returned
 // reader, which the SDK reads, and writes the reply to every message
-// CheckFrame drops to out. It ends (the reader then reports EOF) when in
-// does. Nothing is copied before start is called: Serve calls it once the
-// connection is stored where handlers find it.
-func filterFrames(in io.Reader, out io.Writer) (r io.Reader, start func()) {
+// CheckFrame drops, or route answers, to out. It ends (the reader then
+// reports EOF) when in does. Nothing is copied before start is called:
+// Serve calls it once the connection is stored where handlers find it.
+func filterFrames(in io.Reader, out io.Writer, rt route) (r io.Reader, start func()) {
 	pr, pw := io.Pipe()
-	return pr, func() { go pump(in, out, pw) }
+	return pr, func() { go pump(in, out, pw, rt) }
 }
 
 // pump is filterFrames' copy, until in ends.
-func pump(in io.Reader, out io.Writer, pw *io.PipeWriter) {
+func pump(in io.Reader, out io.Writer, pw *io.PipeWriter, rt route) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, err := readLine(br)
@@ -116,6 +126,11 @@ func pump(in io.Reader, out io.Writer, pw *io.PipeWriter) {
 			pass, reply := CheckFrame(line)
 			if errors.Is(err, errTooLong) {
 				pass, reply = false, errorReply(nil, codeInvalidRequest, "Invalid Request: message over the limit of 8 MiB")
+			}
+			if pass && rt != nil {
+				if line, reply = rt(line); line == nil {
+					pass = false
+				}
 			}
 			if pass {
 				if _, werr := pw.Write(append(line, '\n')); werr != nil {

@@ -27,7 +27,7 @@ func TestFilterFramesWaitsForStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		msg := `{"jsonrpc":"2.0","id":1,"method":"ok"}` + "\n"
 		in := &countingReader{r: strings.NewReader(msg)}
-		r, start := filterFrames(in, &lockedWriter{w: io.Discard})
+		r, start := filterFrames(in, &lockedWriter{w: io.Discard}, nil)
 		synctest.Wait() // every goroutine filterFrames started is blocked
 		if n := in.reads.Load(); n != 0 {
 			t.Fatalf("the editor's input was read %d times before start", n)

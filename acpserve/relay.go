@@ -4,6 +4,8 @@ import (
 	"context"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/agent/acpagent"
 )
 
 // relay is a session's editor as its inner ACP agent sees it
@@ -17,15 +19,49 @@ func (r relay) Capabilities() acp.ClientCapabilities {
 	return acp.ClientCapabilities{Fs: c.Fs, Terminal: c.Terminal}
 }
 
+// Update passes one update of the inner agent on: its commands merged
+// with todo, its options with todosh's, and a tool call update only for a
+// tool call the editor was told of (not one whose permission todosh
+// answered itself, for its own todo tools).
 func (r relay) Update(_ context.Context, u acp.SessionUpdate) {
-	if u.AvailableCommandsUpdate != nil {
-		r.ss.cmdMu.Lock()
-		r.ss.inner = u.AvailableCommandsUpdate.AvailableCommands
-		r.ss.cmdMu.Unlock()
-		r.ss.sendCommands()
+	ss := r.ss
+	switch {
+	case u.AvailableCommandsUpdate != nil:
+		ss.cmdMu.Lock()
+		ss.commands = u.AvailableCommandsUpdate.AvailableCommands
+		ss.cmdMu.Unlock()
+		ss.sendCommands()
 		return
+	case u.ConfigOptionUpdate != nil:
+		ss.innerOptionsChanged(u.ConfigOptionUpdate.ConfigOptions)
+		return
+	case u.CurrentModeUpdate != nil:
+		ss.noteMode(u.CurrentModeUpdate.CurrentModeId)
+	case u.ToolCall != nil:
+		ss.showCall(u.ToolCall.ToolCallId)
+	case u.ToolCallUpdate != nil:
+		if !ss.wasShown(u.ToolCallUpdate.ToolCallId) {
+			return
+		}
 	}
-	r.ss.send(u)
+	ss.send(u)
+}
+
+// Config is the inner agent's settings as its session opened.
+func (r relay) Config(c acpagent.SessionConfig) { r.ss.innerSettled(c) }
+
+// showCall notes a tool call the editor was told of.
+func (ss *session) showCall(id acp.ToolCallId) {
+	ss.cmdMu.Lock()
+	defer ss.cmdMu.Unlock()
+	ss.shown[id] = struct{}{}
+}
+
+func (ss *session) wasShown(id acp.ToolCallId) bool {
+	ss.cmdMu.Lock()
+	defer ss.cmdMu.Unlock()
+	_, ok := ss.shown[id]
+	return ok
 }
 
 // MCPServers are the editor's MCP servers of session/new or session/load
@@ -39,6 +75,7 @@ func (r relay) conn() *acp.AgentSideConnection { return r.ss.srv.conn }
 
 func (r relay) Permission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	req.SessionId = r.id()
+	r.ss.showCall(req.ToolCall.ToolCallId)
 	return r.conn().RequestPermission(ctx, req)
 }
 

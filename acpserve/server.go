@@ -8,8 +8,8 @@
 package acpserve
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +21,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/todostore"
 )
@@ -68,6 +69,18 @@ type Server struct {
 	spare    *session
 	sessions map[string]*session
 	closed   bool
+	// initID is the id of the editor's initialize, whose answer patchInit
+	// completes; lastInner the inner agent's settings as last heard.
+	initID    json.RawMessage
+	lastInner acpagent.SessionConfig
+	hasInner  bool
+
+	// ctx is the connection's life: prompts run in contexts of it, which
+	// their queue cancels (order.go).
+	ctx    context.Context
+	qmu    sync.Mutex
+	queues map[string]*promptQueue
+	gates  gates
 }
 
 // Serve answers the editor on in and out until in ends or ctx is done,
@@ -79,13 +92,15 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	pctx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
-	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w, probed: make(chan struct{}), probeCtx: pctx}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, out: w, probed: make(chan struct{}), probeCtx: pctx,
+		ctx: pctx, queues: map[string]*promptQueue{}}
+	w.rewrite, w.written = s.patchInit, s.gates.written
 	// The SDK reads from the moment the connection is made and its
 	// handlers use s.conn: the editor's messages flow only once s.conn and
 	// its logger are set, or a session/new handled first would find
 	// s.conn nil (a race -race saw in agent/acpagent/internal/fakeacp,
 	// which started its connection the same way).
-	frames, start := filterFrames(in, w)
+	frames, start := filterFrames(in, w, s.route)
 	s.conn = acp.NewAgentSideConnection(s, w, frames)
 	s.conn.SetLogger(slog.New(slog.DiscardHandler))
 	start()
@@ -194,40 +209,28 @@ func (s *Server) mcpCaps(ctx context.Context) acp.McpCapabilities {
 }
 
 // lockedWriter keeps the SDK's messages and the frame filter's replies
-// whole lines: each Write is one message. It can run a function once a
-// message holding given bytes has been written.
+// whole lines: each Write is one message. rewrite may change a message
+// before it is written (patchInit); written sees each one after
+// (the gates).
 type lockedWriter struct {
-	mu    sync.Mutex
-	w     io.Writer
-	after map[string]func()
+	mu      sync.Mutex
+	w       io.Writer
+	rewrite func([]byte) []byte
+	written func([]byte)
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	n, err := l.w.Write(b)
-	var run []func()
-	for key, f := range l.after {
-		if bytes.Contains(b, []byte(key)) {
-			run = append(run, f)
-			delete(l.after, key)
-		}
+	n := len(b)
+	if l.rewrite != nil {
+		b = l.rewrite(b)
 	}
+	l.mu.Lock()
+	_, err := l.w.Write(b)
 	l.mu.Unlock()
-	for _, f := range run {
-		go f()
+	if l.written != nil {
+		l.written(b)
 	}
 	return n, err
-}
-
-// afterWrite runs f, in its own goroutine, once a message holding key has
-// been written.
-func (l *lockedWriter) afterWrite(key string, f func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.after == nil {
-		l.after = map[string]func(){}
-	}
-	l.after[key] = f
 }
 
 // closeAll ends every session and the probe's spare agent; no prompt
@@ -239,6 +242,11 @@ func (s *Server) closeAll() {
 	all := s.sessions
 	s.sessions = map[string]*session{}
 	s.mu.Unlock()
+	s.qmu.Lock()
+	for _, q := range s.queues {
+		q.close()
+	}
+	s.qmu.Unlock()
 	<-s.probed // a probe under way ends (its context is done) or leaves a spare
 	s.mu.Lock()
 	spare := s.spare
@@ -264,10 +272,12 @@ func (s *Server) clientCaps() acp.ClientCapabilities {
 	return s.caps
 }
 
-// Initialize implements acp.Agent: todosh offers session/load and text
-// prompts with embedded context (PromptText); images and audio are not
-// passed to the inner agent, so they are not advertised. MCP servers over
-// http or sse are advertised when the inner agent takes them (probeMCP).
+// Initialize implements acp.Agent: todosh offers session/load (the
+// conversation kept in its transcript), session/list, session/resume,
+// session/close and session/delete (patchInit), and text prompts with
+// embedded context (PromptText); images and audio are not passed to the
+// inner agent, so they are not advertised. MCP servers over http or sse
+// are advertised when the inner agent takes them (probeMCP).
 func (s *Server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
@@ -279,6 +289,11 @@ func (s *Server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.I
 			LoadSession:        true,
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:    s.mcpCaps(ctx),
+			SessionCapabilities: acp.SessionCapabilities{
+				List:   &acp.SessionListCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{},
+				Close:  &acp.SessionCloseCapabilities{},
+			},
 		},
 		AgentInfo:   &acp.Implementation{Name: "todosh", Title: acp.Ptr(s.title()), Version: s.cfg.Version},
 		AuthMethods: []acp.AuthMethod{},
@@ -293,69 +308,90 @@ func (s *Server) title() string {
 	return "todosh (" + s.cfg.Backend.Name + ")"
 }
 
-// Authenticate implements acp.Agent; todosh advertises no methods, and
-// the inner agent's own login is its own business.
-func (s *Server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
-	return acp.AuthenticateResponse{}, nil
+// Authenticate implements acp.Agent. todosh advertises no methods (the
+// inner agent's own login is its own business), so every method id is
+// unknown.
+func (s *Server) Authenticate(_ context.Context, p acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, invalidParams(fmt.Sprintf("authenticate: unknown method id %q: todosh offers no authentication methods (initialize's authMethods is empty)", todoShort(p.MethodId)))
 }
 
 // NewSession implements acp.Agent: a new todosh session in the editor's
-// directory, whose id is the ACP session id.
+// directory, whose id is the ACP session id. The inner agent does not
+// start here but with the first prompt that needs it (or a setting of its
+// own), so a /todo in a new thread is answered at once; its settings are
+// those it last told, and come again when it starts.
 func (s *Server) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	if err := checkCwd(p.Cwd); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	ss, err := s.register(s.takeSpare(p.Cwd), p.McpServers)
-	if ss == nil && err == nil {
-		ss, err = s.open(todostore.NewSessionID(s.cfg.Now()), p.Cwd, p.McpServers)
+	ss := s.takeSpare(p.Cwd)
+	if ss == nil {
+		var err error
+		if ss, err = s.build(todostore.NewSessionID(s.cfg.Now()), p.Cwd); err != nil {
+			return acp.NewSessionResponse{}, err
+		}
 	}
+	ss.gated = true
+	s.gates.holdNew(ss)
+	id := ss.id
+	ss, err := s.register(ss, p.McpServers)
 	if err != nil {
+		s.gates.forget(id)
 		return acp.NewSessionResponse{}, err
 	}
-	id := ss.id
-	if err := ss.prepare(ctx); err != nil {
-		s.drop(ss)
-		return acp.NewSessionResponse{}, internalError("session/new: " + err.Error())
-	}
-	// The command list goes once the editor knows the session: an update
-	// for a session it has not been told of yet is dropped (Zed does).
-	s.out.afterWrite(`"result":{"sessionId":"`+id+`"}`, ss.sendCommands)
-	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+	ss.afterOpen()
+	modes, models, opts := ss.answer()
+	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.id), Modes: modes, Models: models, ConfigOptions: opts}, nil
 }
 
-// LoadSession implements acp.Agent: reopens a todosh session (its inner
-// agent's session is reopened with the first prompt) and replays the
-// current plan before answering.
+// LoadSession implements acp.Agent: reopens a todosh session and replays
+// its conversation (the transcript) and its list as the plan before
+// answering; its inner agent's session is reopened with the first prompt.
 func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	id := string(p.SessionId)
-	if err := todostore.ValidSessionID(id); err != nil {
-		return acp.LoadSessionResponse{}, invalidParams("session/load: " + err.Error())
-	}
-	if err := checkCwd(p.Cwd); err != nil {
+	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.McpServers, acp.AgentMethodSessionLoad)
+	if err != nil {
 		return acp.LoadSessionResponse{}, err
+	}
+	if n := ss.replay(); n > 0 {
+		ss.replayNow(acp.UpdateAgentMessageText(fmt.Sprintf("todosh: %s of the conversation could not be read\n\n", todostore.Plural(n, "line"))))
+	}
+	ss.afterOpen()
+	modes, models, opts := ss.answer()
+	return acp.LoadSessionResponse{Modes: modes, Models: models, ConfigOptions: opts}, nil
+}
+
+// reopen is an existing todosh session opened for the editor by
+// session/load or session/resume: the one open already, or a new one on
+// its files, whose updates wait for the answer (order.go).
+func (s *Server) reopen(_ context.Context, id, cwd string, servers []acp.McpServer, method string) (*session, error) {
+	if err := todostore.ValidSessionID(id); err != nil {
+		return nil, invalidParams(method + ": " + err.Error())
+	}
+	if err := checkCwd(cwd); err != nil {
+		return nil, err
 	}
 	if _, err := todostore.Open(s.cfg.Root).Load(id); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return acp.LoadSessionResponse{}, invalidParams(fmt.Sprintf("session/load: no todosh session %s in %s", id, s.cfg.Root))
+			return nil, invalidParams(fmt.Sprintf("%s: no todosh session %s (session/list lists them)", method, id))
 		}
-		return acp.LoadSessionResponse{}, internalError("session/load: " + err.Error())
+		return nil, internalError(method + ": " + err.Error())
 	}
-	ss := s.session(id)
-	if ss == nil {
-		// The probe's agent runs under its own new id, not this one.
-		s.takeSpare("")
-		var err error
-		if ss, err = s.open(id, p.Cwd, p.McpServers); err != nil {
-			return acp.LoadSessionResponse{}, err
-		}
-		if err := ss.prepare(ctx); err != nil {
-			s.drop(ss)
-			return acp.LoadSessionResponse{}, internalError("session/load: " + err.Error())
-		}
+	if ss := s.session(id); ss != nil {
+		return ss, nil
 	}
-	ss.syncPlan(true)
-	ss.sendCommands()
-	return acp.LoadSessionResponse{}, nil
+	// The probe's agent runs under its own new id, not this one.
+	s.takeSpare("")
+	ss, err := s.build(id, cwd)
+	if err != nil {
+		return nil, err
+	}
+	ss.gated = true
+	s.gates.holdReopen(ss)
+	reg, err := s.register(ss, servers)
+	if err != nil {
+		s.gates.forget(id)
+	}
+	return reg, err
 }
 
 // checkCwd refuses a cwd that is not an absolute path, as ACP requires.
@@ -373,60 +409,30 @@ func (s *Server) session(id string) *session {
 	return s.sessions[id]
 }
 
-// Prompt implements acp.Agent; see session.prompt.
+// Prompt implements acp.Agent; see session.prompt. Prompts of a session
+// run in the order the editor sent them, each cancelled by the next or
+// by session/cancel (promptQueue).
 func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	if seq := promptSeq(p); seq > 0 {
+		qctx, cancelled, end := s.queue(string(p.SessionId)).begin(s.ctx, seq)
+		defer end()
+		ctx = qctx
+		if cancelled && !IsTodoCommand(PromptText(p.Prompt)) {
+			if s.session(string(p.SessionId)) != nil {
+				return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+			}
+		}
+	}
 	ss := s.session(string(p.SessionId))
 	if ss == nil {
 		return acp.PromptResponse{}, invalidParams(fmt.Sprintf("session/prompt: unknown session %q: call session/new or session/load first", p.SessionId))
 	}
-	return ss.prompt(ctx, PromptText(p.Prompt))
+	return ss.prompt(ctx, PromptText(p.Prompt), LeftOut(p.Prompt))
 }
 
-// Cancel implements acp.Agent. The SDK cancels the running
-// session/prompt's context, which stops the turn and any continuation.
+// Cancel implements acp.Agent. The frame filter has cancelled the
+// session's prompts by then, in the order the editor sent them (route).
 func (s *Server) Cancel(context.Context, acp.CancelNotification) error { return nil }
-
-// CloseSession implements acp.Agent: ends the session's inner agent.
-func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	s.mu.Lock()
-	ss := s.sessions[string(p.SessionId)]
-	delete(s.sessions, string(p.SessionId))
-	s.mu.Unlock()
-	if ss != nil {
-		ss.close()
-	}
-	return acp.CloseSessionResponse{}, nil
-}
-
-// drop forgets a session that could not start, and ends it.
-func (s *Server) drop(ss *session) {
-	s.mu.Lock()
-	if s.sessions[ss.id] == ss {
-		delete(s.sessions, ss.id)
-	}
-	s.mu.Unlock()
-	ss.close()
-}
-
-// ListSessions implements acp.Agent; not advertised.
-func (s *Server) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
-}
-
-// ResumeSession implements acp.Agent; not advertised (session/load is).
-func (s *Server) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
-}
-
-// SetSessionConfigOption implements acp.Agent; todosh has no options.
-func (s *Server) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
-}
-
-// SetSessionMode implements acp.Agent; todosh has no modes.
-func (s *Server) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
-}
 
 func invalidParams(msg string) error {
 	return acp.NewInvalidParams(map[string]any{"error": msg})

@@ -46,8 +46,26 @@ type session struct {
 	planSent string // planKey of the plan the editor has
 	hasPlan  bool
 
-	cmdMu sync.Mutex
-	inner []acp.AvailableCommand // the inner agent's own commands
+	cmdMu    sync.Mutex
+	commands []acp.AvailableCommand      // the inner agent's own commands
+	shown    map[acp.ToolCallId]struct{} // tool calls the editor was told of
+
+	// gated holds the session's updates until the answer that opened it
+	// has been written (order.go).
+	gateMu sync.Mutex
+	gated  bool
+	held   []acp.SessionUpdate
+	rec    *recorder // the transcript (thread.go)
+
+	// The settings (config.go): todosh's own, and the inner agent's as it
+	// last told them.
+	cfgMu    sync.Mutex
+	set      settings
+	inner    acpagent.SessionConfig
+	hasInner bool
+
+	titleMu      sync.Mutex
+	title, first string // the title last sent, the first prompt
 }
 
 // open starts a session: build, then register.
@@ -75,6 +93,9 @@ func (s *Server) build(id, cwd string) (*session, error) {
 		registry: commands.NewRegistry(),
 		wrote:    make(chan struct{}, 1),
 		done:     make(chan struct{}),
+		rec:      &recorder{store: st, id: id},
+		set:      initialSettings(s.cfg),
+		shown:    map[acp.ToolCallId]struct{}{},
 	}
 	ss.policy.SetEnabled(s.cfg.Continue)
 	// Every write this process makes (the agent's plan, todosh's own
@@ -174,7 +195,13 @@ func (ss *session) pump() {
 // file, so however the list changed the editor gets it once, as todosh
 // keeps it; an unreadable file sends nothing (the editor keeps the last
 // good plan).
-func (ss *session) syncPlan(force bool) {
+func (ss *session) syncPlan(force bool) { ss.syncPlanVia(force, ss.send) }
+
+// syncPlanNow is syncPlan past the gate: the plan of session/load's
+// replay, which comes before its answer.
+func (ss *session) syncPlanNow(force bool) { ss.syncPlanVia(force, ss.replayNow) }
+
+func (ss *session) syncPlanVia(force bool, send func(acp.SessionUpdate)) {
 	ss.planMu.Lock()
 	defer ss.planMu.Unlock()
 	sess, err := ss.store.LoadOrNew(ss.id)
@@ -190,11 +217,30 @@ func (ss *session) syncPlan(force bool) {
 		return // nothing to show yet, and nothing shown
 	}
 	ss.planSent, ss.hasPlan = key, true
-	ss.send(acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: entries}})
+	send(acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: entries}})
+	ss.sendTitle(sess.Todos)
 }
 
-// send is one session/update to the editor.
+// send is one session/update to the editor, held while the gate is
+// closed.
 func (ss *session) send(u acp.SessionUpdate) {
+	ss.gateMu.Lock()
+	defer ss.gateMu.Unlock()
+	if ss.gated {
+		ss.held = append(ss.held, u)
+		return
+	}
+	ss.sendNow(u)
+}
+
+// sendNow sends an update at once and keeps it in the transcript.
+func (ss *session) sendNow(u acp.SessionUpdate) {
+	ss.rec.record(u)
+	ss.replayNow(u)
+}
+
+// replayNow sends an update at once, and nothing else.
+func (ss *session) replayNow(u acp.SessionUpdate) {
 	_ = ss.srv.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: acp.SessionId(ss.id), Update: u})
 }
 
@@ -207,7 +253,7 @@ func (ss *session) say(text string) {
 // agent's own.
 func (ss *session) sendCommands() {
 	ss.cmdMu.Lock()
-	inner := ss.inner
+	inner := ss.commands
 	ss.cmdMu.Unlock()
 	ss.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{
 		AvailableCommands: MergeCommands(inner, todoSubcommands(ss.registry.Complete))}})
@@ -215,12 +261,21 @@ func (ss *session) sendCommands() {
 
 // prompt answers one session/prompt: a /todo command by todosh, anything
 // else by the inner agent under the continuation policy.
-func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse, error) {
+func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (acp.PromptResponse, error) {
 	ss.turn.Lock()
 	defer ss.turn.Unlock()
+	ss.notePrompt(text)
+	defer ss.rec.flush()
 	if IsTodoCommand(text) {
 		return ss.todo(strings.TrimSpace(text))
 	}
+	if len(leftOut) > 0 {
+		ss.say("todosh: " + andWords(leftOut) + " left out: todosh passes text only to the agent, and told it so\n\n")
+	}
+	if ctx.Err() != nil {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	ss.applySettings()
 	if ss.agent == nil {
 		return acp.PromptResponse{}, internalError("no agent is connected: start todosh acp with --agent NAME (todosh --help lists them) or -- CMD ARGS for any ACP agent; /todo works without one")
 	}
@@ -248,7 +303,9 @@ func (ss *session) prompt(ctx context.Context, text string) (acp.PromptResponse,
 		}
 		dec := out.Decision
 		if dec.Line != "" {
-			ss.say("\n\ntodosh: " + dec.Line + "\n")
+			// A blank line after it too: Markdown would join the next
+			// sentence of the agent to it.
+			ss.say("\n\ntodosh: " + dec.Line + "\n\n")
 		}
 		if !dec.Continue {
 			return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
@@ -296,7 +353,7 @@ func (ss *session) ended(out turnstep.Outcome, err error) (resp acp.PromptRespon
 func (ss *session) failed(err error) (acp.PromptResponse, error) {
 	var se *acpagent.StopError
 	if errors.As(err, &se) && stopReasons[se.Reason] {
-		ss.say("\n\ntodosh: " + se.Error() + "\n")
+		ss.say("\n\ntodosh: " + se.Error() + "\n\n")
 		return acp.PromptResponse{StopReason: se.Reason}, nil
 	}
 	return acp.PromptResponse{}, internalError(err.Error())
@@ -308,18 +365,6 @@ var stopReasons = map[acp.StopReason]bool{
 	acp.StopReasonMaxTurnRequests: true,
 	acp.StopReasonRefusal:         true,
 	acp.StopReasonCancelled:       true,
-}
-
-// prepare starts the inner agent now when it can be (an ACP agent), so a
-// session/new or session/load that cannot start it fails with the cause.
-func (ss *session) prepare(ctx context.Context) error {
-	p, ok := ss.agent.(interface {
-		Prepare(context.Context, func(string)) error
-	})
-	if !ok {
-		return nil
-	}
-	return p.Prepare(ctx, func(n string) { ss.say("todosh: " + n + "\n") })
 }
 
 // tools are the inner agent's todo tools as its backend row declares them.
@@ -369,8 +414,8 @@ var eventTable = map[agent.EventKind]func(*session, agent.Event){
 		}
 	},
 	agent.EventTodos:  func(ss *session, _ agent.Event) { ss.syncPlan(false) },
-	agent.EventPause:  func(ss *session, ev agent.Event) { ss.say("\n\ntodosh: paused: " + ev.Text + "\n") },
-	agent.EventNotice: func(ss *session, ev agent.Event) { ss.say("\n\ntodosh: " + ev.Text + "\n") },
+	agent.EventPause:  func(ss *session, ev agent.Event) { ss.say("\n\ntodosh: paused: " + ev.Text + "\n\n") },
+	agent.EventNotice: func(ss *session, ev agent.Event) { ss.say("\n\ntodosh: " + ev.Text + "\n\n") },
 	// EventStatus is a passing line (a retry, a rate limit): a thought,
 	// which editors show folded.
 	agent.EventStatus: func(ss *session, ev agent.Event) {
@@ -417,4 +462,56 @@ func (s *Server) editorServers(servers []acp.McpServer, relayed bool) ([]acp.Mcp
 	}
 	return take, fmt.Sprintf("the editor's MCP %s not passed to %s: it takes only %s servers",
 		acpagent.MCPNames(drop), s.cfg.Backend.Name, acpagent.MCPTransports(caps))
+}
+
+// notePrompt keeps the person's prompt in the transcript, and as the
+// session's first prompt (its title) when it is.
+func (ss *session) notePrompt(text string) {
+	ss.rec.user(text)
+	ss.titleMu.Lock()
+	first := ss.first == ""
+	if first {
+		ss.first = text
+	}
+	ss.titleMu.Unlock()
+	if first && !IsTodoCommand(text) { // a /todo's title comes with its list
+		if sess, err := ss.store.LoadOrNew(ss.id); err == nil {
+			ss.sendTitle(sess.Todos)
+		}
+	}
+}
+
+// andWords joins words as a sentence does: "a, b and c".
+func andWords(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// afterOpen sends what an opened session shows besides its answer: the
+// command list, the list as the plan; held by the gate until the answer
+// is written.
+func (ss *session) afterOpen() {
+	ss.sendCommands()
+	ss.syncPlan(false)
+}
+
+// answer is the settings a session/new, session/load or session/resume
+// answers with: the inner agent's modes, models and options (as its
+// session last told them, or as the server last heard them from any
+// session, before it started), and todosh's options.
+func (ss *session) answer() (*acp.SessionModeState, *acp.SessionModelState, []acp.SessionConfigOption) {
+	c, ok := ss.innerConfig()
+	if !ok {
+		if c, ok = ss.srv.knownInner(); ok && ss.agent != nil {
+			ss.cfgMu.Lock()
+			ss.inner = c
+			ss.cfgMu.Unlock()
+		}
+	}
+	if ss.agent == nil {
+		c = acpagent.SessionConfig{}
+	}
+	return c.Modes, c.Models, ss.options()
 }

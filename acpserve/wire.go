@@ -143,6 +143,29 @@ func PromptText(blocks []acp.ContentBlock) string {
 	return strings.TrimSpace(strings.Join(parts, ""))
 }
 
+// LeftOut names what PromptText left out of a prompt, for the person:
+// "an image", "audio", "a binary resource".
+func LeftOut(blocks []acp.ContentBlock) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range blocks {
+		what := ""
+		switch {
+		case b.Image != nil:
+			what = "an image"
+		case b.Audio != nil:
+			what = "audio"
+		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
+			what = "a binary resource"
+		}
+		if what != "" && !seen[what] {
+			seen[what] = true
+			out = append(out, what)
+		}
+	}
+	return out
+}
+
 // fence puts text in a fenced code block whose fence no line of the text
 // can close.
 func fence(text string) string {

@@ -123,6 +123,9 @@ func TestCheckFrame(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4}`, false, codeInvalidRequest, "4"},
 		{`{"jsonrpc":"2.0","id":"a","method":7}`, false, codeInvalidRequest, `"a"`},
 		{`{"jsonrpc":"2.0","id":{"x":1},"method":""}`, false, codeInvalidRequest, "null"},
+		{`{"jsonrpc":"1.0","id":5,"method":"initialize"}`, false, codeInvalidRequest, "5"},
+		{`{"id":6,"method":"initialize"}`, false, codeInvalidRequest, "6"},
+		{`{"jsonrpc":2,"id":7,"result":{}}`, false, codeInvalidRequest, "7"},
 	} {
 		pass, reply := CheckFrame([]byte(c.line))
 		if pass != c.pass {
@@ -152,7 +155,7 @@ func TestFilterFramesLongLine(t *testing.T) {
 	long := `{"jsonrpc":"2.0","id":1,"method":"x","params":"` + strings.Repeat("a", MaxMessage) + "\"}\n"
 	in := strings.NewReader("not json\n" + long + `{"jsonrpc":"2.0","id":2,"method":"ok"}` + "\n")
 	var replies strings.Builder
-	r, start := filterFrames(in, &lockedWriter{w: &replies})
+	r, start := filterFrames(in, &lockedWriter{w: &replies}, nil)
 	start()
 	var passed strings.Builder
 	buf := make([]byte, 4096)

@@ -148,9 +148,10 @@ var Table = slices.Concat([]Backend{
 	acpRow(acpPreset{name: "acp:codex", bin: "codex-acp", pkg: "@zed-industries/codex-acp", check: checkCodexACP, spelling: todotools.SpellClaude,
 		summary: "Codex over ACP (npm @zed-industries/codex-acp), one process per run"}),
 	// Gemini's own write_todos reaches the client only as a title ("Set 3
-	// todo(s)"), so the first prompt asks it to keep todosh's list.
+	// todo(s)"), so the first prompt asks it to keep todosh's list, and
+	// its chat recording is read for the items when it does not.
 	acpRow(acpPreset{name: "acp:gemini", bin: "gemini", args: []string{"--acp"}, pkg: "@google/gemini-cli", versionFlag: "--version", check: checkGeminiACP,
-		spelling: todotools.SpellGemini, askForTools: true, env: clis.GeminiEnv,
+		spelling: todotools.SpellGemini, askForTools: true, savedList: acpagent.GeminiSavedList, env: clis.GeminiEnv,
 		summary: "Gemini CLI over ACP (gemini --acp), one process per run"}),
 })
 
@@ -284,7 +285,10 @@ type acpPreset struct {
 	// askForTools: its own list never reaches todosh (Gemini's
 	// write_todos), so the first prompt asks it to use todosh's tools.
 	askForTools bool
-	summary     string
+	// savedList reads its own list where it saves it, when its calls do
+	// not carry the items (acpagent.Config.SavedList).
+	savedList acpagent.SavedList
+	summary   string
 	// pkg, versionFlag and check are the row's Package, VersionFlag and
 	// Check.
 	pkg, versionFlag string
@@ -308,7 +312,7 @@ func acpRow(x acpPreset) Backend {
 			if err != nil {
 				return nil, err
 			}
-			cfg := acpagent.Config{Name: name, Bin: x.bin, Args: x.args, Approve: approve, AskForTools: x.askForTools, Spelling: x.spelling}
+			cfg := acpagent.Config{Name: name, Bin: x.bin, Args: x.args, Approve: approve, AskForTools: x.askForTools, Spelling: x.spelling, SavedList: x.savedList}
 			if o.Bin != "" {
 				cfg.Bin, cfg.Args = o.Bin, nil
 			}

@@ -59,6 +59,10 @@ type Env struct {
 	// shell's record follows; nil tells no one.
 	Seen  func() (todos []todostore.Todo, ok bool)
 	Shown func(todos []todostore.Todo)
+	// CanSwitch: the shell can open another session in place of this one
+	// (the terminal), so /todo list opens an agent's mirrored list as
+	// itself (SwitchTo) instead of copying it.
+	CanSwitch bool
 }
 
 // width is Env.Width, 0 when unknown.
@@ -78,6 +82,14 @@ func (e *Env) now() time.Time {
 
 // ErrQuit is returned, unwrapped, by /quit and /exit.
 var ErrQuit = errors.New("quit")
+
+// SwitchTo is returned (wrapped with the command's name) when the person picks in /todo list a
+// session that is opened as itself rather than copied: an agent's own
+// list that its hooks keep (ARCHITECTURE.md §9). The shell then opens
+// that session in place of this one (Env.CanSwitch).
+type SwitchTo struct{ ID string }
+
+func (s *SwitchTo) Error() string { return "switch to session " + s.ID }
 
 // command is one row of the command table; subcommands are rows too.
 type command struct {

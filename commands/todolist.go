@@ -215,7 +215,7 @@ func (r *Registry) runList(x *call) error {
 	if !valid {
 		return fmt.Errorf("%q is not a list number (%s)", answer, span("", len(rows)))
 	}
-	return r.loadRow(x, rows, n)
+	return r.pickRow(x, rows, n)
 }
 
 // renderPage is the text of one page of /todo list. Only the lists of
@@ -376,6 +376,30 @@ func (r *Registry) runLoad(x *call) error {
 	return r.loadRow(x, rows, n)
 }
 
+// pickRow is the list the person picked in /todo list: an agent's own
+// list that its hooks keep is opened as itself (SwitchTo), so what the
+// person changes reaches the agent; any other list is loaded (loadRow).
+func (r *Registry) pickRow(x *call, rows []listRow, n int) error {
+	if n >= 1 && n <= len(rows) && x.env.CanSwitch && !rows[n-1].Current && !rows[n-1].removed {
+		row := rows[n-1]
+		if src, err := row.Load(); err == nil && agentMirror(row, src) {
+			if err := x.print(fmt.Sprintf("Opening session %s, the list %s keeps through its hooks: what you change here reaches it at its next prompt "+
+				"(/todo load %d copies it instead)\n", row.ID, src.Agent.Kind, n)); err != nil {
+				return err
+			}
+			return &SwitchTo{ID: row.ID}
+		}
+	}
+	return r.loadRow(x, rows, n)
+}
+
+// agentMirror reports whether row is an agent's own list that its hooks
+// keep in todosh's store (`todosh hooks install`): a session attached to
+// the agent's session, with the hooks' state.
+func agentMirror(row listRow, sess *todostore.Session) bool {
+	return row.Source == "" && sess.Agent != nil && sess.Hooks != nil && row.ID == todostore.MirrorID(sess.Agent.Kind, sess.Agent.Session)
+}
+
 // loadRow copies list n of rows into the current session; the current
 // list, if any, goes to the archive. The source file is only read.
 func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
@@ -418,6 +442,10 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	note := fmt.Sprintf("Loaded list %d (session %s, %s)", n, row.ID, todostore.Plural(len(src.Todos), "todo"))
 	if row.Source != "" {
 		note = fmt.Sprintf("Loaded list %d (%s %s, %s)", n, row.Source, row.ID, todostore.Plural(len(src.Todos), "todo"))
+	}
+	if agentMirror(row, src) {
+		note = fmt.Sprintf("Loaded a copy of list %d (session %s, %s): what you change here does not reach %s; "+
+			"todosh --session %s opens its own list", n, row.ID, todostore.Plural(len(src.Todos), "todo"), src.Agent.Kind, row.ID)
 	}
 	if replaced > 0 {
 		note += fmt.Sprintf("; the previous list (%s) is kept in this session's history: /todo revert brings it back", todostore.Plural(replaced, "todo"))

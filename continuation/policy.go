@@ -119,6 +119,9 @@ type Policy struct {
 	paused     bool
 	reason     string // the pause reason, shown again while paused
 	disabled   bool
+	// maxNoProgress is the cap on attempts without progress; 0 is
+	// MaxNoProgress (SetMaxNoProgress).
+	maxNoProgress int
 
 	lastList string // ListDigest of the list the previous continuation was sent with
 	hasLast  bool
@@ -132,11 +135,32 @@ func New() *Policy { return &Policy{} }
 // still reports why a turn stopped, and otherwise stops with Disabled.
 func (p *Policy) SetEnabled(on bool) { p.disabled = !on }
 
+// SetMaxNoProgress sets how many continuations in a row may go without
+// progress (an editor's setting in `todosh acp`); n below 1 is
+// MaxNoProgress.
+func (p *Policy) SetMaxNoProgress(n int) {
+	if n < 1 {
+		n = 0
+	}
+	p.maxNoProgress = n
+}
+
+// MaxAttempts is the cap on continuations in a row without progress.
+func (p *Policy) MaxAttempts() int {
+	if p.maxNoProgress > 0 {
+		return p.maxNoProgress
+	}
+	return MaxNoProgress
+}
+
+// Enabled reports whether continuation is on.
+func (p *Policy) Enabled() bool { return !p.disabled }
+
 // PersonPrompt records a prompt from the person: both counters and the
-// escalation start again, and a pause is lifted.
+// escalation start again, and a pause is lifted. The settings stay.
 func (p *Policy) PersonPrompt() {
-	on := !p.disabled
-	*p = Policy{}
+	on, max := !p.disabled, p.maxNoProgress
+	*p = Policy{maxNoProgress: max}
 	p.SetEnabled(on)
 }
 
@@ -180,8 +204,8 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 		return stop(AskedQuestion, "stopped: the agent asked a question")
 	case p.disabled:
 		return stop(Disabled, "stopped: continuation is off — "+todostore.Plural(open, "open item"))
-	case p.noProgress >= MaxNoProgress:
-		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", MaxNoProgress))
+	case p.noProgress >= p.MaxAttempts():
+		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", p.MaxAttempts()))
 	case p.perPrompt >= MaxPerPrompt:
 		return stop(PromptLimit, fmt.Sprintf("stopped: %d continuations for this prompt", MaxPerPrompt))
 	}
@@ -201,7 +225,7 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 		Attempt:  p.noProgress,
 		Wording:  p.level,
 		Progress: progress,
-		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, MaxNoProgress, todostore.Plural(open, "open item")),
+		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, p.MaxAttempts(), todostore.Plural(open, "open item")),
 	}
 }
 

@@ -92,6 +92,14 @@ type promptInput struct {
 	level int
 }
 
+// PromptAt is the continuation prompt that Decide sends for todos at
+// wording level (WordingFirst..WordingFinal), for a caller that has to
+// give it again later: the hooks give it to Qwen Code through its prompt
+// hook, which that agent runs for the continuation (ARCHITECTURE.md §9).
+func PromptAt(todos []todostore.Todo, tools Tools, level int) string {
+	return continuationPrompt(promptInput{todos: todos, tools: tools, level: level})
+}
+
 // continuationPrompt builds the prompt for one continuation. Its
 // instructions name counts, positions and tool names only. A CLI's own
 // tool has its own ids and statuses, so for it items are named by their

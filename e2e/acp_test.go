@@ -20,7 +20,7 @@ type acpRun struct {
 	env []string
 }
 
-func newACP(t *testing.T, env ...string) acpRun {
+func newACP(t testing.TB, env ...string) acpRun {
 	h := newHome(t)
 	log := filepath.Join(h.dir, "acp.log")
 	return acpRun{h: h, log: log, env: append([]string{"FAKEACP_LOG=" + log}, env...)}
@@ -54,7 +54,7 @@ func (r acpRun) run(t *testing.T, args ...string) result {
 }
 
 // received is what the agent was sent, one JSON-RPC message a line.
-func (r acpRun) received(t *testing.T) string {
+func (r acpRun) received(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile(r.log)
 	if err != nil {

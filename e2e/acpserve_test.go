@@ -20,7 +20,7 @@ import (
 // editor is a test editor: acp-go-sdk's client side driving the built
 // `todosh acp` over pipes, recording every session/update it gets.
 type editor struct {
-	t    *testing.T
+	t    testing.TB
 	h    home
 	cmd  *exec.Cmd
 	in   io.WriteCloser
@@ -37,16 +37,22 @@ type editor struct {
 	files map[string]string
 	// mcp are the editor's MCP servers, given in session/new.
 	mcp []acp.McpServer
+	// schema checks every message of the connection (schema_test.go).
+	schema *schemaCheck
 }
 
 // startEditor starts todosh acp with args in h, with extra environment.
-func startEditor(t *testing.T, h home, env []string, args ...string) *editor {
+func startEditor(t testing.TB, h home, env []string, args ...string) *editor {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"acp"}, args...)...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
-	in, out, stderr := startPiped(t, cmd)
-	e := &editor{t: t, h: h, cmd: cmd, in: in, done: make(chan struct{}), changed: make(chan struct{}, 1), permit: "allow", files: map[string]string{}}
+	rawIn, rawOut, stderr := startPiped(t, cmd)
+	// Every message both ways is checked against the ACP schema.
+	check := newSchemaCheck(t)
+	in := &tapWriter{w: rawIn, c: check, side: "client"}
+	out := &tapReader{r: rawOut, c: check, side: "agent"}
+	e := &editor{t: t, h: h, cmd: cmd, in: in, done: make(chan struct{}), changed: make(chan struct{}, 1), permit: "allow", files: map[string]string{}, schema: check}
 	go func() {
 		cmd.Wait()
 		close(e.done)
@@ -61,6 +67,7 @@ func startEditor(t *testing.T, h home, env []string, args ...string) *editor {
 			cmd.Process.Kill()
 			t.Errorf("todosh acp did not exit when stdin closed; stderr:\n%s", stderr.String())
 		}
+		check.report(t)
 	})
 	return e
 }
@@ -405,6 +412,8 @@ func TestACPServePermissionAndRelay(t *testing.T) {
 	e2.mcp = []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: "editor-tools", Command: "/bin/editor-tools", Args: []string{}, Env: []acp.EnvVariable{}}},
 		{Http: &acp.McpServerHttpInline{Name: "remote", Type: "http", Url: "http://127.0.0.1:1/mcp", Headers: []acp.HttpHeader{}}}}
 	id2 := e2.newSession(false)
+	// The agent's session opens with the first prompt that needs it.
+	e2.mustPrompt(id2, "[[fs]] "+file)
 	var news []string
 	for _, l := range strings.Split(r.received(t), "\n") {
 		if strings.Contains(l, `"method":"session/new"`) {
@@ -415,7 +424,6 @@ func TestACPServePermissionAndRelay(t *testing.T) {
 	if !strings.Contains(last, `"name":"todosh"`) || !strings.Contains(last, `"name":"editor-tools"`) || strings.Contains(last, "remote") {
 		t.Errorf("the agent's session/new = %s, want todosh's and the editor's stdio server", last)
 	}
-	e2.mustPrompt(id2, "[[fs]] "+file)
 	if !strings.Contains(e2.text(), "fs: not offered") {
 		t.Errorf("fs offered to the agent by an editor that did not advertise it:\n%s", e2.text())
 	}
@@ -492,23 +500,22 @@ func TestACPServeHungAgent(t *testing.T) {
 	}
 }
 
-// TestACPServeAgentCannotStart: session/new fails with the agent's own
-// one-line cause, and todosh goes on serving.
+// TestACPServeAgentCannotStart: the agent starts with the first prompt
+// that needs it, so session/new answers and /todo works; that prompt fails
+// with the agent's own one-line cause, and todosh goes on serving.
 func TestACPServeAgentCannotStart(t *testing.T) {
 	r := newACP(t, "FAKEACP_FAIL=session/new")
 	e := startEditor(t, r.h, r.env, "--", fakeacp)
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	if _, err := e.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
+	id := e.newSession(false)
+	e.mustPrompt(id, `/todo add "still here"`)
 	for range 2 {
-		_, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: r.h.dir, McpServers: []acp.McpServer{}})
+		_, err := e.prompt(id, "hello")
 		var re *acp.RequestError
 		if !errors.As(err, &re) || !strings.Contains(re.Message, "fatal: no API key configured") {
-			t.Fatalf("session/new with a failing agent: %v, want its stderr's cause", err)
+			t.Fatalf("a prompt with a failing agent: %v, want its stderr's cause", err)
 		}
 	}
+	r.h.assertList(t, string(id), "still here")
 }
 
 // TestACPServeLoad: a second todosh acp loads the session: the plan is
@@ -537,6 +544,9 @@ func TestACPServeLoad(t *testing.T) {
 	var re *acp.RequestError
 	if !errors.As(err, &re) || re.Code != -32602 {
 		t.Errorf("loading an unknown session: %v, want invalid params", err)
+	}
+	if b, _ := json.Marshal(re); strings.Contains(string(b), r.h.root) {
+		t.Errorf("the error names the store's path: %s", b)
 	}
 }
 
@@ -595,6 +605,10 @@ func TestACPServeGarbage(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":8,"method":"no/such"}`, -32601, 8.0},
 		{`{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}`, -32602, 9.0},
 		{`{"jsonrpc":"2.0","id":10,"method":"session/new","params":{"cwd":"relative","mcpServers":[]}}`, -32602, 10.0},
+		{`{"jsonrpc":"1.0","id":20,"method":"initialize","params":{"protocolVersion":1}}`, -32600, 20.0},
+		{`{"id":21,"method":"initialize","params":{"protocolVersion":1}}`, -32600, 21.0},
+		{`{"jsonrpc":"2.0","id":22,"method":"authenticate","params":{"methodId":"oauth"}}`, -32602, 22.0},
+		{`{"jsonrpc":"2.0","id":23,"method":"session/close","params":{"sessionId":"nope"}}`, -32602, 23.0},
 	} {
 		io.WriteString(in, c.line+"\n")
 		m := next()

@@ -89,7 +89,7 @@ func TestACPGeminiOwnList(t *testing.T) {
 	if n := strings.Count(res.stdout, "Set 3 todo(s)"); n != 1 {
 		t.Errorf("the write_todos line shows %d times, want once:\n%s", n, res.stdout)
 	}
-	if n := strings.Count(res.stdout, "its own todo list never reaches todosh"); n != 1 || !strings.Contains(res.stdout, "ask it to use mcp_todosh_todo_write") {
+	if n := strings.Count(res.stdout, "its own todo list never reaches todosh"); n != 1 || !strings.Contains(res.stdout, "keep the todo list with todosh's todo tools") {
 		t.Errorf("want one notice naming todosh's tool:\n%s", res.stdout)
 	}
 	if !strings.Contains(res.stdout, "gemini-cli wants permission: Set 3 todo(s)") {

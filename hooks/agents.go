@@ -76,19 +76,26 @@ type Agent struct {
 	Events []Event
 	// Continue is the decision word that makes the agent go on.
 	Continue string
+	// continueBy is how a continuation reaches the agent so that its
+	// screen shows one short line (continue.go).
+	continueBy continueStyle
 	// exactMatcher: the matcher is the tool names joined by "|", which the
 	// agent compares whole (Claude Code); otherwise a regular expression
 	// anchored at both ends.
 	exactMatcher bool
 	// named: each entry carries a "name" (Gemini CLI shows it in /hooks).
 	named bool
+	// jsonc: the agent reads its settings with comments (Gemini CLI and
+	// Qwen Code strip them before JSON.parse), so they are kept.
+	jsonc bool
 	// disabled is the settings key path that turns every hook off, and the
 	// value that does.
 	disabled      []string
 	disabledValue string
-	// Todo is what the person must still do after install, per scope
-	// ("" when nothing).
-	Todo string
+	// trustIn is the file of the agent's config directory (TOML) in which
+	// it records the hooks the person trusted; "" when it runs every hook
+	// it finds (trustCheck).
+	trustIn string
 	// toolOn is how the agent's own todo tool is turned on where its
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
@@ -100,6 +107,9 @@ type Agent struct {
 // literal's JSON), or the variable env set to one of on in the
 // environment.
 type toolSwitch struct {
+	// toml is the file of the agent's config directory that holds path
+	// (Codex's config.toml), "" for the settings file itself.
+	toml string
 	path []string
 	env  string
 	on   []string
@@ -127,7 +137,7 @@ var agentsTable = []Agent{
 		Name: "claude", Title: "Claude Code",
 		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
 		Events:   claudeEvents,
-		Continue: "block", exactMatcher: true,
+		Continue: "block", continueBy: byContext, exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Claude Code 2.1.233 and later give their newer models no todo
 		// tool without this variable (checked with 2.1.332); Claude Code
@@ -147,14 +157,14 @@ var agentsTable = []Agent{
 			{Kind: KindPrompt, Name: "BeforeAgent"},
 			{Kind: KindStart, Name: "SessionStart"},
 		},
-		Continue: "deny", named: true,
+		Continue: "deny", continueBy: byPromptHook, named: true, jsonc: true,
 		disabled: []string{"hooksConfig", "enabled"}, disabledValue: "false",
 	},
 	{
 		Name: "qwen", Title: "Qwen Code",
 		configDir: ".qwen", file: "settings.json",
 		Events:   claudeEvents,
-		Continue: "block",
+		Continue: "block", continueBy: byPromptHook, jsonc: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
 		// Qwen Code 0.24 made todo_write opt-in (0.15 offered it).
 		toolOn: &toolSwitch{
@@ -167,11 +177,21 @@ var agentsTable = []Agent{
 		Name: "codex", Title: "Codex",
 		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
 		Events:   claudeEvents,
-		Continue: "block",
-		Todo: "trust the hooks once: start codex and accept them in its hook review " +
-			"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)",
+		Continue: "block", continueBy: byReason,
+		trustIn: "config.toml",
+		// Codex 0.171 offers update_plan only when its config turns it on
+		// (checked with the scripted model: without it, no plan tool).
+		toolOn: &toolSwitch{
+			toml: "config.toml", path: []string{"tools", "update_plan", "enabled"}, on: []string{"true"},
+			todo: `Codex offers update_plan (so a list to keep) only when its config.toml turns it on: ` +
+				`add "[tools.update_plan]" and "enabled = true" to it`,
+		},
 	},
 }
+
+// AsksTrust reports whether the agent runs a new or changed hook only
+// after the person trusted it (Codex).
+func (a Agent) AsksTrust() bool { return a.trustIn != "" }
 
 // Agents returns the table's rows.
 func Agents() []Agent { return agentsTable }

@@ -1,9 +1,11 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -51,6 +53,71 @@ func FuzzParseInput(f *testing.F) {
 				if strings.TrimSpace(td.Content) == "" {
 					t.Fatalf("empty item from %q", data)
 				}
+			}
+		}
+	})
+}
+
+var emptyWS = regexp.MustCompile(`\{[ \t\r\n]*\}`)
+
+// FuzzSettings: any settings bytes are refused or installed into so that
+// the result parses as the agent reads it (comments where it reads JSONC)
+// and uninstall gives back exactly the bytes of a file without hooks.
+func FuzzSettings(f *testing.F) {
+	for _, name := range []string{"comments.json", "crlf.json", "crlf-comments.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "settings", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"a": "//", "b": "/*"} // x`))
+	f.Add([]byte("{\r\n\t\"hooks\": {} /* c */\r\n}"))
+	f.Add([]byte(`{} /*`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if len(bytes.TrimSpace(doc)) == 0 {
+			return
+		}
+		for _, a := range Agents() {
+			out, err := install(doc, a, testExe)
+			if err != nil {
+				continue
+			}
+			if _, err := parseSettings(out, a.jsonc); err != nil {
+				t.Fatalf("%s: install wrote what it cannot read: %v\n%q", a.Name, err, out)
+			}
+			back, err := uninstall(out, a)
+			if err != nil {
+				t.Fatalf("%s: uninstall: %v", a.Name, err)
+			}
+			// (An empty "hooks" object or event list goes with todosh's
+			// entries, as docs/hooks.md says, and white space inside the
+			// empty object todosh filled; a file without "hooks" comes
+			// back otherwise exactly.)
+			if s, _ := parseSettings(doc, a.jsonc); s.hooks == nil && !bytes.Equal(emptyWS.ReplaceAll(back, []byte("{}")), emptyWS.ReplaceAll(doc, []byte("{}"))) {
+				t.Fatalf("%s: uninstall after install:\n%q\nwant\n%q", a.Name, back, doc)
+			}
+		}
+	})
+}
+
+// FuzzTomlKeys: any config text is read or refused, never a panic; a
+// text without "=" has no key, and a value never holds a line break.
+func FuzzTomlKeys(f *testing.F) {
+	f.Add("[tools.update_plan]\nenabled = true\n")
+	f.Add("[hooks.state.\"/x/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:a\" # c\n")
+	f.Add("a.'b c'.\"d\\\"\" = 'x' \n[[t]]\nk = 1\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		m, err := tomlKeys(doc)
+		if err != nil {
+			return
+		}
+		if !strings.Contains(doc, "=") && len(m) > 0 {
+			t.Fatalf("keys %q from a text without =: %q", m, doc)
+		}
+		for k, v := range m {
+			if strings.Contains(v, "\n") && !strings.Contains(doc, `\n`) {
+				t.Fatalf("%q = %q holds a line break: %q", k, v, doc)
 			}
 		}
 	})

@@ -62,7 +62,7 @@ func Stop(in StopIn) StopOut {
 		FinalText: in.Reply}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
-		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given}
+		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Held: st.Held, Offered: st.Offered}
 	out := StopOut{Continue: d.Continue, Prompt: d.Prompt, Reason: d.Reason, Line: d.Line, State: next}
 	if d.Continue {
 		out.State.Sent = digest(d.Prompt)
@@ -118,7 +118,7 @@ func IsPersonPrompt(prompt string, st *todostore.HookState) bool {
 func PersonPrompt(todos []todostore.Todo, st *todostore.HookState) todostore.HookState {
 	next := todostore.HookState{Before: snapshot(todos)}
 	if st != nil {
-		next.Given = st.Given
+		next.Given, next.Held, next.Offered = st.Given, st.Held, st.Offered
 	}
 	return next
 }

@@ -41,16 +41,63 @@ func (n *jnode) member(key string) *jnode {
 
 // parseDoc parses a JSON document into nodes. It refuses what
 // encoding/json refuses, and a key given twice in one object (which
-// agents read differently: the first or the last).
-func parseDoc(doc []byte) (*jnode, error) {
-	if !json.Valid(doc) {
+// agents read differently: the first or the last). With jsonc, comments
+// (// and /* */, as the agents that read their settings with
+// strip-json-comments allow) are read as white space: the nodes' offsets
+// are the document's own, so every comment stays where it is.
+func parseDoc(doc []byte, jsonc bool) (*jnode, error) {
+	clean := doc
+	if jsonc {
+		var err error
+		if clean, err = blankComments(doc); err != nil {
+			return nil, err
+		}
+	}
+	if !json.Valid(clean) {
 		var v any
-		err := json.Unmarshal(doc, &v)
+		err := json.Unmarshal(clean, &v)
+		if !jsonc && (bytes.Contains(doc, []byte("//")) || bytes.Contains(doc, []byte("/*"))) {
+			return nil, fmt.Errorf("not valid JSON (this agent does not read comments in it): %w", err)
+		}
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	p := &jparser{b: doc}
+	p := &jparser{b: clean}
 	p.ws()
 	return p.value()
+}
+
+// blankComments is doc with every comment outside strings replaced by
+// spaces, its line breaks kept, so that offsets do not move.
+func blankComments(doc []byte) ([]byte, error) {
+	out := bytes.Clone(doc)
+	for i := 0; i < len(out); i++ {
+		switch {
+		case out[i] == '"':
+			for i++; i < len(out) && out[i] != '"'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				if out[i] != '\r' {
+					out[i] = ' '
+				}
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			if end < 0 {
+				return nil, errors.New("not valid JSON: a comment opened with /* is never closed")
+			}
+			for j := i; j < i+2+end+2; j++ {
+				if out[j] != '\n' && out[j] != '\r' {
+					out[j] = ' '
+				}
+			}
+			i += 2 + end + 1
+		}
+	}
+	return out, nil
 }
 
 type jparser struct {
@@ -217,14 +264,46 @@ func appendItem(doc []byte, c *jnode, unit string, item func(indent string) (str
 		if err != nil {
 			return edit{}, err
 		}
-		return edit{start: c.start + 1, end: c.end - 1, text: "\n" + outer + unit + text + "\n" + outer}, nil
+		nl := lineBreak(doc)
+		if !isSpace(doc[c.start+1 : c.end-1]) {
+			// A comment inside stays, after the item.
+			return edit{start: c.start + 1, end: c.start + 1, text: nl + outer + unit + text + nl}, nil
+		}
+		return edit{start: c.start + 1, end: c.end - 1, text: nl + outer + unit + text + nl + outer}, nil
 	}
+	// What separates c's opening from its first item separates each item
+	// from the next, unless it holds a comment: then a line break and the
+	// first item's indentation.
 	sep := string(doc[c.start+1 : firstStart])
+	if !isSpace([]byte(sep)) {
+		sep = lineBreak(doc) + lineIndent(doc, firstStart)
+	}
 	text, err := item(lineIndent(doc, firstStart))
 	if err != nil {
 		return edit{}, err
 	}
 	return edit{start: lastEnd, end: lastEnd, text: "," + sep + text}, nil
+}
+
+// isSpace reports whether b is only JSON's white space.
+func isSpace(b []byte) bool { return len(bytes.Trim(b, " \t\r\n")) == 0 }
+
+// lineBreak is the document's line break: "\r\n" in a file that uses it,
+// "\n" otherwise.
+func lineBreak(doc []byte) string {
+	if bytes.Contains(doc, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// withLineBreaks is text, whose lines end in "\n", with the document's
+// line breaks.
+func withLineBreaks(doc []byte, text string) string {
+	if lineBreak(doc) == "\n" {
+		return text
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n")
 }
 
 // itemSpans are the [start, end) spans of a container's items.
@@ -239,14 +318,30 @@ func itemSpans(c *jnode) [][2]int {
 	return spans
 }
 
-// removeItem returns the edit that takes item i out of container c: with
-// the comma and white space before it, or after it when it is the first;
-// the only item goes with all the white space inside c.
-func removeItem(c *jnode, i int) edit {
+// removeItem returns the edit that takes item i out of container c of
+// doc: with the comma and white space before it, or after it when it is
+// the first; the only item goes with all the white space inside c, or,
+// where c also holds a comment, with the white space around it.
+func removeItem(doc []byte, c *jnode, i int) edit {
 	spans := itemSpans(c)
 	switch {
 	case len(spans) == 1:
-		return edit{start: c.start + 1, end: c.end - 1}
+		start, end := spans[0][0], spans[0][1]
+		if isSpace(doc[c.start+1:start]) && isSpace(doc[end:c.end-1]) {
+			return edit{start: c.start + 1, end: c.end - 1}
+		}
+		for start > c.start+1 && isSpace(doc[start-1:start]) {
+			start--
+		}
+		for end < c.end-1 && (doc[end] == ' ' || doc[end] == '\t') {
+			end++
+		}
+		if rest := doc[end : c.end-1]; bytes.HasPrefix(rest, []byte("\r\n")) {
+			end += 2
+		} else if bytes.HasPrefix(rest, []byte("\n")) {
+			end++
+		}
+		return edit{start: start, end: end}
 	case i > 0:
 		return edit{start: spans[i-1][1], end: spans[i][1]}
 	default:

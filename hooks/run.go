@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/todosh/todosh/agent"
@@ -46,10 +47,30 @@ func Off(getenv func(string) string) string {
 	return ""
 }
 
+// ExitStoreUnusable is a hook's exit code when it cannot read or write
+// todosh's store: every agent shows the stderr line of a hook that exits
+// with it, and none is blocked by it.
+const ExitStoreUnusable = 1
+
+// storeUnusable reports whether err says the store cannot be written or
+// read at all (its permissions, a read-only or full disk, a file where a
+// directory should be), which the person must fix; a held lock or bad
+// input is not.
+func storeUnusable(err error) bool {
+	for _, e := range []error{fs.ErrPermission, syscall.EROFS, syscall.ENOSPC, syscall.ENOTDIR, syscall.EDQUOT} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // Run is `todosh hook AGENT KIND`: it reads the agent's hook input on
 // stdin and writes the agent's hook output on stdout. It is never in the
-// way: it always exits 0, and on any error it writes nothing on stdout
-// (the agent goes on as without the hook) and one line on stderr.
+// way: on any error it writes nothing on stdout (the agent goes on as
+// without the hook) and one line on stderr, and exits 0, except when the
+// store cannot be used (ExitStoreUnusable), so that the agent shows the
+// line.
 func Run(cfg Config, agentName, kind string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if Off(cfg.Getenv) != "" {
 		return 0
@@ -57,6 +78,14 @@ func Run(cfg Config, agentName, kind string, stdin io.Reader, stdout, stderr io.
 	out, notices, err := run(cfg, agentName, kind, stdin)
 	for _, n := range notices {
 		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todostore.ShortLine(n, 300))
+	}
+	if err != nil && storeUnusable(err) {
+		// The agents show a hook's stderr when it exits 1 (a non-blocking
+		// error; 2 would block): the person learns that todosh is not
+		// keeping the list, and how to find out why.
+		fmt.Fprintf(stderr, "todosh hook %s %s: todosh cannot use its store, the list is not kept: run todosh hooks status (%s)\n",
+			agentName, kind, todostore.ShortLine(err.Error(), 240))
+		return ExitStoreUnusable
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todostore.ShortLine(err.Error(), 300))
@@ -146,13 +175,34 @@ func (h *hook) tools(s *todostore.Session) continuation.Tools {
 }
 
 func (h *hook) stop() ([]byte, []string, error) {
+	if h.in.AgentID != "" {
+		return nil, nil, nil // a sub-agent's stop is never held for the session's list
+	}
 	if ok, err := h.exists(); !ok {
 		return nil, nil, err
 	}
 	var out StopOut
+	var ans continueOut
 	err := h.commit(func(s *todostore.Session) error {
-		out = Stop(StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
-			State: s.Hooks, Tools: h.tools(s)})
+		tools := h.tools(s)
+		in := StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
+			State: s.Hooks, Tools: tools}
+		n, all := waiting(s.Todos, s.Hooks)
+		if all {
+			in.Todos = offeredOnly(s.Todos, s.Hooks)
+		}
+		out = Stop(in)
+		if all {
+			out.Say = "todosh: the agent gets your " + todostore.Plural(n, "new item") + " with your next prompt"
+		}
+		if out.Continue {
+			add, next := offer(s.Todos, &out.State, addTool(tools.Todo))
+			out.Prompt, out.State = add+out.Prompt, next
+			ans = h.a.continueAnswer("todosh: "+out.Line, out.Prompt, h.cfg.Getenv)
+			if ans.Sent != "" {
+				out.State.Sent = digest(ans.Sent)
+			}
+		}
 		next := out.State
 		s.Hooks = &next
 		if out.Continue {
@@ -168,7 +218,7 @@ func (h *hook) stop() ([]byte, []string, error) {
 	}
 	switch {
 	case out.Continue:
-		return encode(map[string]string{"decision": h.a.Continue, "reason": out.Prompt})
+		return encode(ans.Out)
 	case out.Say != "":
 		return encode(map[string]string{"systemMessage": out.Say})
 	}
@@ -195,11 +245,15 @@ func (h *hook) tool() ([]byte, []string, error) {
 			ref.Tasks = slices.Clone(s.Agent.Tasks)
 		}
 		var next todostore.HookState
+		var texts []string // what the agent's tool holds after the call
 		if res.HasList {
 			if _, err := agent.MergeInto(s, res.Todos, h.cfg.Now(), nil); err != nil {
 				return err
 			}
 			next = Given(res.Todos, s.Hooks)
+			for _, t := range res.Todos {
+				texts = append(texts, t.Content)
+			}
 		} else {
 			ct := clis.ClaudeTasks{Session: h.in.SessionID, Tasks: ref.Tasks, View: agent.ViewOf(s)}
 			out, archived, err := ct.Apply(s.Todos, *res.Task)
@@ -209,7 +263,11 @@ func (h *hook) tool() ([]byte, []string, error) {
 			s.AppendArchive(agent.DroppedReason, archived, h.cfg.Now())
 			s.Todos, ref.Tasks = out, ct.Tasks
 			next = Given(out, s.Hooks)
+			for _, t := range ct.Tasks {
+				texts = append(texts, t.Subject)
+			}
 		}
+		next = afterCall(s.Todos, texts, next)
 		s.Agent, s.Hooks = ref, &next
 		if s.Cwd == "" {
 			s.Cwd = h.in.Cwd
@@ -230,6 +288,13 @@ func (h *hook) prompt() ([]byte, []string, error) {
 	var ctx string
 	err := h.commit(func(s *todostore.Session) error {
 		ctx = ""
+		if h.owed(prompt, s) {
+			// The continuation itself, which the stop's answer only named
+			// (byPromptHook).
+			add, _ := offer(s.Todos, s.Hooks, addTool(h.tools(s).Todo))
+			ctx = add + continuation.PromptAt(s.Todos, h.tools(s), s.Hooks.Level)
+			return nil
+		}
 		if !IsPersonPrompt(prompt, s.Hooks) {
 			return nil
 		}
@@ -237,6 +302,7 @@ func (h *hook) prompt() ([]byte, []string, error) {
 		s.Paused, s.PauseReason = false, ""
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, &st, false)
+		ctx, next = h.withOffer(ctx, s, next)
 		s.Hooks = &next
 		if ctx != "" {
 			s.MarkAgentRead() // the agent is shown the list with the prompt
@@ -257,6 +323,7 @@ func (h *hook) start() ([]byte, []string, error) {
 	err := h.commit(func(s *todostore.Session) error {
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, s.Hooks, true)
+		ctx, next = h.withOffer(ctx, s, next)
 		s.Hooks = &next
 		if ctx != "" {
 			s.MarkAgentRead()
@@ -267,6 +334,25 @@ func (h *hook) start() ([]byte, []string, error) {
 		return nil, nil, err
 	}
 	return h.context(ctx)
+}
+
+// owed reports whether prompt is the line a stop sent the agent on with
+// while the continuation itself is still to be given (byPromptHook: the
+// agent runs its prompt hook for the continuation, with that line).
+func (h *hook) owed(prompt string, s *todostore.Session) bool {
+	return h.a.continueBy == byPromptHook && s.Hooks != nil && s.Hooks.Sent != "" && strings.TrimSpace(prompt) != "" &&
+		digest(prompt) == s.Hooks.Sent
+}
+
+// withOffer puts before ctx, the list given to the agent, the items its
+// tool does not hold, to add with its own tool; nothing when no list is
+// given.
+func (h *hook) withOffer(ctx string, s *todostore.Session, st todostore.HookState) (string, todostore.HookState) {
+	if ctx == "" {
+		return ctx, st
+	}
+	add, next := offer(s.Todos, &st, addTool(h.tools(s).Todo))
+	return add + ctx, next
 }
 
 // context is the output that adds text to the agent's context.

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,12 +62,38 @@ func newHarness(t testing.TB) *harness {
 }
 
 func (h *harness) run(agentName string, k Kind, input string) (stdout, stderr string) {
-	var out, errb bytes.Buffer
-	cfg := Config{Store: h.store, Getenv: func(k string) string { return h.env[k] }}
-	if rc := Run(cfg, agentName, string(k), strings.NewReader(input), &out, &errb); rc != 0 {
+	stdout, stderr, rc := h.runRC(agentName, k, input)
+	if rc != 0 {
 		h.t.Fatalf("exit %d", rc)
 	}
-	return out.String(), errb.String()
+	return stdout, stderr
+}
+
+func (h *harness) runRC(agentName string, k Kind, input string) (stdout, stderr string, rc int) {
+	var out, errb bytes.Buffer
+	cfg := Config{Store: h.store, Getenv: func(k string) string { return h.env[k] }}
+	rc = Run(cfg, agentName, string(k), strings.NewReader(input), &out, &errb)
+	return out.String(), errb.String(), rc
+}
+
+// TestRunStoreUnusable: a hook that cannot use the store says so in one
+// stderr line the agent shows (exit 1, never 2, which would block), with
+// nothing on stdout.
+func TestRunStoreUnusable(t *testing.T) {
+	for _, a := range Agents() {
+		h := newHarness(t)
+		file := filepath.Join(t.TempDir(), "not-a-dir")
+		os.WriteFile(file, []byte("x"), 0o644)
+		h.store = todostore.Open(filepath.Join(file, "store"))
+		name, in := toolInput[a.Name]([2]string{"one", "pending"})
+		for _, k := range []Kind{KindTool, KindStop} {
+			out, errs, rc := h.runRC(a.Name, k, hookInput(a, k, map[string]any{"tool_name": name, "tool_input": json.RawMessage(in)}))
+			if rc != ExitStoreUnusable || out != "" || strings.Count(errs, "\n") != 1 ||
+				!strings.Contains(errs, "todosh cannot use its store, the list is not kept") || !strings.Contains(errs, "run todosh hooks status") {
+				t.Errorf("%s %s: rc %d stdout %q stderr %q", a.Name, k, rc, out, errs)
+			}
+		}
+	}
 }
 
 func hookInput(a Agent, k Kind, fields map[string]any) string {
@@ -87,7 +114,48 @@ func (h *harness) tool(a Agent, items ...[2]string) {
 	}
 }
 
-func (h *harness) stop(a Agent, reply string) map[string]string {
+// continued is what a continuation answer m gives the agent and what the
+// person sees of it, for a's way of continuing (continue.go); agentGets is
+// "" when m does not continue. The agents that run the prompt hook for the
+// continuation (Gemini CLI, Qwen Code) are run it, as they would.
+func (h *harness) continued(a Agent, m map[string]any) (agentGets, personSees string) {
+	str := func(k string) string { v, _ := m[k].(string); return v }
+	if hs, ok := m["hookSpecificOutput"].(map[string]any); ok {
+		ev, _ := a.Event(KindStop)
+		if hs["hookEventName"] != ev.Name {
+			h.t.Fatalf("stop context for event %v", hs["hookEventName"])
+		}
+		ctx, _ := hs["additionalContext"].(string)
+		return ctx, str("systemMessage")
+	}
+	if str("decision") != a.Continue {
+		return "", str("systemMessage")
+	}
+	agentGets, personSees = str("reason"), str("reason")
+	if sm := str("systemMessage"); sm != "" {
+		personSees = sm
+	}
+	if a.Name == "gemini" || a.Name == "qwen" {
+		out, errs := h.run(a.Name, KindPrompt, hookInput(a, KindPrompt, map[string]any{"prompt": str("reason")}))
+		if errs != "" {
+			h.t.Fatalf("prompt hook for the continuation: %s", errs)
+		}
+		if out != "" {
+			var ctx struct {
+				H struct {
+					Context string `json:"additionalContext"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal([]byte(out), &ctx); err != nil {
+				h.t.Fatalf("prompt output %q: %v", out, err)
+			}
+			agentGets += "\n" + ctx.H.Context
+		}
+	}
+	return agentGets, personSees
+}
+
+func (h *harness) stop(a Agent, reply string) map[string]any {
 	key := "last_assistant_message"
 	if a.Name == "gemini" {
 		key = "prompt_response"
@@ -99,7 +167,7 @@ func (h *harness) stop(a Agent, reply string) map[string]string {
 	if out == "" {
 		return nil
 	}
-	var m map[string]string
+	var m map[string]any
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		h.t.Fatalf("stop output %q: %v", out, err)
 	}
@@ -113,6 +181,7 @@ func TestRunEveryAgent(t *testing.T) {
 	for _, a := range Agents() {
 		t.Run(a.Name, func(t *testing.T) {
 			h := newHarness(t)
+			h.env["AI_AGENT"] = "claude-code_2-1-332_harness" // what Claude Code 2.1.332 gives its hooks
 			// No session yet: the gate lets the agent stop and writes nothing.
 			if m := h.stop(a, "hi"); m != nil {
 				t.Fatalf("stop without a list: %v", m)
@@ -130,13 +199,17 @@ func TestRunEveryAgent(t *testing.T) {
 			}
 			for i := 1; i <= 3; i++ {
 				m := h.stop(a, "I will stop here.")
-				if m["decision"] != a.Continue || !strings.Contains(m["reason"], "<todo-list>") {
-					t.Fatalf("stop %d: %v", i, m)
+				// The agent gets the instructions and the list; the person
+				// sees one line that says who continues and why. (The
+				// agents that run the prompt hook for the continuation do
+				// not reset the counters: the fourth stop below.)
+				gets, sees := h.continued(a, m)
+				if !strings.Contains(gets, "<todo-list>") || !strings.Contains(gets, "You stopped") && i == 1 {
+					t.Fatalf("stop %d: the agent gets %q (%v)", i, gets, m)
 				}
-				// The agents that run the prompt hook for the continuation
-				// (Gemini CLI, Qwen Code) do not reset the counters.
-				if out, _ := h.run(a.Name, KindPrompt, hookInput(a, KindPrompt, map[string]any{"prompt": m["reason"]})); out != "" {
-					t.Fatalf("the continuation got context: %q", out)
+				line := fmt.Sprintf("todosh: continuing %d/3 — 2 open items", i)
+				if !strings.HasPrefix(sees, line) || a.continueBy != byReason && sees != line {
+					t.Fatalf("stop %d: the person sees %q, want %q (%v)", i, sees, line, m)
 				}
 			}
 			if m := h.stop(a, "I will stop here."); m["systemMessage"] != "todosh: stopped: 3 attempts without progress" {
@@ -160,8 +233,8 @@ func TestRunEveryAgent(t *testing.T) {
 				t.Fatalf("prompt output %q (%v)", out, err)
 			}
 			// The counters started again.
-			if m := h.stop(a, "stopping"); m["decision"] != a.Continue {
-				t.Fatalf("stop after the person's prompt: %v", m)
+			if gets, _ := h.continued(a, h.stop(a, "stopping")); gets == "" {
+				t.Fatalf("stop after the person's prompt did not continue")
 			}
 			// Progress: the agent finishes everything; the gate lets it go.
 			h.tool(a, [2]string{"one", "completed"}, [2]string{"two", "completed"}, [2]string{"three", "completed"}, [2]string{"four", "completed"})
@@ -170,7 +243,7 @@ func TestRunEveryAgent(t *testing.T) {
 			}
 			// A question is never blocked.
 			h.tool(a, [2]string{"five", "pending"})
-			if m := h.stop(a, "Should I use Postgres or SQLite?"); m["decision"] != "" {
+			if m := h.stop(a, "Should I use Postgres or SQLite?"); m["decision"] != nil || m["hookSpecificOutput"] != nil {
 				t.Fatalf("a question was blocked: %v", m)
 			}
 			// A sub-agent's todo tool is not the session's list.
@@ -282,5 +355,106 @@ func BenchmarkHookToolUnchanged(b *testing.B) {
 	defer benchcpu.PerOp(b)()
 	for i := 0; i < b.N; i++ {
 		h.tool(claude, items...)
+	}
+}
+
+// TestPersonItemReachesAgent: an item the person adds in todosh is not the
+// agent's work until it was offered to it: a stop before that is not held
+// for it; the person's next prompt offers it to be added with the agent's
+// own tool (by position, never confused with the tool's ids), the gate then
+// counts it, the continuation offers it again until the agent's tool holds
+// it, and then no more.
+func TestPersonItemReachesAgent(t *testing.T) {
+	for _, a := range Agents() {
+		t.Run(a.Name, func(t *testing.T) {
+			h := newHarness(t)
+			h.env["AI_AGENT"] = "claude-code_2-1-332_harness"
+			done := [][2]string{{"one", "completed"}, {"two", "completed"}, {"three", "completed"}}
+			h.tool(a, done...)
+			if m := h.stop(a, "All done."); m != nil {
+				t.Fatalf("stop when done: %v", m)
+			}
+			if _, err := h.store.Update(a.Name+"-sess-1", func(s *todostore.Session) error {
+				s.Todos = append(s.Todos, todostore.Todo{Content: "write the README", Status: todostore.Pending, Origin: todostore.OriginPerson})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			// The agent stops before it was told: not held for it.
+			m := h.stop(a, "Anything else?.")
+			if gets, _ := h.continued(a, m); gets != "" || m["systemMessage"] != "todosh: the agent gets your 1 new item with your next prompt" {
+				t.Fatalf("a stop before the item was offered: %v", m)
+			}
+			tool, _ := toolInput[a.Name]()
+			out, _ := h.run(a.Name, KindPrompt, hookInput(a, KindPrompt, map[string]any{"prompt": "what is left?"}))
+			want := "Item 4 of the list below is not in your own todo list yet"
+			if !strings.Contains(out, want) || !strings.Contains(out, "with "+tool) || !strings.Contains(out, "not ids of your tool") {
+				t.Fatalf("the prompt does not offer the item to add with %s: %s", tool, out)
+			}
+			// Offered, it is the agent's work: the stop continues, and the
+			// continuation says to add it, not to update an item the
+			// agent's tool does not have.
+			gets, _ := h.continued(a, h.stop(a, "Nothing left."))
+			if !strings.Contains(gets, want) || !strings.Contains(gets, `"write the README"`) {
+				t.Fatalf("the continuation after the offer: %q", gets)
+			}
+			// The agent adds it with its own tool: held, no longer offered.
+			h.tool(a, append(done, [2]string{"write the README", "in_progress"})...)
+			gets, _ = h.continued(a, h.stop(a, "Working on it."))
+			if gets == "" || strings.Contains(gets, "not in your own todo list") {
+				t.Fatalf("the continuation once the agent holds the item: %q", gets)
+			}
+		})
+	}
+}
+
+// TestPersonItemClaudeTasks: with Claude Code's Task tools the item is
+// offered to add with TaskCreate, and is held once a task has its text.
+func TestPersonItemClaudeTasks(t *testing.T) {
+	claude, _ := Lookup("claude")
+	h := newHarness(t)
+	h.env["AI_AGENT"] = "claude-code_2-1-332_harness"
+	create := func(id, subject string) {
+		out, errs := h.run("claude", KindTool, hookInput(claude, KindTool, map[string]any{"tool_name": "TaskCreate",
+			"tool_input": map[string]any{"subject": subject}, "tool_response": map[string]any{"task": map[string]any{"id": id, "subject": subject}}}))
+		if out != "" || errs != "" {
+			t.Fatalf("TaskCreate hook: %q %q", out, errs)
+		}
+	}
+	create("1", "one")
+	if _, err := h.store.Update("claude-sess-1", func(s *todostore.Session) error {
+		s.Todos = append(s.Todos, todostore.Todo{Content: "write the README", Status: todostore.Pending, Origin: todostore.OriginPerson})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := h.run("claude", KindPrompt, hookInput(claude, KindPrompt, map[string]any{"prompt": "go on"}))
+	if !strings.Contains(out, "Item 2 of the list below is not in your own todo list yet") || !strings.Contains(out, "add it with TaskCreate") {
+		t.Fatalf("prompt output %s", out)
+	}
+	create("2", "write the README")
+	gets, _ := h.continued(claude, h.stop(claude, "ok"))
+	if gets == "" || strings.Contains(gets, "not in your own todo list") || !strings.Contains(gets, "TaskUpdate") {
+		t.Fatalf("continuation once the task exists: %q", gets)
+	}
+}
+
+// TestSubagentStop: a sub-agent's stop is never held for the session's
+// list, whatever is open.
+func TestSubagentStop(t *testing.T) {
+	for _, a := range Agents() {
+		h := newHarness(t)
+		h.tool(a, [2]string{"one", "pending"})
+		key := "last_assistant_message"
+		if a.Name == "gemini" {
+			key = "prompt_response"
+		}
+		out, errs := h.run(a.Name, KindStop, hookInput(a, KindStop, map[string]any{key: "sub-agent done", "agent_id": "sub-1", "agent_type": "Explore"}))
+		if out != "" || errs != "" {
+			t.Fatalf("%s: a sub-agent's stop: %q %q", a.Name, out, errs)
+		}
+		if s, _ := h.store.Load(a.Name + "-sess-1"); s.Hooks != nil && s.Hooks.PerPrompt != 0 {
+			t.Fatalf("%s: a sub-agent's stop counted: %+v", a.Name, s.Hooks)
+		}
 	}
 }

@@ -84,11 +84,11 @@ type settings struct {
 	hooks *jnode // the "hooks" object, nil when absent
 }
 
-func parseSettings(doc []byte) (*settings, error) {
+func parseSettings(doc []byte, jsonc bool) (*settings, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = []byte(newFile)
 	}
-	root, err := parseDoc(doc)
+	root, err := parseDoc(doc, jsonc)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 		doc = []byte(newFile)
 	}
 	for _, ev := range a.Events {
-		s, err := parseSettings(doc)
+		s, err := parseSettings(doc, a.jsonc)
 		if err != nil {
 			return nil, err
 		}
@@ -169,6 +169,7 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 			}
 			e = &add
 		}
+		e.text = withLineBreaks(s.doc, e.text)
 		doc = e.apply(s.doc)
 	}
 	return doc, nil
@@ -222,7 +223,7 @@ func (s *settings) hookList(name string) *jnode {
 // install added gives back the file byte for byte.
 func uninstall(doc []byte, a Agent) ([]byte, error) {
 	for {
-		s, err := parseSettings(doc)
+		s, err := parseSettings(doc, a.jsonc)
 		if err != nil {
 			return nil, err
 		}
@@ -235,15 +236,15 @@ func uninstall(doc []byte, a Agent) ([]byte, error) {
 		list := s.hooks.member(f.event)
 		switch {
 		case f.groupHookCount > 1:
-			e = removeItem(list.elems[f.group].member("hooks"), f.hook)
+			e = removeItem(s.doc, list.elems[f.group].member("hooks"), f.hook)
 		case len(list.elems) > 1:
-			e = removeItem(list, f.group)
+			e = removeItem(s.doc, list, f.group)
 		case len(s.hooks.members) > 1:
 			i := slices.IndexFunc(s.hooks.members, func(m jmember) bool { return m.key == f.event })
-			e = removeItem(s.hooks, i)
+			e = removeItem(s.doc, s.hooks, i)
 		default:
 			i := slices.IndexFunc(s.root.members, func(m jmember) bool { return m.key == "hooks" })
-			e = removeItem(s.root, i)
+			e = removeItem(s.doc, s.root, i)
 		}
 		doc = e.apply(s.doc)
 	}
@@ -268,18 +269,39 @@ type Report struct {
 	// this file does not turn it on (ShareToolOn widens it to the other
 	// scope's file and the environment).
 	ToolOn bool
+	// What the installed hooks need when they run (Reports checks it):
+	// NotExec are executables that are there but cannot run, StoreErr why
+	// the hooks cannot write todosh's store (StoreFix the command that
+	// fixes it), Untrusted the kinds the agent has not trusted yet, and
+	// ConfigErr why the agent's own config could not be read.
+	NotExec   []string
+	StoreErr  error
+	StoreFix  string
+	Untrusted []Kind
+	ConfigErr error
+	entries   []entryAt
+}
+
+// entryAt is one of todosh's commands in a settings file: its kind, its
+// event, and where it is (the event's group and the group's hook).
+type entryAt struct {
+	kind        Kind
+	event       string
+	group, hook int
+	exe         string
 }
 
 // inspect reports what doc holds for agent a; exists says whether exe
 // paths exist.
 func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
 	r := Report{Agent: a}
-	s, err := parseSettings(doc)
+	s, err := parseSettings(doc, a.jsonc)
 	if err != nil {
 		return r, err
 	}
 	have := map[Kind]bool{}
 	for _, f := range s.ours(a) {
+		r.entries = append(r.entries, entryAt{kind: f.kind, event: f.event, group: f.group, hook: f.hook, exe: f.exe})
 		if ev, ok := a.Event(f.kind); ok && ev.Name == f.event {
 			have[f.kind] = true
 		}
@@ -309,6 +331,9 @@ func inspect(doc []byte, a Agent, exists func(string) bool) (Report, error) {
 
 // inFile reports whether the settings turn the tool on.
 func (t *toolSwitch) inFile(s *settings) bool {
+	if t.toml != "" {
+		return false // read by Reports from the agent's own config
+	}
 	n := s.root
 	for _, k := range t.path {
 		if n = n.member(k); n == nil {
@@ -348,18 +373,28 @@ func ShareToolOn(reps []Report, getenv func(string) string) {
 	}
 }
 
-// State is the one word of a report: "installed", "partly installed",
-// "not installed" or "unreadable".
+// State is the one word of a report: "installed", "broken" (installed,
+// but the hooks cannot run as they are: Todo says why), "partly
+// installed", "not installed" or "unreadable".
 func (r Report) State() string {
 	switch {
 	case r.Err != nil:
 		return "unreadable"
+	case len(r.Missing) == 0 && r.broken():
+		return "broken"
 	case len(r.Missing) == 0:
 		return "installed"
 	case len(r.Installed) > 0:
 		return "partly installed"
 	}
 	return "not installed"
+}
+
+// broken reports whether installed hooks cannot do their work as things
+// are: their todosh is gone or cannot run, the store cannot be written,
+// the file turns every hook off, or the agent does not run them yet.
+func (r Report) broken() bool {
+	return len(r.Stale) > 0 || len(r.NotExec) > 0 || r.StoreErr != nil || r.Disabled || len(r.Untrusted) > 0
 }
 
 // Line is the report as `todosh hooks status` prints it, with what the
@@ -385,19 +420,43 @@ func (r Report) Todo() []string {
 	}
 	if len(r.Installed) > 0 {
 		for _, exe := range r.Stale {
-			todo = append(todo, fmt.Sprintf("%s no longer exists: run todosh hooks install %s%s again", exe, r.Agent.Name, scopeFlag(r.Scope)))
+			todo = append(todo, fmt.Sprintf("hooks %s: %s no longer exists: run todosh hooks install %s%s again",
+				kindList(r.kindsOf(exe)), exe, r.Agent.Name, scopeFlag(r.Scope)))
+		}
+		for _, exe := range r.NotExec {
+			todo = append(todo, fmt.Sprintf("hooks %s: %s cannot run (not an executable file): run chmod +x %s",
+				kindList(r.kindsOf(exe)), exe, shellQuote(exe)))
+		}
+		if r.StoreErr != nil {
+			todo = append(todo, fmt.Sprintf("hooks %s: they cannot write todosh's store (%v): run %s",
+				kindList(r.Installed), r.StoreErr, r.StoreFix))
 		}
 		if r.Disabled {
 			todo = append(todo, fmt.Sprintf("the file turns every hook off (%s): change it, or the hooks never run", strings.Join(r.Agent.disabled, ".")))
 		}
-		if r.Agent.Todo != "" {
-			todo = append(todo, r.Agent.Todo)
+		if r.ConfigErr != nil {
+			todo = append(todo, fmt.Sprintf("cannot read %s's own config (%v): fix it, or %s may not run the hooks", r.Agent.Title, r.ConfigErr, r.Agent.Title))
+		}
+		if len(r.Untrusted) > 0 {
+			todo = append(todo, fmt.Sprintf("hooks %s: not trusted in Codex yet, so Codex does not run them: start codex and accept them in its hook review "+
+				"(codex exec runs hooks nobody trusted only with --dangerously-bypass-hook-trust)", kindList(r.Untrusted)))
 		}
 		if !r.ToolOn && r.Err == nil && r.Agent.toolOn != nil {
 			todo = append(todo, r.Agent.toolOn.todo)
 		}
 	}
 	return todo
+}
+
+// kindsOf are the kinds whose entries run exe.
+func (r Report) kindsOf(exe string) []Kind {
+	var ks []Kind
+	for _, e := range r.entries {
+		if e.exe == exe && !slices.Contains(ks, e.kind) {
+			ks = append(ks, e.kind)
+		}
+	}
+	return ks
 }
 
 func kindList(ks []Kind) string {

@@ -188,7 +188,7 @@ func TestReport(t *testing.T) {
 	gemini, _ := Lookup("gemini")
 	doc, _ := install([]byte(`{"disableAllHooks": true, "tools": {"todoWrite": {"enabled": true}}}`), qwen, "/gone/todosh")
 	r, err := inspect(doc, qwen, func(string) bool { return false })
-	if err != nil || r.State() != "installed" || len(r.Todo()) != 2 {
+	if err != nil || r.State() != "broken" || len(r.Todo()) != 2 {
 		t.Fatalf("qwen: %v %q %v", r.State(), r.Todo(), err)
 	}
 	if !strings.Contains(r.Todo()[0], "/gone/todosh no longer exists") || !strings.Contains(r.Todo()[1], "disableAllHooks") {
@@ -196,7 +196,7 @@ func TestReport(t *testing.T) {
 	}
 	doc, _ = install(nil, codex, testExe)
 	r, _ = inspect(doc, codex, func(string) bool { return true })
-	if len(r.Todo()) != 1 || !strings.Contains(r.Todo()[0], "trust") {
+	if len(r.Todo()) != 1 || !strings.Contains(r.Todo()[0], "update_plan") {
 		t.Errorf("codex todo %q", r.Todo())
 	}
 	doc, _ = install([]byte(`{"hooksConfig": {"enabled": false}}`), gemini, testExe)
@@ -283,13 +283,13 @@ func TestToolOn(t *testing.T) {
 // uninstallKind removes the entry of one kind, as a person editing the
 // file by hand would.
 func uninstallKind(doc []byte, a Agent, k Kind) ([]byte, error) {
-	s, err := parseSettings(doc)
+	s, err := parseSettings(doc, false)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range s.ours(a) {
 		if f.kind == k {
-			return removeItem(s.hooks.member(f.event), f.group).apply(s.doc), nil
+			return removeItem(s.doc, s.hooks.member(f.event), f.group).apply(s.doc), nil
 		}
 	}
 	return doc, nil

@@ -39,6 +39,9 @@ type shell struct {
 	// signals ends the shell on SIGTERM, SIGHUP and SIGQUIT once the
 	// running line has ended.
 	signals signalExit
+	// switchTo is the session the person picked to open in place of this
+	// one (commands.SwitchTo); the terminal then opens it.
+	switchTo string
 }
 
 // Run opens the session cfg names and runs the shell until the input ends
@@ -103,6 +106,9 @@ type shellIO struct {
 	// permission answers an agent's question during a turn (TurnRunner.Ask).
 	permission func(ctx context.Context, q agent.Question) (int, error)
 	jsonl      *jsonlView // set with --output jsonl
+	// canSwitch: the terminal opens another session in place of this one
+	// (commands.Env.CanSwitch).
+	canSwitch bool
 }
 
 // scriptIO is the output of a script: text lines (an agent's list changes
@@ -194,7 +200,7 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		Out: sio.out, Err: sio.err, Now: now,
 		Home: cfg.Home, Getenv: cfg.Getenv,
 		Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
-		Agent: agentLine(cfg.Backend),
+		Agent: agentLine(cfg.Backend), CanSwitch: sio.canSwitch,
 	}
 	if r, ok := sio.render.(*Renderer); ok {
 		// What the shell showed is the list the person saw: commands
@@ -279,6 +285,10 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 			s.jsonl.commandDone(s.store, s.id, before, err)
 		}
 		if errors.Is(err, commands.ErrQuit) {
+			return "", true, nil
+		}
+		if sw := (*commands.SwitchTo)(nil); errors.As(err, &sw) {
+			s.switchTo = sw.ID
 			return "", true, nil
 		}
 		if err != nil {

@@ -69,7 +69,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	render.errOut = errorWriter(rl.Stderr(), pal)
 	var asking atomic.Bool
 	ask := askWith(rl)
-	sh, err := open(cfg, shellIO{
+	sio := shellIO{
 		out: colorWriter(rl.Stdout(), pal), err: errorWriter(rl.Stderr(), pal), render: render, live: live, width: width,
 		ask: func(prompt string) (string, error) {
 			asking.Store(true)
@@ -78,12 +78,29 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 		},
 		countdown:  ttyCountdown{term: t, show: live.SetStatus}.run,
 		permission: ttyAsk{term: t, out: live}.ask,
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "todosh: %v\n", err)
-		return ExitFailed
+		canSwitch:  true,
 	}
-	reg = sh.registry
+	// The person may open another session from /todo list
+	// (commands.SwitchTo): this shell ends, and one on that session
+	// starts in the same terminal, as `todosh --session ID` would.
+	for {
+		sh, err := open(cfg, sio)
+		if err != nil {
+			fmt.Fprintf(stderr, "todosh: %v\n", err)
+			return ExitFailed
+		}
+		reg = sh.registry
+		code := runShell(sh, rl, t, render, &asking, stderr)
+		if sh.switchTo == "" {
+			return code
+		}
+		cfg.SessionID, cfg.Resume = sh.switchTo, true
+	}
+}
+
+// runShell runs one shell of RunTerminal until it ends, its agent's
+// processes with it.
+func runShell(sh *shell, rl *editor, t Terminal, render *Renderer, asking *atomic.Bool, stderr io.Writer) int {
 	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
 	sh.signals.atPrompt = rl.reading.Load
 	// The agent's processes end with the shell, also on a signal, whose
@@ -92,7 +109,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	defer closeAgent(sh.runner.Agent)
 	ctx, stop := sh.signals.watch(context.Background())
 	defer stop() // after a signal, never returns: exitOn exits
-	return sh.interactive(ctx, rl, t, render, &asking)
+	return sh.interactive(ctx, rl, t, render, asking)
 }
 
 // editor is the line editor: readline behind the key filter, and the

@@ -67,6 +67,7 @@ func (s *Session) cloneWith(cp func([]Todo) []Todo) *Session {
 	if s.Hooks != nil {
 		h := *s.Hooks
 		h.Before = CloneTodos(s.Hooks.Before)
+		h.Held, h.Offered = slices.Clone(s.Hooks.Held), slices.Clone(s.Hooks.Offered)
 		c.Hooks = &h
 	}
 	c.note, c.notes, c.dropped, c.revertOf, c.agentSees = "", nil, nil, 0, false
@@ -131,7 +132,8 @@ func sameHooks(a, b *HookState) bool {
 		return a == b
 	}
 	return a.NoProgress == b.NoProgress && a.PerPrompt == b.PerPrompt && a.LastList == b.LastList && a.Level == b.Level &&
-		a.Sent == b.Sent && a.Given == b.Given && SameTodos(a.Before, b.Before)
+		a.Sent == b.Sent && a.Given == b.Given && SameTodos(a.Before, b.Before) &&
+		slices.Equal(a.Held, b.Held) && slices.Equal(a.Offered, b.Offered)
 }
 
 func normTasks(a AgentRef) AgentRef {

@@ -120,6 +120,13 @@ type HookState struct {
 	// Given is the digest of the list the agent last wrote or was given;
 	// a list that differs was changed by someone else.
 	Given string `json:"given,omitempty"`
+	// Held are digests of the texts of the items the agent's own todo
+	// tool holds, as of its last call; nil until it made one. An
+	// open item it does not hold (the person's, added in todosh) is
+	// offered to it to add with its tool, and is its work only once
+	// Offered holds it.
+	Held    []string `json:"held,omitempty"`
+	Offered []string `json:"offered,omitempty"`
 }
 
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,

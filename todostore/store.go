@@ -68,6 +68,11 @@ func Open(root string) *Store {
 // HistoryPath is where readline keeps the command history.
 func (s *Store) HistoryPath() string { return filepath.Join(s.Root, "history") }
 
+// HooksFilesPath is where `todosh hooks install` keeps what it found at
+// the settings files it had to create or fill (hooks.Record), so that
+// uninstall gives them back as they were.
+func (s *Store) HooksFilesPath() string { return filepath.Join(s.Root, "hooks-files.json") }
+
 // ValidSessionID refuses ids that could escape the store directory or
 // collide with its own files: only [A-Za-z0-9._-], 1 to 100 characters,
 // and not "." or "..". It is a loop, not a regexp, because List runs it on
@@ -113,6 +118,7 @@ func (s *Store) sessionFiles(id string) []string {
 		filepath.Join(s.Dir, "."+filepath.Base(path)+".tmp"), // writeLocked's temp file, left by a killed writer
 		s.SessionHistoryPath(id),
 		s.ConvPath(id),
+		s.ThreadPath(id),
 		s.lockPath(id),
 	}
 }

@@ -89,6 +89,10 @@ type Config struct {
 	// Spelling is how the agent names the MCP server's tools
 	// (mcp_todosh_todo_write), for the prompt that names them.
 	Spelling todotools.Spelling
+	// SavedList reads the agent's own list where it saves it, after a
+	// turn in which it set its list without sending the items (Gemini
+	// CLI's write_todos); nil for an agent whose list crosses ACP.
+	SavedList SavedList
 	// KillGrace is the time between SIGTERM and SIGKILL to the agent's
 	// process group; CancelWait how long a cancelled turn waits for the
 	// agent's stopReason cancelled; StartTimeout bounds initialize and
@@ -163,6 +167,11 @@ type process struct {
 	// write_todos call that carried them); noListNote: the person was
 	// told once that the agent's own list does not reach todosh.
 	ownList, noListNote bool
+	// state is the open session for other goroutines (config.go).
+	state sessionState
+	// cancelled: the last turn was cancelled, so the next may get the
+	// end of it (staleTurn).
+	cancelled bool
 }
 
 // RunTurn sends one session/prompt and streams its updates. See
@@ -179,6 +188,28 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 		return agent.Result{}, err
 	}
 	text := a.promptText(p, turn)
+	afterCancel := p.cancelled
+	p.cancelled = false
+	res, err, quiet := a.prompt(ctx, p, turn, text, emit)
+	if afterCancel && quiet && err == nil {
+		// The first turn after a cancel ended at once having said nothing:
+		// the agent answered with the end of the cancelled turn (seen
+		// with claude-agent-acp), not with this prompt. Taken as the
+		// agent's turn it would look like a lazy end and be continued, so
+		// the prompt goes once more.
+		res, err, _ = a.prompt(ctx, p, turn, text, emit)
+	}
+	return res, err
+}
+
+// prompt sends one session/prompt on p and streams its updates until the
+// agent answers; quiet says the agent sent no update at all in it.
+func (a *Agent) prompt(ctx context.Context, p *process, turn agent.Turn, text string, emit func(agent.Event)) (res agent.Result, err error, quiet bool) {
+	defer func() {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			p.cancelled = true
+		}
+	}()
 	t := newTurn()
 	p.client.setTurn(t)
 	defer func() {
@@ -204,6 +235,7 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 	for {
 		select {
 		case u := <-t.updates:
+			st.updates++
 			a.update(u, st, emit)
 		case pr := <-t.perms:
 			if giveUp != nil {
@@ -227,21 +259,21 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 		case <-giveUp:
 			a.stop(p)
 			if ctx.Err() == nil {
-				return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name)
+				return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name), false
 			}
-			return agent.Result{}, ctx.Err()
+			return agent.Result{}, ctx.Err(), false
 		case r := <-answers:
 			if giveUp != nil { // cancelled by Ctrl-C or an unanswered question
 				if r.err != nil {
 					a.stop(p)
 				}
 				if ctx.Err() == nil {
-					return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name)
+					return agent.Result{}, fmt.Errorf("%s: turn cancelled: the permission request got no answer", a.cfg.Name), false
 				}
-				return agent.Result{}, ctx.Err()
+				return agent.Result{}, ctx.Err(), false
 			}
 			if r.err != nil {
-				return agent.Result{}, a.died(p, "the agent stopped mid-turn", r.err)
+				return agent.Result{}, a.died(p, "the agent stopped mid-turn", r.err), false
 			}
 			if n := p.skipped.malformed.Swap(0); n > 0 {
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
@@ -251,7 +283,7 @@ func (a *Agent) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Ev
 			if err != nil {
 				err = &StopError{Reason: r.resp.StopReason, Err: err}
 			}
-			return res, err
+			return res, err, st.updates == 0
 		}
 	}
 }
@@ -325,6 +357,8 @@ type turnState struct {
 	// asked are the titles of this turn's permission requests: the tool
 	// call that follows one is not shown a second time.
 	asked map[string]bool
+	// updates counts the session/updates the turn got.
+	updates int
 	// setTodos is the title of a call that set the agent's own list
 	// without its items ("Set 3 todo(s)"), "" when none.
 	setTodos string
@@ -379,21 +413,32 @@ func (a *Agent) ownListCall(title string, raw any, st *turnState, emit func(agen
 	}
 }
 
-// noteLostList tells the person once, at the end of a turn, that the
-// agent set its own todo list, which never reached todosh, while todosh's
-// list stayed empty.
+// noteLostList reads, at the end of a turn in which the agent set its own
+// todo list without its items, the list where the agent saved it
+// (Config.SavedList); failing that, it tells the person once that the
+// list never reached todosh, while todosh's list stayed empty.
 func (a *Agent) noteLostList(p *process, st *turnState, emit func(agent.Event)) {
-	if st.setTodos == "" || p.noListNote || p.ownList {
+	if st.setTodos == "" {
+		return
+	}
+	if a.cfg.SavedList != nil {
+		if entries, ok := a.cfg.SavedList(a.home(), string(p.id)); ok {
+			a.plan(entries, emit)
+			return
+		}
+	}
+	if p.noListNote || p.ownList {
 		return
 	}
 	if s, err := a.sess.Load(); err != nil || len(s.Todos) > 0 {
 		return
 	}
 	p.noListNote = true
-	// One line of at most 120 characters: the cause, then the fix.
+	// The cause, then what the person can do, in words they would type:
+	// the model knows the tool by a name the person never sees.
 	fix := "todosh's MCP server was not given"
 	if a.cfg.MCP != nil {
-		fix = "ask it to use " + a.cfg.Spelling.Of(todotools.Write)
+		fix = `say "keep the todo list with todosh's todo tools" in your next prompt, or add items with /todo add`
 	}
 	emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: its own todo list never reaches todosh over ACP; %s", a.cfg.Name, fix)})
 }
@@ -789,4 +834,17 @@ func (a *Agent) dir() string {
 	}
 	d, _ := os.Getwd()
 	return d
+}
+
+// home is the agent's HOME: from its own environment when it has one.
+func (a *Agent) home() string {
+	if a.cfg.Env != nil {
+		for i := len(a.cfg.Env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(a.cfg.Env[i], "HOME="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	return os.Getenv("HOME")
 }

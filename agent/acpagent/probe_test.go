@@ -46,9 +46,8 @@ func TestProbeThenSession(t *testing.T) {
 					t.Errorf("process group %d outlived Close", pid)
 				}
 			} else {
-				var notes []string
-				if err := a.Prepare(context.Background(), func(n string) { notes = append(notes, n) }); err != nil {
-					t.Fatalf("Prepare: %v (%q)", err, notes)
+				if _, err := a.opened(context.Background()); err != nil {
+					t.Fatalf("opened: %v", err)
 				}
 				if got := a.proc.cmd.Process.Pid; (got == pid) == tc.kill {
 					t.Errorf("session on pid %d, probed %d, killed %v", got, pid, tc.kill)

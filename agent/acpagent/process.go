@@ -84,7 +84,7 @@ func (a *Agent) open(sctx context.Context, p *process, cur *todostore.Session, e
 		if err != nil {
 			return "session/new failed", err
 		}
-		p.id = resp.SessionId
+		a.setOpen(p, resp.SessionId, SessionConfig{Modes: resp.Modes, Models: resp.Models, Options: resp.ConfigOptions})
 		if _, err := a.sess.Update(func(s *todostore.Session) error {
 			s.Agent = &todostore.AgentRef{Kind: a.cfg.Name, Session: string(p.id)}
 			return nil
@@ -204,19 +204,24 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 // replays arrive while no turn listens and are dropped: the list is
 // already in the session file.
 func (a *Agent) reopen(ctx context.Context, p *process, caps acp.AgentCapabilities, id acp.SessionId) error {
+	var c SessionConfig
 	switch {
 	case caps.SessionCapabilities.Resume != nil:
-		if _, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers(p)}); err != nil {
+		r, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers(p)})
+		if err != nil {
 			return err
 		}
+		c = SessionConfig{Modes: r.Modes, Models: r.Models, Options: r.ConfigOptions}
 	case caps.LoadSession:
-		if _, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers(p)}); err != nil {
+		r, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: id, Cwd: a.dir(), McpServers: a.mcpServers(p)})
+		if err != nil {
 			return err
 		}
+		c = SessionConfig{Modes: r.Modes, Models: r.Models, Options: r.ConfigOptions}
 	default:
 		return errors.New("the agent cannot reopen sessions")
 	}
-	p.id = id
+	a.setOpen(p, id, c)
 	return nil
 }
 

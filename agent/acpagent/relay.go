@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
-
-	"github.com/todosh/todosh/agent"
 )
 
 // Relay is an editor that todosh serves as an ACP agent (`todosh acp`,
@@ -20,8 +18,12 @@ type Relay interface {
 	// initialize.
 	Capabilities() acp.ClientCapabilities
 	// Update receives the agent's session updates in order: during a turn
-	// every kind but plan, between turns only its available commands.
+	// every kind but plan, between turns only its available commands and
+	// settings (current_mode_update, config_option_update).
 	Update(ctx context.Context, u acp.SessionUpdate)
+	// Config receives the agent's session settings (modes, models, config
+	// options) each time its session opens.
+	Config(c SessionConfig)
 	// MCPServers are the editor's own MCP servers for the session, handed
 	// to the agent after todosh's.
 	MCPServers() []acp.McpServer
@@ -55,34 +57,15 @@ func (a *Agent) capabilities() acp.ClientCapabilities {
 }
 
 // relayUpdate passes an update to the relay: during a turn all but the
-// plan, between turns only the agent's commands (a session/load's replay
+// plan, between turns only the agent's commands and settings (a session/load's replay
 // of old messages would otherwise reach the editor inside the next turn).
 func (c *client) relayUpdate(ctx context.Context, u acp.SessionUpdate) {
 	if c.relay == nil || u.Plan != nil {
 		return
 	}
-	if u.AvailableCommandsUpdate != nil || c.current() != nil {
+	if u.AvailableCommandsUpdate != nil || u.CurrentModeUpdate != nil || u.ConfigOptionUpdate != nil || c.current() != nil {
 		c.relay.Update(ctx, u)
 	}
-}
-
-// Prepare starts the agent and opens (or reopens) its session now rather
-// than with the first turn, so an editor's session/new fails with the
-// cause when the agent cannot start, and gets the agent's commands before
-// the first prompt. notice receives what a turn would show as notices.
-func (a *Agent) Prepare(ctx context.Context, notice func(string)) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	cur, err := a.sess.Load()
-	if err != nil {
-		return err
-	}
-	_, err = a.start(ctx, cur, func(ev agent.Event) {
-		if ev.Kind == agent.EventNotice {
-			notice(ev.Text)
-		}
-	})
-	return err
 }
 
 // IsSlashCommand reports whether a prompt is one of the agent's own slash

@@ -32,7 +32,8 @@
 // MCP Server)" with proceed_always_server; [[plan]] keeps the list with its
 // own write_todos, seen only as a permission request and a tool call "Set 3
 // todo(s)" with no content, unless FAKEACP_RAW=1 puts the items in the
-// call's rawInput).
+// call's rawInput; FAKEACP_CHAT=1 writes Gemini's chat recording with the
+// call's items under $HOME/.gemini, where todosh reads them).
 //
 // Environment: FAKEACP_LOG appends every line received; FAKEACP_ENV
 // receives the CLAUDE_CODE_ENABLE_TODO_TOOLS it was given; FAKEACP_CAPS is
@@ -42,18 +43,30 @@
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
 // makes them wait for session/cancel instead; FAKEACP_PACE paces
-// text chunks (a duration) for benchmarks.
+// text chunks (a duration) for benchmarks; FAKEACP_STALE=1 ends the first
+// prompt after a cancel at once, saying nothing (as if it were the end of
+// the cancelled turn); FAKEACP_NOCALL=1 calls todosh's MCP tools with a
+// permission request and a tool_call_update but no tool_call, as Gemini
+// CLI does.
+//
+// Settings: it offers modes (default, plan) and models (fast, smart), and
+// both again as config options (mode, model), as claude-agent-acp does;
+// session/set_mode (with a current_mode_update), session/set_model and
+// session/set_config_option change them, and [[settings]] says them;
+// FAKEACP_SETTINGS=modes offers modes and models only, as Gemini CLI does.
 package main
 
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,8 +131,14 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 type session struct {
 	plan []acp.PlanEntry // only the session's one running turn uses it
 	mcp  []acp.McpServer
+	// mode and model are the session's settings (session/set_mode,
+	// session/set_model, session/set_config_option), under mu.
+	mode, model string
 
 	mu sync.Mutex // guards cancelled: session/cancel runs beside the turn
+	// stale: the last turn was cancelled and FAKEACP_STALE=1, so the next
+	// prompt ends at once, as if it were the end of that turn.
+	stale bool
 	// cancelled is closed by session/cancel and replaced when a turn has
 	// waited on it; a cancel that comes while no turn waits is kept for
 	// the next one that does.
@@ -156,6 +175,7 @@ func (s *session) awaitCancel(done <-chan struct{}) (acp.PromptResponse, error) 
 		select {
 		case <-c:
 			s.cancelled = make(chan struct{})
+			s.stale = os.Getenv("FAKEACP_STALE") == "1"
 		default: // the connection ended
 		}
 	}
@@ -219,10 +239,46 @@ func (a *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Authe
 	return acp.AuthenticateResponse{}, nil
 }
 
-func (a *fake) newSession(id acp.SessionId, servers []acp.McpServer) {
+func (a *fake) newSession(id acp.SessionId, servers []acp.McpServer) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.sessions[id] = &session{mcp: servers, cancelled: make(chan struct{})}
+	s := &session{mcp: servers, cancelled: make(chan struct{}), mode: "default", model: "fast"}
+	a.sessions[id] = s
+	return s
+}
+
+// The fake's modes and models, which it offers as claude-agent-acp 0.23.1
+// does: as modes and models, and again as config options.
+var (
+	fakeModes  = []acp.SessionMode{{Id: "default", Name: "Default"}, {Id: "plan", Name: "Plan Mode"}}
+	fakeModels = []acp.ModelInfo{{ModelId: "fast", Name: "Fast"}, {ModelId: "smart", Name: "Smart"}}
+)
+
+// settings are a session's modes, models and config options as its
+// answers carry them.
+func (s *session) settings() (*acp.SessionModeState, *acp.SessionModelState, []acp.SessionConfigOption) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	modeOpts := acp.SessionConfigSelectOptionsUngrouped{}
+	for _, m := range fakeModes {
+		modeOpts = append(modeOpts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(m.Id), Name: m.Name})
+	}
+	modelOpts := acp.SessionConfigSelectOptionsUngrouped{}
+	for _, m := range fakeModels {
+		modelOpts = append(modelOpts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(m.ModelId), Name: m.Name})
+	}
+	mode, model := acp.SessionConfigOptionCategory("mode"), acp.SessionConfigOptionCategory("model")
+	opts := []acp.SessionConfigOption{
+		{Select: &acp.SessionConfigOptionSelect{Id: "mode", Name: "Mode", Type: "select", Category: &mode, CurrentValue: acp.SessionConfigValueId(s.mode),
+			Options: acp.SessionConfigSelectOptions{Ungrouped: &modeOpts}}},
+		{Select: &acp.SessionConfigOptionSelect{Id: "model", Name: "Model", Type: "select", Category: &model, CurrentValue: acp.SessionConfigValueId(s.model),
+			Options: acp.SessionConfigSelectOptions{Ungrouped: &modelOpts}}},
+	}
+	if os.Getenv("FAKEACP_SETTINGS") == "modes" { // as Gemini CLI 0.61: no config options
+		opts = nil
+	}
+	return &acp.SessionModeState{AvailableModes: fakeModes, CurrentModeId: acp.SessionModeId(s.mode)},
+		&acp.SessionModelState{AvailableModels: fakeModels, CurrentModelId: acp.ModelId(s.model)}, opts
 }
 
 func (a *fake) session(id acp.SessionId) *session {
@@ -240,26 +296,28 @@ func (a *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSe
 	a.n++
 	id := acp.SessionId(fmt.Sprintf("fake-%d-%d", os.Getpid(), a.n))
 	a.mu.Unlock()
-	a.newSession(id, p.McpServers)
+	s := a.newSession(id, p.McpServers)
 	go a.send(context.Background(), id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{
 		AvailableCommands: []acp.AvailableCommand{{Name: "compact", Description: "Compact the conversation"}}}})
-	return acp.NewSessionResponse{SessionId: id}, nil
+	modes, models, opts := s.settings()
+	return acp.NewSessionResponse{SessionId: id, Modes: modes, Models: models, ConfigOptions: opts}, nil
 }
 
 // LoadSession replays the history as Codex does (update_plan tool calls)
 // before answering; with FAKEACP_REPLAY_LATE=1, as Gemini was seen to,
 // after answering.
 func (a *fake) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	a.newSession(p.SessionId, p.McpServers)
+	s := a.newSession(p.SessionId, p.McpServers)
+	modes, models, opts := s.settings()
 	if os.Getenv("FAKEACP_REPLAY_LATE") == "1" {
 		go func() {
 			time.Sleep(50 * time.Millisecond)
 			a.replay(context.Background(), p.SessionId)
 		}()
-		return acp.LoadSessionResponse{}, nil
+		return acp.LoadSessionResponse{Modes: modes, Models: models, ConfigOptions: opts}, nil
 	}
 	a.replay(ctx, p.SessionId)
-	return acp.LoadSessionResponse{}, nil
+	return acp.LoadSessionResponse{Modes: modes, Models: models, ConfigOptions: opts}, nil
 }
 
 // replay sends a session's history: the earlier prompt, the replies and
@@ -274,8 +332,9 @@ func (a *fake) replay(ctx context.Context, id acp.SessionId) {
 }
 
 func (a *fake) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	a.newSession(p.SessionId, p.McpServers)
-	return acp.ResumeSessionResponse{}, nil
+	s := a.newSession(p.SessionId, p.McpServers)
+	modes, models, opts := s.settings()
+	return acp.ResumeSessionResponse{Modes: modes, Models: models, ConfigOptions: opts}, nil
 }
 
 func (a *fake) Cancel(_ context.Context, p acp.CancelNotification) error {
@@ -293,12 +352,55 @@ func (a *fake) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListS
 	return acp.ListSessionsResponse{}, nil
 }
 
-func (a *fake) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, nil
+// SetSessionConfigOption sets the mode or the model, and answers with the
+// options as they are now.
+func (a *fake) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	if p.ValueId == nil {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]any{"error": "want a value id"})
+	}
+	s := a.session(p.ValueId.SessionId)
+	if s == nil {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown session"})
+	}
+	v := string(p.ValueId.Value)
+	s.mu.Lock()
+	switch {
+	case p.ValueId.ConfigId == "mode" && (v == "default" || v == "plan"):
+		s.mode = v
+	case p.ValueId.ConfigId == "model" && (v == "fast" || v == "smart"):
+		s.model = v
+	default:
+		s.mu.Unlock()
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]any{"error": "no option " + string(p.ValueId.ConfigId) + "=" + v})
+	}
+	s.mu.Unlock()
+	_, _, opts := s.settings()
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
 
-func (a *fake) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+// SetSessionMode sets the mode and says so, as claude-agent-acp does.
+func (a *fake) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	s := a.session(p.SessionId)
+	if s == nil || (p.ModeId != "default" && p.ModeId != "plan") {
+		return acp.SetSessionModeResponse{}, acp.NewInvalidParams(map[string]any{"error": "no mode " + string(p.ModeId)})
+	}
+	s.mu.Lock()
+	s.mode = string(p.ModeId)
+	s.mu.Unlock()
+	go a.send(context.Background(), p.SessionId, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: p.ModeId}})
 	return acp.SetSessionModeResponse{}, nil
+}
+
+// UnstableSetSessionModel is session/set_model.
+func (a *fake) UnstableSetSessionModel(_ context.Context, p acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+	s := a.session(p.SessionId)
+	if s == nil || (p.ModelId != "fast" && p.ModelId != "smart") {
+		return acp.UnstableSetSessionModelResponse{}, acp.NewInvalidParams(map[string]any{"error": "no model " + string(p.ModelId)})
+	}
+	s.mu.Lock()
+	s.model = string(p.ModelId)
+	s.mu.Unlock()
+	return acp.UnstableSetSessionModelResponse{}, nil
 }
 
 func (a *fake) send(ctx context.Context, id acp.SessionId, u acp.SessionUpdate) {
@@ -337,6 +439,13 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	prompt := text.String()
 	id := p.SessionId
 	end := acp.PromptResponse{StopReason: acp.StopReasonEndTurn}
+	s.mu.Lock()
+	stale := s.stale
+	s.stale = false
+	s.mu.Unlock()
+	if stale {
+		return end, nil
+	}
 	has := func(m string) bool { return strings.Contains(prompt, "[["+m+"]]") }
 	switch {
 	case has("plan") && plays() == "gemini":
@@ -432,6 +541,11 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		// An update of a kind no SDK knows yet is skipped quietly.
 		a.out.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + string(id) + `","update":{"sessionUpdate":"future_kind","x":1}}}` + "\n"))
 		a.say(ctx, id, "after garbage\n")
+	case has("settings"):
+		s.mu.Lock()
+		mode, model := s.mode, s.model
+		s.mu.Unlock()
+		a.say(ctx, id, "mode="+mode+" model="+model+"\n")
 	case has("think"):
 		a.send(ctx, id, acp.UpdateAgentThoughtText("Thinking about the files."))
 		a.send(ctx, id, acp.StartToolCall("call_t", "Read main.go", acp.WithStartKind(acp.ToolKindRead),
@@ -486,7 +600,10 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 		if plays() == "gemini" {
 			title = name + " (" + srv.Name + " MCP Server)"
 		}
-		a.send(ctx, id, acp.StartToolCall(acp.ToolCallId("mcp_"+name), title, acp.WithStartKind(acp.ToolKindOther)))
+		noCall := os.Getenv("FAKEACP_NOCALL") == "1"
+		if !noCall {
+			a.send(ctx, id, acp.StartToolCall(acp.ToolCallId("mcp_"+name), title, acp.WithStartKind(acp.ToolKindOther)))
+		}
 		if !allowed {
 			req := mcpPermission(srv.Name, name, title)
 			req.SessionId = id
@@ -512,6 +629,9 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 		}
 		if res.IsError {
 			return fmt.Errorf("%s refused: %v", name, res.Content)
+		}
+		if noCall { // as Gemini CLI: an update of a call the client was only asked about
+			a.send(ctx, id, acp.UpdateToolCall(acp.ToolCallId("mcp_"+name), acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
 		}
 		return nil
 	}
@@ -599,6 +719,11 @@ func (a *fake) geminiTodos(ctx context.Context, id acp.SessionId) (acp.PromptRes
 		}
 		raw = map[string]any{"todos": todos}
 	}
+	if os.Getenv("FAKEACP_CHAT") == "1" {
+		if err := writeGeminiChat(id); err != nil {
+			a.say(ctx, id, "chat recording failed: "+err.Error()+"\n")
+		}
+	}
 	a.send(ctx, id, acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: "write_todos_1", Title: title, Kind: kind,
 		Status: acp.ToolCallStatusCompleted, Content: []acp.ToolCallContent{}, RawInput: raw}})
 	a.say(ctx, id, "I have set the todo list and started on the first item.\n")
@@ -611,4 +736,41 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
+}
+
+// writeGeminiChat writes Gemini CLI 0.61's chat recording of a session
+// whose write_todos set the plan's items, where Gemini keeps it:
+// $HOME/.gemini/tmp/<project>/chats/session-<time>-<id's first 8>.jsonl,
+// a header line, messages, and {"$set"} edits.
+func writeGeminiChat(id acp.SessionId) error {
+	dir := filepath.Join(os.Getenv("HOME"), ".gemini", "tmp", "proj", "chats")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var todos []map[string]any
+	for i, t := range planTexts {
+		st := "pending"
+		if i == 0 {
+			st = "in_progress"
+		}
+		todos = append(todos, map[string]any{"description": t, "status": st})
+	}
+	lines := []any{
+		map[string]any{"sessionId": string(id), "projectHash": "29fd98cd", "startTime": "2026-11-26T13:27:44.397Z", "kind": "main"},
+		map[string]any{"id": "u1", "type": "user", "content": []any{map[string]any{"text": "[[plan]]"}}},
+		map[string]any{"$set": map[string]any{"lastUpdated": "2026-11-26T13:27:45.004Z"}},
+		map[string]any{"id": "g1", "type": "gemini", "content": "", "toolCalls": []any{
+			map[string]any{"id": "write_todos_1", "name": "write_todos", "args": map[string]any{"todos": todos}, "status": "success"}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		j, _ := json.Marshal(l)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	id8 := string(id)
+	if len(id8) > 8 {
+		id8 = id8[:8]
+	}
+	return os.WriteFile(filepath.Join(dir, "session-2026-11-26T13-27-"+id8+".jsonl"), []byte(b.String()), 0o644)
 }

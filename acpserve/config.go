@@ -1,0 +1,417 @@
+package acpserve
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/continuation"
+)
+
+// This file is a session's settings as the editor sees them: the inner
+// agent's modes, models and config options, relayed both ways, and
+// todosh's own config options beside them.
+
+// settings are todosh's own options of one session, set by the editor
+// (session/set_config_option) and read by each prompt.
+type settings struct {
+	Continue bool
+	Attempts int // attempts without progress before continuation stops
+}
+
+// The ids of todosh's own config options. Budgets (usage) and
+// --require-evidence will be more rows of ownOptions when they exist: one
+// id, one option builder, one setter each.
+const (
+	optContinue = "todosh_continue"
+	optAttempts = "todosh_attempts"
+)
+
+// maxAttemptsChoice is the highest "attempts without progress" the editor
+// offers.
+const maxAttemptsChoice = 10
+
+// ownOption is one of todosh's config options: how it shows and how the
+// editor's choice changes the settings.
+type ownOption struct {
+	id    string
+	build func(settings) acp.SessionConfigOption
+	set   func(*settings, acp.SetSessionConfigOptionRequest) error
+}
+
+// ownOptions is the one table of todosh's config options, shown after the
+// inner agent's.
+var ownOptions = []ownOption{
+	{optContinue, func(s settings) acp.SessionConfigOption {
+		return acp.SessionConfigOption{Boolean: &acp.SessionConfigOptionBoolean{Id: optContinue, Type: "boolean",
+			Name: "todosh: continue a lazy agent", CurrentValue: s.Continue,
+			Description: acp.Ptr("Continue the agent inside the prompt while todo items stay open (todosh acp --no-continue turns it off)")}}
+	}, func(s *settings, r acp.SetSessionConfigOptionRequest) error {
+		v, err := boolValue(r)
+		s.Continue = v
+		return err
+	}},
+	{optAttempts, func(s settings) acp.SessionConfigOption {
+		var opts []acp.SessionConfigSelectOption
+		for n := 1; n <= maxAttemptsChoice; n++ {
+			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(strconv.Itoa(n)), Name: strconv.Itoa(n)})
+		}
+		return acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optAttempts, Type: "select",
+			Name: "todosh: attempts without progress", CurrentValue: acp.SessionConfigValueId(strconv.Itoa(s.Attempts)),
+			Description: acp.Ptr("How many continuations in a row may make no progress before todosh stops and waits for you"),
+			Options:     acp.SessionConfigSelectOptions{Ungrouped: (*acp.SessionConfigSelectOptionsUngrouped)(&opts)}}}
+	}, func(s *settings, r acp.SetSessionConfigOptionRequest) error {
+		if r.ValueId == nil {
+			return fmt.Errorf("want a value from 1 to %d", maxAttemptsChoice)
+		}
+		n, err := strconv.Atoi(string(r.ValueId.Value))
+		if err != nil || n < 1 || n > maxAttemptsChoice {
+			return fmt.Errorf("value %q: want a number from 1 to %d", todoShort(string(r.ValueId.Value)), maxAttemptsChoice)
+		}
+		s.Attempts = n
+		return nil
+	}},
+}
+
+// boolValue reads a boolean option's value: a boolean, or "true"/"false"
+// from a client that sends every value as an id.
+func boolValue(r acp.SetSessionConfigOptionRequest) (bool, error) {
+	switch {
+	case r.Boolean != nil:
+		return r.Boolean.Value, nil
+	case r.ValueId != nil && (r.ValueId.Value == "true" || r.ValueId.Value == "false"):
+		return r.ValueId.Value == "true", nil
+	}
+	return false, fmt.Errorf("want true or false")
+}
+
+func todoShort(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// configID is the option a set_config_option names.
+func configID(r acp.SetSessionConfigOptionRequest) string {
+	switch {
+	case r.Boolean != nil:
+		return string(r.Boolean.ConfigId)
+	case r.ValueId != nil:
+		return string(r.ValueId.ConfigId)
+	}
+	return ""
+}
+
+// MergeOptions is the config option list the editor gets: the inner
+// agent's options, then todosh's (from s), none of the agent's that take
+// an id of todosh's.
+func MergeOptions(inner []acp.SessionConfigOption, s settings) []acp.SessionConfigOption {
+	out := make([]acp.SessionConfigOption, 0, len(inner)+len(ownOptions))
+	for _, o := range inner {
+		if !strings.HasPrefix(optionID(o), "todosh_") {
+			out = append(out, o)
+		}
+	}
+	for _, o := range ownOptions {
+		out = append(out, o.build(s))
+	}
+	return out
+}
+
+// optionID is an option's id, whatever its type.
+func optionID(o acp.SessionConfigOption) string {
+	switch {
+	case o.Select != nil:
+		return string(o.Select.Id)
+	case o.Boolean != nil:
+		return string(o.Boolean.Id)
+	}
+	return ""
+}
+
+// settingsNow are the session's settings.
+func (ss *session) settingsNow() settings {
+	ss.cfgMu.Lock()
+	defer ss.cfgMu.Unlock()
+	return ss.set
+}
+
+// innerConfig is the inner agent's settings as last heard, and whether it
+// told any yet.
+func (ss *session) innerConfig() (acpagent.SessionConfig, bool) {
+	ss.cfgMu.Lock()
+	defer ss.cfgMu.Unlock()
+	return ss.inner, ss.hasInner
+}
+
+// options is the session's whole config option list.
+func (ss *session) options() []acp.SessionConfigOption {
+	ss.cfgMu.Lock()
+	defer ss.cfgMu.Unlock()
+	return MergeOptions(InnerOptions(ss.inner), ss.set)
+}
+
+// The ids of the options todosh makes of an agent's modes and models.
+const (
+	optMode  = "mode"
+	optModel = "model"
+)
+
+// InnerOptions are the inner agent's config options; an agent that
+// offers modes and models but no config options (Gemini CLI 0.61) gets
+// them as two options, mode and model, so an editor that learns them
+// after session/new (the agent starts later: config_option_update) or
+// reads only config options still shows them. Setting one is set_mode or
+// set_model (SetSessionConfigOption).
+func InnerOptions(c acpagent.SessionConfig) []acp.SessionConfigOption {
+	if len(c.Options) > 0 {
+		return c.Options
+	}
+	var out []acp.SessionConfigOption
+	if m := c.Modes; m != nil && len(m.AvailableModes) > 0 {
+		opts := acp.SessionConfigSelectOptionsUngrouped{}
+		for _, x := range m.AvailableModes {
+			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(x.Id), Name: x.Name, Description: x.Description})
+		}
+		cat := acp.SessionConfigOptionCategory("mode")
+		out = append(out, acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optMode, Name: "Mode", Type: "select", Category: &cat,
+			CurrentValue: acp.SessionConfigValueId(m.CurrentModeId), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}})
+	}
+	if m := c.Models; m != nil && len(m.AvailableModels) > 0 {
+		opts := acp.SessionConfigSelectOptionsUngrouped{}
+		for _, x := range m.AvailableModels {
+			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(x.ModelId), Name: x.Name, Description: x.Description})
+		}
+		cat := acp.SessionConfigOptionCategory("model")
+		out = append(out, acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optModel, Name: "Model", Type: "select", Category: &cat,
+			CurrentValue: acp.SessionConfigValueId(m.CurrentModelId), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}})
+	}
+	return out
+}
+
+// madeOption reports whether option id is one todosh made of the inner
+// agent's modes or models (it has no config options of its own).
+func (ss *session) madeOption(id string) bool {
+	ss.cfgMu.Lock()
+	defer ss.cfgMu.Unlock()
+	return len(ss.inner.Options) == 0 && (id == optMode && ss.inner.Modes != nil || id == optModel && ss.inner.Models != nil)
+}
+
+// applySettings gives the policy the editor's choices; prompt calls it
+// under the turn lock, where the policy is used.
+func (ss *session) applySettings() {
+	s := ss.settingsNow()
+	ss.policy.SetEnabled(s.Continue)
+	ss.policy.SetMaxNoProgress(s.Attempts)
+}
+
+// innerSettled records the inner agent's settings when its session opens
+// and shows them to the editor: its options merged with todosh's, its
+// mode. The server keeps them for the next session/new, which answers
+// before any agent starts.
+func (ss *session) innerSettled(c acpagent.SessionConfig) {
+	ss.cfgMu.Lock()
+	ss.inner, ss.hasInner = c, true
+	ss.cfgMu.Unlock()
+	ss.srv.rememberInner(c)
+	ss.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
+	if c.Modes != nil {
+		ss.send(acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: c.Modes.CurrentModeId}})
+	}
+}
+
+// innerOptionsChanged takes the inner agent's config_option_update: its
+// options, merged with todosh's, go to the editor.
+func (ss *session) innerOptionsChanged(opts []acp.SessionConfigOption) {
+	ss.cfgMu.Lock()
+	ss.inner.Options, ss.hasInner = opts, true
+	ss.cfgMu.Unlock()
+	ss.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
+}
+
+// rememberInner keeps the inner agent's last settings for the answers of
+// later session/new and session/load.
+func (s *Server) rememberInner(c acpagent.SessionConfig) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastInner, s.hasInner = c, true
+}
+
+// knownInner is the inner agent's settings as last heard in any session.
+func (s *Server) knownInner() (acpagent.SessionConfig, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastInner, s.hasInner
+}
+
+// settingsAgent is an inner agent whose settings the editor can change
+// (acpagent.Agent).
+type settingsAgent interface {
+	Open(context.Context) error
+	SetMode(context.Context, acp.SessionModeId) error
+	SetModel(context.Context, acp.UnstableModelId) error
+	SetConfigOption(context.Context, acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error)
+}
+
+// settingsOf is the session's inner agent as a settingsAgent, or an error
+// the editor reads.
+func (ss *session) settingsOf(method string) (settingsAgent, error) {
+	if a, ok := ss.agent.(settingsAgent); ok {
+		return a, nil
+	}
+	name := "no agent"
+	if ss.srv.cfg.Backend != nil && ss.agent != nil {
+		name = ss.srv.cfg.Backend.Name
+	}
+	return nil, invalidParams(fmt.Sprintf("%s: %s has no modes, models or options of its own (only an ACP agent has)", method, name))
+}
+
+// SetSessionConfigOption implements acp.Agent: todosh's own options are
+// set here and apply from the next turn; any other goes to the inner
+// agent (starting it when it has not started). The answer is the whole
+// list.
+func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	sid := acp.SessionId("")
+	switch {
+	case p.Boolean != nil:
+		sid = p.Boolean.SessionId
+	case p.ValueId != nil:
+		sid = p.ValueId.SessionId
+	}
+	ss, err := s.known(sid, acp.AgentMethodSessionSetConfigOption)
+	if err != nil {
+		return acp.SetSessionConfigOptionResponse{}, err
+	}
+	id := configID(p)
+	for _, o := range ownOptions {
+		if o.id != id {
+			continue
+		}
+		ss.cfgMu.Lock()
+		next := ss.set
+		err := o.set(&next, p)
+		if err == nil {
+			ss.set = next
+		}
+		ss.cfgMu.Unlock()
+		if err != nil {
+			return acp.SetSessionConfigOptionResponse{}, invalidParams(fmt.Sprintf("session/set_config_option %s: %v", id, err))
+		}
+		return acp.SetSessionConfigOptionResponse{ConfigOptions: ss.options()}, nil
+	}
+	a, err := ss.settingsOf(acp.AgentMethodSessionSetConfigOption)
+	if err != nil {
+		return acp.SetSessionConfigOptionResponse{}, err
+	}
+	// Started first: which options are the agent's own and which todosh
+	// made of its modes is known once its session opened.
+	if err := a.Open(ctx); err != nil {
+		return acp.SetSessionConfigOptionResponse{}, internalError(acp.AgentMethodSessionSetConfigOption + ": " + err.Error())
+	}
+	if ss.madeOption(id) && p.ValueId != nil {
+		if err := ss.setMade(ctx, a, id, string(p.ValueId.Value)); err != nil {
+			return acp.SetSessionConfigOptionResponse{}, err
+		}
+		return acp.SetSessionConfigOptionResponse{ConfigOptions: ss.options()}, nil
+	}
+	opts, err := a.SetConfigOption(ctx, p)
+	if err != nil {
+		return acp.SetSessionConfigOptionResponse{}, relayError(acp.AgentMethodSessionSetConfigOption, err)
+	}
+	ss.cfgMu.Lock()
+	ss.inner.Options, ss.hasInner = opts, true
+	ss.cfgMu.Unlock()
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: ss.options()}, nil
+}
+
+// setMade sets the agent's mode or model (set_mode, set_model: the
+// editor's own, or an option todosh made of them) and records it.
+func (ss *session) setMade(ctx context.Context, a settingsAgent, id, value string) error {
+	if id == optMode {
+		if err := a.SetMode(ctx, acp.SessionModeId(value)); err != nil {
+			return relayError(acp.AgentMethodSessionSetMode, err)
+		}
+		ss.noteMode(acp.SessionModeId(value))
+		return nil
+	}
+	if err := a.SetModel(ctx, acp.UnstableModelId(value)); err != nil {
+		return relayError(acp.AgentMethodSessionSetModel, err)
+	}
+	ss.cfgMu.Lock()
+	if ss.inner.Models != nil {
+		m := *ss.inner.Models
+		m.CurrentModelId = acp.ModelId(value)
+		ss.inner.Models = &m
+	}
+	ss.cfgMu.Unlock()
+	return nil
+}
+
+// noteMode records the inner agent's current mode; made options follow
+// it (config_option_update).
+func (ss *session) noteMode(mode acp.SessionModeId) {
+	ss.cfgMu.Lock()
+	changed := ss.inner.Modes != nil && ss.inner.Modes.CurrentModeId != mode
+	if ss.inner.Modes != nil {
+		m := *ss.inner.Modes
+		m.CurrentModeId = mode
+		ss.inner.Modes = &m
+	}
+	made := len(ss.inner.Options) == 0
+	ss.cfgMu.Unlock()
+	if changed && made {
+		ss.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
+	}
+}
+
+// SetSessionMode implements acp.Agent: relayed to the inner agent.
+func (s *Server) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	ss, err := s.known(p.SessionId, acp.AgentMethodSessionSetMode)
+	if err != nil {
+		return acp.SetSessionModeResponse{}, err
+	}
+	a, err := ss.settingsOf(acp.AgentMethodSessionSetMode)
+	if err != nil {
+		return acp.SetSessionModeResponse{}, err
+	}
+	if err := ss.setMade(ctx, a, optMode, string(p.ModeId)); err != nil {
+		return acp.SetSessionModeResponse{}, err
+	}
+	return acp.SetSessionModeResponse{}, nil
+}
+
+// UnstableSetSessionModel is session/set_model, relayed to the inner
+// agent (the SDK finds it by this name).
+func (s *Server) UnstableSetSessionModel(ctx context.Context, p acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+	ss, err := s.known(p.SessionId, acp.AgentMethodSessionSetModel)
+	if err != nil {
+		return acp.UnstableSetSessionModelResponse{}, err
+	}
+	a, err := ss.settingsOf(acp.AgentMethodSessionSetModel)
+	if err != nil {
+		return acp.UnstableSetSessionModelResponse{}, err
+	}
+	if err := ss.setMade(ctx, a, optModel, string(p.ModelId)); err != nil {
+		return acp.UnstableSetSessionModelResponse{}, err
+	}
+	return acp.UnstableSetSessionModelResponse{}, nil
+}
+
+// relayError is the inner agent's refusal of a relayed request: its own
+// JSON-RPC error as it is, else a one-line internal error.
+func relayError(method string, err error) error {
+	if re, ok := err.(*acp.RequestError); ok {
+		return re
+	}
+	return internalError(method + ": " + err.Error())
+}
+
+// initialSettings are a new session's settings from todosh acp's flags.
+func initialSettings(cfg Config) settings {
+	return settings{Continue: cfg.Continue, Attempts: continuation.MaxNoProgress}
+}
