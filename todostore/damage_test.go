@@ -134,9 +134,14 @@ func TestDamagedHistory(t *testing.T) {
 					t.Errorf("the change after the damage reads only through the damage:\n%s%s", prev, lastLine)
 				}
 			}
-			got, _ := Open(s.Root).History("d")
+			got, err := Open(s.Root).History("d")
 			if l := got[len(got)-1]; l.N != after.Change.N || !SameTodos(l.Todos, after.Todos) {
 				t.Errorf("the history does not read its newest change: %d %q", l.N, l.What)
+			}
+			// The damage is still named after the next change (the history
+			// did not get its lost lines back).
+			if !errors.As(err, &herr) || !strings.Contains(err.Error(), dm.missing) {
+				t.Errorf("after the next change, History: %v; want a HistoryError naming %q", err, dm.missing)
 			}
 		})
 	}

@@ -127,6 +127,11 @@ type wireLine struct {
 	Base    bool            `json:"base,omitempty"`
 	Dropped []Todo          `json:"dropped,omitempty"`
 	PID     int             `json:"pid,omitempty"`
+	// LostFrom and LostTo are the changes a line's writer knew were
+	// missing before it (HistoryLine.Gap), so a history whose lost lines
+	// were its first still says so after the next change.
+	LostFrom int `json:"lostFrom,omitempty"`
+	LostTo   int `json:"lostTo,omitempty"`
 }
 
 // processStart and processID tell this process's lines from others'.
@@ -281,7 +286,12 @@ func ParseHistory(data []byte) (lines []HistoryLine, bad []BadLine) {
 		if prev != nil {
 			prevN = prev.N
 		}
-		l.Gap = gapBetween(prevN, l.N, skipped, skippedNs)
+		if g := gapBetween(prevN, l.N, skipped, skippedNs); g != nil {
+			if l.Gap != nil && (g.From == 0 || l.Gap.From < g.From) {
+				g.From, g.To = l.Gap.From, max(g.To, l.Gap.To) // the writer knew more was lost
+			}
+			l.Gap = g
+		}
 		l.line = no
 		skipped, skippedNs = nil, nil
 		lines = append(lines, l)
@@ -315,6 +325,9 @@ func parseHistoryLine(raw []byte, prev *HistoryLine) (HistoryLine, error) {
 		return HistoryLine{}, err
 	}
 	l := HistoryLine{N: w.N, At: w.At, By: w.By, What: w.What, Revert: w.Revert, Base: w.Base, Dropped: w.Dropped, PID: w.PID, hash: w.H}
+	if w.LostFrom > 0 && w.LostFrom <= w.LostTo && w.LostTo < w.N {
+		l.Gap = &Gap{From: w.LostFrom, To: w.LostTo}
+	}
 	switch {
 	case w.V == 0 || w.From == w.N: // format 1, or a snapshot
 		if w.Todos != nil {
@@ -383,6 +396,9 @@ func encodeLinesTo(buf []byte, at lineChain, prev []Todo, lines []HistoryLine, l
 	for i := range lines {
 		l := &lines[i]
 		w := wireLine{N: l.N, V: historyFormat, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Base: l.Base, Dropped: l.Dropped, PID: l.PID, H: l.hash}
+		if l.Gap != nil && l.Gap.From > 0 {
+			w.LostFrom, w.LostTo = l.Gap.From, l.Gap.To
+		}
 		if w.H == "" {
 			w.H = hashString(listHash(l.Todos))
 		}
