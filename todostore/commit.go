@@ -57,10 +57,13 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		}
 	}
 	next, changed, err := applyChange(st.sess, lines, fn)
-	if err != nil {
+	if err != nil && !(needHist && st.present) {
 		return st.sess.clone(), false, err
 	}
-	if !changed {
+	// A history read without the lock may catch a writer between its
+	// rename and its append (the file a change ahead), which fn may
+	// refuse (a gap): such a refusal is decided again under the lock.
+	if err == nil && !changed {
 		return next, false, nil // the same state, and already the caller's own copy
 	}
 	if err := s.ensureDirs(); err != nil {

@@ -479,13 +479,30 @@ func (s *Store) History(id string) ([]HistoryLine, error) {
 		return nil, err
 	}
 	path := s.SessionHistoryPath(id)
-	lines, err := readHistory(path)
-	if st, rerr := s.readSession(id); rerr == nil && st.present {
+	var lines []HistoryLine
+	var err error
+	prevN := -1 // the last change of the history read before
+	for try := 0; ; try++ {
+		lines, err = readHistory(path)
+		st, rerr := s.readSession(id)
+		if rerr != nil || !st.present {
+			break
+		}
 		var last *HistoryLine
+		lastN := 0
 		if len(lines) > 0 {
 			last = &lines[len(lines)-1]
+			lastN = last.N
 		}
 		more := catchUp(last, st)
+		if len(more) > 0 && more[0].Gap != nil && lastN != prevN && try < 100 {
+			// Read without the lock: the file is ahead when writers
+			// appended their lines after this read of the history. It is
+			// read again until it stops growing before anything is
+			// called lost.
+			prevN = lastN
+			continue
+		}
 		var herr *HistoryError
 		if len(more) > 0 && errors.As(err, &herr) {
 			// Unreadable lines after the last good one were lost before
@@ -504,6 +521,7 @@ func (s *Store) History(id string) ([]HistoryLine, error) {
 			}
 		}
 		lines = append(lines, more...)
+		break
 	}
 	var gaps []Gap
 	for _, l := range lines {
