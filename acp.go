@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/acpserve"
 	"github.com/todosh/todosh/backends"
@@ -37,7 +38,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 		return repl.ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", gnuFlagError(err))
+		fmt.Fprintf(stderr, "todosh acp: %v (see todosh acp --help)\n", err)
 		return repl.ExitUsage
 	}
 	if cfg.Root, err = todostore.ResolveRoot(getenv); err != nil {
@@ -59,18 +60,20 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 // printed on stdout.
 func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) (acpserve.Config, error) {
 	fs := newFlagSet("todosh acp")
-	cfg := acpserve.Config{Getenv: getenv, Home: getenv("HOME"), Version: versionText()}
+	home, _ := todostore.HomeDir(getenv)
+	cfg := acpserve.Config{Getenv: getenv, Home: home, Version: versionText()}
 	ag := defineAgentFlags(fs, getenv, true)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, acpUsage)
 			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME):\n"+backends.Help())
+			return cfg, err
 		}
-		return cfg, err
+		return cfg, flagError(fs, err)
 	}
 	var err error
-	cfg.Backend, cfg.NewAgent, err = ag.choose(fs, args, nil, "give the agent's command after -- (todosh acp -- CMD ARGS)")
-	cfg.Continue, cfg.LockTimeout = !ag.noContinue, ag.lockTimeout
+	cfg.Backend, cfg.NewAgent, err = ag.choose(fs, nil, "give the agent's command after -- (todosh acp -- CMD ARGS)")
+	cfg.Continue, cfg.LockTimeout, cfg.Budget = !ag.noContinue, ag.lockTimeout, ag.budget
 	return cfg, err
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
 
+	flag "github.com/spf13/pflag"
+
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -19,6 +21,7 @@ type agentFlags struct {
 	opts        backends.Options
 	noContinue  bool
 	lockTimeout time.Duration
+	budget      continuation.Budget // --budget-tokens, --budget-time
 }
 
 // agentFlag is one row of agentFlagTable: its name, its help (the
@@ -72,6 +75,10 @@ var agentFlagTable = []agentFlag{
 		define:    func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.StringVar(&a.opts.Approve, n, "", u) }},
 	{name: "no-continue", help: "never continue a lazy agent by itself",
 		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.BoolVar(&a.noContinue, n, false, u) }},
+	{name: "budget-tokens", help: "stop continuing a prompt once its turns spent `N` tokens, input and output, as the agent reports them (only agents that report usage; /todo budget +N raises it)",
+		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.Int64Var(&a.budget.Tokens, n, 0, u) }},
+	{name: "budget-time", help: "stop continuing a prompt once its turns took this long (/todo budget +DURATION raises it)",
+		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) { fs.DurationVar(&a.budget.Time, n, 0, u) }},
 	{name: "lock-timeout", help: "how long a change waits for another todosh that holds the session's lock",
 		define: func(fs *flag.FlagSet, n, u string, a *agentFlags) {
 			fs.DurationVar(&a.lockTimeout, n, todostore.DefaultLockTimeout, u)
@@ -95,15 +102,14 @@ func defineAgentFlags(fs *flag.FlagSet, getenv func(string) string, acp bool) *a
 	return a
 }
 
-// choose checks the agent flags after fs.Parse(args) and picks the
+// choose checks the agent flags after fs.Parse and picks the
 // backend row as the shell and `todosh acp` both do: `-- CMD ARGS...` is
 // --agent-bin CMD --agent-arg ARGS... (and --agent acp when no --agent is
 // given), each flag given must go with the chosen row. afterDashes checks
 // what follows `--` (nil: nothing to check); stray is the hint for an
 // argument without `--`.
-func (a *agentFlags) choose(fs *flag.FlagSet, args []string, afterDashes func([]string) error, stray string) (*backends.Backend, backends.Factory, error) {
-	dashes := len(args) - fs.NArg() - 1 // where "--" is when it ended the flags
-	hasDashes := fs.NArg() > 0 && dashes >= 0 && args[dashes] == "--"
+func (a *agentFlags) choose(fs *flag.FlagSet, afterDashes func([]string) error, stray string) (*backends.Backend, backends.Factory, error) {
+	hasDashes := fs.NArg() > 0 && fs.ArgsLenAtDash() == 0 // "--" ended the flags
 	var given []backends.Flag
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "agent" && backends.IsAgentFlag(f.Name) {
@@ -129,6 +135,9 @@ func (a *agentFlags) choose(fs *flag.FlagSet, args []string, afterDashes func([]
 	}
 	if a.lockTimeout <= 0 {
 		return nil, nil, fmt.Errorf("--lock-timeout %s: give a positive duration such as 30s", a.lockTimeout)
+	}
+	if err := continuation.CheckBudget(a.budget); err != nil {
+		return nil, nil, err
 	}
 	return backends.Choose(a.spec, given, a.opts)
 }

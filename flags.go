@@ -1,11 +1,18 @@
 package main
 
+// Every command line of todosh is parsed by spf13/pflag (GNU style:
+// --name VALUE, --name=VALUE, -c VALUE, -- ends the flags), imported
+// under the name flag as pflag itself recommends: its FlagSet has the
+// standard flag package's methods (StringVar, DurationVar, Func...), so
+// a row of agentFlagTable or a subcommand's flags file reads as it did.
+
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -21,13 +28,22 @@ func flagName(name string) string {
 }
 
 // newFlagSet is the flag set of todosh or of one of its subcommands. It
-// prints nothing itself: --help and errors are printed by the caller, in
-// GNU spelling (printFlags, gnuFlagError).
+// prints nothing itself: --help and errors are printed by the caller
+// (printFlags, flagError). Flags end at the first argument that is not
+// one, as they did with the flag package: `todosh acp -- CMD --x` gives
+// --x to CMD.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	fs.SetInterspersed(false)
 	return fs
+}
+
+// shortFlag defines the one-letter flag name, which pflag spells both -c
+// and --c.
+func shortFlag(fs *flag.FlagSet, name, usage string, fn func(string) error) {
+	fs.FuncP(name, name, usage, fn)
 }
 
 // parseSubcommand parses the flags of subcommand name, which takes no
@@ -41,7 +57,7 @@ func parseSubcommand(fs *flag.FlagSet, args []string, usage string, stdout, stde
 		printFlags(stdout, fs)
 		return repl.ExitOK, false
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", fs.Name(), gnuFlagError(err), fs.Name())
+		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", fs.Name(), flagError(fs, err), fs.Name())
 		return repl.ExitUsage, false
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "%s: unexpected argument %q (see %s --help)\n", fs.Name(), strings.Join(fs.Args(), " "), fs.Name())
@@ -73,86 +89,50 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 // isZeroDefault reports whether f's default says nothing worth printing.
 func isZeroDefault(f *flag.Flag) bool {
 	switch f.DefValue {
-	case "", "false", "0", "0s":
+	case "", "false", "0", "0s", "[]":
 		return true
 	}
 	return false
 }
 
-// gnuFlagError rewrites an error of Go's flag package in GNU spelling
-// (the package names flags with one dash in its three messages); any
-// other error is returned as it is. Plain string code, not regular
-// expressions: compiling them cost every start of todosh.
-func gnuFlagError(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok && !strings.Contains(rest, "\n") {
-		if name, ok := dashName(rest, false); ok {
-			return fmt.Errorf("unknown flag %s", flagName(name))
+// valueWants says, by a flag's value type, what a bad value should have
+// been; a type not listed gives the parser's own reason.
+var valueWants = map[string]string{
+	"bool":     "want true or false",
+	"duration": "want a duration such as 30s or 2m",
+	"int":      "want a whole number",
+}
+
+// flagError is pflag's error in todosh's words, one line naming the flag
+// as --help does: "unknown flag --x", "--session needs a value",
+// `--continue-delay "soon": want a duration such as 30s or 2m`. A flag
+// given with one dash and several letters (-session) is read as -s -e ...
+// by GNU rules; when a long flag has that name, the error says so.
+func flagError(fs *flag.FlagSet, err error) error {
+	var (
+		notExist *flag.NotExistError
+		noValue  *flag.ValueRequiredError
+		invalid  *flag.InvalidValueError
+	)
+	switch {
+	case errors.As(err, &notExist):
+		group := notExist.GetSpecifiedShortnames()
+		if group == "" {
+			return fmt.Errorf("unknown flag --%s", notExist.GetSpecifiedName())
 		}
-	}
-	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok && !strings.Contains(rest, "\n") {
-		if name, ok := dashName(rest, false); ok {
-			return fmt.Errorf("%s needs a value", flagName(name))
+		if long, _, _ := strings.Cut(group, "="); len(long) > 1 && fs.Lookup(long) != nil {
+			return fmt.Errorf("unknown flag -%s: long flags take two dashes (--%s)", long, long)
 		}
-	}
-	if name, value, reason, ok := badValue(msg); ok {
-		return fmt.Errorf("%s %s: %s", flagName(name), value, reason)
+		return fmt.Errorf("unknown flag -%s in -%s", notExist.GetSpecifiedName(), group)
+	case errors.As(err, &noValue):
+		return fmt.Errorf("%s needs a value", flagName(noValue.GetFlag().Name))
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		reason, ok := valueWants[f.Value.Type()]
+		if !ok {
+			reason = errors.Unwrap(err).Error()
+		}
+		return fmt.Errorf("%s %q: %s", flagName(f.Name), invalid.GetValue(), reason)
 	}
 	return err
-}
-
-// dashName is s, a flag's name after one or more dashes, without them:
-// at least one character is left ("--" is the flag "-"), and when
-// colonEnds the name cannot start with the colon that ends it ("--: x" is
-// the flag "-" too), as the expressions `-+(.+)$` and `-+([^:]+):` had it.
-func dashName(s string, colonEnds bool) (string, bool) {
-	k := len(s) - len(strings.TrimLeft(s, "-"))
-	if k < len(s) && !(colonEnds && s[k] == ':') {
-		return s[k:], k > 0
-	}
-	return s[max(k-1, 0):], k >= 2
-}
-
-// badValue splits the flag package's `invalid [boolean ]value "V" for
-// [flag ]-NAME: REASON` into the flag's name, the quoted value and the
-// reason.
-func badValue(msg string) (name, value, reason string, ok bool) {
-	rest, found := strings.CutPrefix(msg, "invalid value ")
-	if !found {
-		if rest, found = strings.CutPrefix(msg, "invalid boolean value "); !found {
-			return "", "", "", false
-		}
-	}
-	if !strings.HasPrefix(rest, `"`) {
-		return "", "", "", false
-	}
-	end := 1 // the closing quote: backslash escapes any one character but a newline
-	for ; end < len(rest) && rest[end] != '"'; end++ {
-		if rest[end] == '\\' {
-			if end++; end < len(rest) && rest[end] == '\n' {
-				return "", "", "", false
-			}
-		}
-	}
-	if end >= len(rest) {
-		return "", "", "", false
-	}
-	value, rest = rest[:end+1], rest[end+1:]
-	if rest, found = strings.CutPrefix(rest, " for "); !found {
-		return "", "", "", false
-	}
-	if after, found := strings.CutPrefix(rest, "flag "); found && strings.HasPrefix(after, "-") {
-		rest = after
-	}
-	if rest, found = dashName(rest, true); !found {
-		return "", "", "", false
-	}
-	name, reason, found = strings.Cut(rest, ": ")
-	if !found || name == "" || strings.Contains(name, ":") || strings.Contains(reason, "\n") {
-		return "", "", "", false
-	}
-	return name, value, reason, true
 }

@@ -1,52 +1,50 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"regexp"
+	"bytes"
+	"strings"
 	"testing"
 )
 
-// The regular expressions gnuFlagError replaced (they were compiled at
-// every start): the oracle of FuzzGNUFlagError.
-var (
-	oldUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	oldNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
-	oldBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:]+): (.*)$`)
-)
-
-func oldGNUFlagError(err error) error {
-	msg := err.Error()
-	if m := oldUndefined.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("unknown flag %s", flagName(m[1]))
-	}
-	if m := oldNoValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s needs a value", flagName(m[1]))
-	}
-	if m := oldBadValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s %s: %s", flagName(m[2]), m[1], m[3])
-	}
-	return err
-}
-
-// FuzzGNUFlagError: the flag package's messages in GNU spelling, as the
-// regular expressions had them, for every message the flag package can
-// write and any other.
-func FuzzGNUFlagError(f *testing.F) {
+// FuzzFlagErrors: whatever the command line, todosh either starts or
+// says why not in one line on stderr that names todosh and the fix
+// (exit 2), and never names a flag in Go's single-dash spelling
+// (-session); nothing panics.
+func FuzzFlagErrors(f *testing.F) {
 	for _, s := range []string{
-		"flag provided but not defined: -bogus", "flag provided but not defined: --x-y",
-		"flag needs an argument: -c", "flag needs an argument: --session",
-		`invalid value "soon" for flag -continue-delay: parse error`,
-		`invalid boolean value "maybe" for -resume: parse error`,
-		`invalid value "a\"b\\" for flag --x: it: has colons`,
-		`invalid value "x" for flag -: y`, "flag needs an argument: --", `invalid value "\\q" for flag --: y`, "invalid value \"x\" for -y: z\nw", `invalid value "x" for flag -a:b: c`, "other error",
+		"--bogus", "-bogus", "--session", "-c", "--continue-delay\x00soon", "--resume=maybe",
+		"-session\x00x", "--agent\x00acp\x00--\x00-c\x00x", "---x", "-=", "--=x", "-c=", "--c\x00x\x00y",
+		"--lock-timeout\x000s", "--color\x00pink", "-:", "--:\x00x", "--agent-arg",
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, msg string) {
-		err := errors.New(msg)
-		if got, want := gnuFlagError(err).Error(), oldGNUFlagError(err).Error(); got != want {
-			t.Errorf("%q: %q, want %q", msg, got, want)
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, "\x00")
+		for _, a := range args {
+			if a == "--help" || a == "-h" || a == "--version" || strings.HasPrefix(a, "--he") {
+				return // prints help, not an error
+			}
+		}
+		cfg, err := parseFlags(args, &bytes.Buffer{}, noEnv, false)
+		if err == nil {
+			if cfg.Backend == nil {
+				t.Fatalf("%q: no error and no agent", args)
+			}
+			return
+		}
+		msg := err.Error()
+		if strings.ContainsAny(msg, "\n\r") && !strings.ContainsAny(line, "\n\r") {
+			t.Fatalf("%q: a message of more than one line: %q", args, msg)
+		}
+		for _, name := range []string{"session", "resume", "agent", "continue-delay", "color"} {
+			if strings.Contains(msg, "flag -"+name) && !strings.Contains(line, "-"+name) {
+				t.Fatalf("%q: %q names a flag with one dash", args, msg)
+			}
+		}
+		var out, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &stderr, noEnv); code != 2 && code != 0 ||
+			code == 2 && (!strings.HasPrefix(stderr.String(), "todosh: ") || !strings.HasSuffix(stderr.String(), " (see todosh --help)\n")) {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, stderr.String())
 		}
 	})
 }

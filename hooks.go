@@ -8,13 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	flag "github.com/spf13/pflag"
+
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/hooks"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
 )
 
 // hooksUsage is `todosh hooks --help`.
-var hooksUsage = `usage: todosh hooks install AGENT [--project]
+var hooksUsage = `usage: todosh hooks install AGENT [--project] [--budget-tokens N]
        todosh hooks uninstall AGENT [--project]
        todosh hooks status
 
@@ -29,7 +32,9 @@ the repository's in the current directory with --project), keeping
 everything else (comments, line ends, owner and mode); uninstall removes
 exactly them. status says what is installed and what each hook still
 needs to run, with the command that fixes it. Each entry runs
-"todosh hook AGENT EVENT" by this todosh's path. TODOSH_HOOKS=off turns
+"todosh hook AGENT EVENT" by this todosh's path. --budget-tokens N makes
+the stop gate let the agent stop once the person's prompt spent N tokens,
+as the agent's transcript counts them (Claude Code). TODOSH_HOOKS=off turns
 them off for one run; inside agents todosh runs itself they do nothing.
 See docs/hooks.md.
 `
@@ -40,22 +45,20 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		fmt.Fprintf(stderr, "todosh hooks: "+format+" (see todosh hooks --help)\n", a...)
 		return repl.ExitUsage
 	}
+	fs := newFlagSet("todosh hooks")
+	fs.SetInterspersed(true) // todosh hooks install claude --project
 	var project bool
-	var pos []string
-	for _, a := range args {
-		switch a {
-		case "--project", "-project":
-			project = true
-		case "-h", "-help", "--help":
-			fmt.Fprint(stdout, hooksUsage)
-			return repl.ExitOK
-		default:
-			if strings.HasPrefix(a, "-") {
-				return fail("unknown flag %s", a)
-			}
-			pos = append(pos, a)
-		}
+	fs.BoolVar(&project, "project", false, "the project's settings (./.claude, ./.gemini...) instead of your own")
+	var budget int64
+	fs.Int64Var(&budget, hooks.BudgetFlag[2:], 0, "install: the stop gate's token budget per prompt (claude)")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, hooksUsage)
+		return repl.ExitOK
+	case err != nil:
+		return fail("%v", flagError(fs, err))
 	}
+	pos := fs.Args()
 	if len(pos) == 0 {
 		return fail("missing command: install, uninstall or status")
 	}
@@ -64,12 +67,10 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		fmt.Fprintf(stderr, "todosh hooks: find the current directory: %v\n", err)
 		return repl.ExitFailed
 	}
-	home := getenv("HOME")
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil {
-			fmt.Fprintf(stderr, "todosh hooks: find your home directory: %v (set HOME)\n", err)
-			return repl.ExitFailed
-		}
+	home, err := todostore.HomeDir(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh hooks: find your home directory: %v (set HOME)\n", err)
+		return repl.ExitFailed
 	}
 	scope := hooks.ScopeUser
 	if project {
@@ -96,6 +97,12 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(
 		a, err := hooks.Lookup(pos[1])
 		if err != nil {
 			return fail("%s: %v", cmd, err)
+		}
+		if budget != 0 && cmd != "install" {
+			return fail("%s goes with install", hooks.BudgetFlag)
+		}
+		if a, err = a.WithBudget(budget); err != nil {
+			return fail("install %s: %v", a.Name, err)
 		}
 		path := a.Path(scope, home, cwd, getenv)
 		rec, err := hooksRecord(getenv)
@@ -185,14 +192,19 @@ func hookReports(a hooks.Agent, home, cwd string, getenv func(string) string) []
 // run. It is never in the way of the agent: whatever happens it exits 0,
 // and an error is one line on stderr with nothing on stdout.
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) != 2 {
-		fmt.Fprintf(stderr, "todosh hook: want AGENT EVENT, got %q (the entries todosh hooks install writes are right; reinstall them)\n", strings.Join(args, " "))
+	name, kind, budget, err := hooks.ParseHookArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "todosh hook: %v, got %q (the entries todosh hooks install writes are right; reinstall them)\n", err, strings.Join(args, " "))
 		return repl.ExitOK
 	}
 	root, err := todostore.ResolveRoot(getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh hook %s %s: %v\n", args[0], args[1], err)
+		fmt.Fprintf(stderr, "todosh hook %s %s: %v\n", name, kind, err)
 		return repl.ExitOK
 	}
-	return hooks.Run(hooks.Config{Store: todostore.Open(root), Getenv: getenv}, args[0], args[1], stdin, stdout, stderr)
+	store := todostore.Open(root)
+	// An item the agent claimed from the board finishes there when the
+	// agent completes it in its own todo tool.
+	boardcmd.Follow(store, &boardcmd.Follower{Getenv: getenv, Err: stderr})
+	return hooks.Run(hooks.Config{Store: store, Getenv: getenv, BudgetTokens: budget}, name, kind, stdin, stdout, stderr)
 }

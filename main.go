@@ -5,12 +5,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/repl"
@@ -36,10 +37,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return repl.ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", gnuFlagError(err))
+		fmt.Fprintf(stderr, "todosh: %v (see todosh --help)\n", err)
 		return repl.ExitUsage
 	}
-	cfg.Home, cfg.Getenv = getenv("HOME"), getenv
+	cfg.Home, _ = todostore.HomeDir(getenv)
+	cfg.Getenv = getenv
 	if cfg.Root, err = todostore.ResolveRoot(getenv); err != nil {
 		fmt.Fprintf(stderr, "todosh: %v\n", err)
 		return repl.ExitFailed
@@ -61,6 +63,7 @@ var subcommands = []subcommand{
 	{"acp", "todosh acp [--agent NAME] [-- CMD [ARG]...]   (for editors)", runACP},
 	{"hooks", "todosh hooks install|uninstall AGENT [--project] | status", runHooks},
 	{"hook", "todosh hook AGENT EVENT   (run by an agent's hooks)", runHook},
+	{"board", "todosh board COMMAND [ARG]...   (the project's shared board)", runBoard},
 	{"doctor", "todosh doctor [--agent NAME] [--output jsonl]   (for a bug report)", runDoctor},
 }
 
@@ -102,7 +105,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	// Session and script flags.
 	fs.StringVar(&cfg.SessionID, "session", "", "open (or create) the session `ID`")
 	fs.BoolVar(&cfg.Resume, "resume", false, "reopen the session of this directory changed most recently")
-	fs.Func("c", "run `CMD` as if typed, then exit (repeatable, runs in order)", func(s string) error {
+	shortFlag(fs, "c", "run `CMD` as if typed, then exit (repeatable, runs in order)", func(s string) error {
 		cfg.Commands = append(cfg.Commands, s)
 		return nil
 	})
@@ -124,8 +127,9 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 			fmt.Fprint(stdout, usage())
 			printFlags(stdout, fs)
 			fmt.Fprint(stdout, "\nagents (--agent NAME) [what todosh's list can do with them]:\n"+backends.Help())
+			return cfg, err
 		}
-		return cfg, err
+		return cfg, flagError(fs, err)
 	}
 	if version {
 		fmt.Fprintln(stdout, versionText())
@@ -144,10 +148,10 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 	}
 	ag.opts.Interactive = terminal && len(cfg.Commands) == 0 && cfg.Output == repl.OutputText
 	var err error
-	if cfg.Backend, cfg.NewAgent, err = ag.choose(fs, args, checkAfterDashes, "give commands and prompts with -c, or on stdin"); err != nil {
+	if cfg.Backend, cfg.NewAgent, err = ag.choose(fs, checkAfterDashes, "give commands and prompts with -c, or on stdin"); err != nil {
 		return cfg, err
 	}
-	cfg.NoContinue, cfg.LockTimeout = ag.noContinue, ag.lockTimeout
+	cfg.NoContinue, cfg.LockTimeout, cfg.Budget = ag.noContinue, ag.lockTimeout, ag.budget
 	if cfg.SessionID != "" {
 		if err := todostore.ValidSessionID(cfg.SessionID); err != nil {
 			return cfg, fmt.Errorf("--session: %w", err)

@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/repl"
 )
@@ -26,7 +27,8 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{args: nil, want: base},
 		{args: []string{"--session", "20261121-223344-7f3a"}, want: with(func(c *repl.Config) { c.SessionID = "20261121-223344-7f3a" })},
-		{args: []string{"-session=a.b_c-1"}, want: with(func(c *repl.Config) { c.SessionID = "a.b_c-1" })},
+		{args: []string{"--session=a.b_c-1"}, want: with(func(c *repl.Config) { c.SessionID = "a.b_c-1" })},
+		{args: []string{"-session=a.b_c-1"}, wantErr: "long flags take two dashes (--session)"},
 		{args: []string{"--resume"}, want: with(func(c *repl.Config) { c.Resume = true })},
 		{args: []string{"-c", "/todo add a", "-c", "/todo show"}, want: with(func(c *repl.Config) { c.Commands = []string{"/todo add a", "/todo show"} })},
 		{args: []string{"--session", "../x"}, wantErr: "invalid session id"},
@@ -34,8 +36,8 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"--session", ".."}, wantErr: "invalid session id"},
 		{args: []string{"--session", strings.Repeat("x", 101)}, wantErr: "invalid session id"},
 		{args: []string{"--session", "a", "--resume"}, wantErr: "do not go together"},
-		{args: []string{"--nope"}, wantErr: "not defined"},
-		{args: []string{"-c"}, wantErr: "needs an argument"},
+		{args: []string{"--nope"}, wantErr: "unknown flag --nope"},
+		{args: []string{"-c"}, wantErr: "-c needs a value"},
 		{args: []string{"hello"}, wantErr: "unexpected argument"},
 	}
 	for _, tt := range tests {
@@ -159,7 +161,7 @@ func TestAgentFlags(t *testing.T) {
 		{args: []string{"--agent", "acp:claude", "--approve", "ask"}, getenv: noEnv, wantAgent: true},
 		{args: []string{"--", "/bin/agent", "--acp"}, getenv: noEnv, wantAgent: true},
 		{args: []string{"--continue-delay", "-1s"}, getenv: noEnv, wantErr: "negative"},
-		{args: []string{"--continue-delay", "soon"}, getenv: noEnv, wantErr: "invalid value"},
+		{args: []string{"--continue-delay", "soon"}, getenv: noEnv, wantErr: `--continue-delay "soon": want a duration`},
 	}
 	for _, tt := range tests {
 		cfg, err := parseFlags(tt.args, &bytes.Buffer{}, tt.getenv, false)
@@ -204,11 +206,15 @@ func TestFlagErrorsAreGNUStyle(t *testing.T) {
 		want string
 	}{
 		{[]string{"--bogus"}, "todosh: unknown flag --bogus (see todosh --help)\n"},
-		{[]string{"-bogus"}, "todosh: unknown flag --bogus (see todosh --help)\n"},
+		// One dash and several letters are one-letter flags (GNU).
+		{[]string{"-bogus"}, "todosh: unknown flag -b in -bogus (see todosh --help)\n"},
+		{[]string{"-session", "x"}, "todosh: unknown flag -session: long flags take two dashes (--session) (see todosh --help)\n"},
 		{[]string{"--session"}, "todosh: --session needs a value (see todosh --help)\n"},
 		{[]string{"-c"}, "todosh: -c needs a value (see todosh --help)\n"},
-		{[]string{"--continue-delay", "soon"}, "todosh: --continue-delay \"soon\": parse error (see todosh --help)\n"},
-		{[]string{"--resume=maybe"}, "todosh: --resume \"maybe\": parse error (see todosh --help)\n"},
+		{[]string{"--c"}, "todosh: -c needs a value (see todosh --help)\n"},
+		{[]string{"--continue-delay", "soon"}, "todosh: --continue-delay \"soon\": want a duration such as 30s or 2m (see todosh --help)\n"},
+		{[]string{"--resume=maybe"}, "todosh: --resume \"maybe\": want true or false (see todosh --help)\n"},
+		{[]string{"--quiet", "stray"}, "todosh: unexpected argument \"stray\": give commands and prompts with -c, or on stdin (see todosh --help)\n"},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
@@ -270,7 +276,7 @@ func TestParseACPFlags(t *testing.T) {
 		{args: []string{"stray"}, wantErr: "unexpected argument"},
 		{args: []string{"--lock-timeout", "0s"}, wantErr: "positive duration"},
 		{args: []string{"--approve", "sometimes", "--agent", "acp:codex"}, wantErr: "want ask, never or always"},
-		{args: []string{"--bogus"}, wantErr: "not defined"},
+		{args: []string{"--bogus"}, wantErr: "unknown flag --bogus"},
 		{args: []string{"--agent", "openai", "--connect-timeout", "1s", "--idle-timeout", "1m"}, backend: "openai", cont: true},
 		{args: []string{"--agent", "claude", "--connect-timeout", "1s"}, wantErr: "--connect-timeout goes with --agent openai"},
 	} {

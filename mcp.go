@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -17,7 +18,8 @@ import (
 const mcpUsage = `usage: todosh mcp [--session ID] [--require-evidence]
 
 Serves todosh's todo tools (todo_write, todo_read, todo_tick, todo_pause)
-over MCP on stdin and stdout, for any MCP client. The session is --session,
+and the project board's (board_ready, board_claim, board_done; see
+docs/board.md) over MCP on stdin and stdout, for any MCP client. The session is --session,
 else $TODOSH_SESSION (set by todosh for every agent it starts), else the most
 recent session started in this directory, else a new one. A todosh shell open
 on the session shows every change as it happens.
@@ -51,6 +53,8 @@ func runMCP(args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(st
 		return repl.ExitFailed
 	}
 	cfg.Store, cfg.Getenv, cfg.Version = todostore.Open(root), getenv, "1"
+	cfg.Board = &boardcmd.Tools{Getenv: getenv, Cwd: cfg.Cwd}
+	boardcmd.Follow(cfg.Store, &boardcmd.Follower{Getenv: getenv, Err: stderr})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := mcpserver.Serve(ctx, cfg, &mcpserver.Stdio{In: os.Stdin, Out: os.Stdout}); err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -36,6 +37,9 @@ type Config struct {
 	NewAgent backends.Factory
 	// Continue is false with --no-continue.
 	Continue bool
+	// Budget is what each prompt may spend (--budget-tokens,
+	// --budget-time).
+	Budget continuation.Budget
 	// LockTimeout is how long a change waits for another todosh's lock.
 	LockTimeout time.Duration
 	// Home and Getenv are for /todo list (other agents' saved lists).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
@@ -98,6 +100,7 @@ func (s *Server) build(id, cwd string) (*session, error) {
 		shown:    map[acp.ToolCallId]struct{}{},
 	}
 	ss.policy.SetEnabled(s.cfg.Continue)
+	ss.policy.SetBudget(s.cfg.Budget)
 	// Every write this process makes (the agent's plan, todosh's own
 	// tools in a model backend, /todo) reaches the editor through the
 	// pump; another process's through the watcher.
@@ -110,6 +113,9 @@ func (s *Server) build(id, cwd string) (*session, error) {
 		default:
 		}
 	}
+	// A todo claimed from the board finishes its board item when it
+	// completes (docs/board.md).
+	boardcmd.Follow(st, &boardcmd.Follower{Getenv: s.cfg.Getenv, Err: os.Stderr}) // the editor's log
 	if s.cfg.NewAgent != nil {
 		ag, err := s.cfg.NewAgent(ss.asess)
 		if err != nil {
@@ -208,7 +214,7 @@ func (ss *session) syncPlanVia(force bool, send func(acp.SessionUpdate)) {
 	if err != nil {
 		return
 	}
-	entries := PlanEntries(sess.Todos)
+	entries := PlanReceipts(PlanEntries(sess.Todos), sess.Todos, ss.work())
 	key := planKey(entries)
 	if !force && ss.hasPlan && key == ss.planSent {
 		return
@@ -267,7 +273,7 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 	ss.notePrompt(text)
 	defer ss.rec.flush()
 	if IsTodoCommand(text) {
-		return ss.todo(strings.TrimSpace(text))
+		return ss.todo(ctx, strings.TrimSpace(text))
 	}
 	if len(leftOut) > 0 {
 		ss.say("todosh: " + andWords(leftOut) + " left out: todosh passes text only to the agent, and told it so\n\n")
@@ -295,7 +301,11 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 		ss.say(fmt.Sprintf("todosh: the list was done (%s): archived, see /todo list; starting a new one\n\n", todostore.Plural(archived, "item")))
 	}
 	ss.syncPlan(false)
-	turn := agent.Turn{Prompt: text}
+	return ss.run(ctx, step, agent.Turn{Prompt: text})
+}
+
+// run runs turn and the continuations the policy decides on.
+func (ss *session) run(ctx context.Context, step turnstep.Step, turn agent.Turn) (acp.PromptResponse, error) {
 	for {
 		out, err := step.Run(ctx, turn, ss.event)
 		if resp, done, err := ss.ended(out, err); done {
@@ -374,11 +384,15 @@ func (ss *session) tools() continuation.Tools {
 
 // todo runs a /todo command as the person and answers with its output;
 // the model never sees it.
-func (ss *session) todo(line string) (acp.PromptResponse, error) {
+func (ss *session) todo(ctx context.Context, line string) (acp.PromptResponse, error) {
 	var out bytes.Buffer
 	env := &commands.Env{
 		Store: ss.store, SessionID: ss.id, Cwd: ss.cwd, Out: &out, Err: &out,
 		Now: ss.srv.cfg.Now, Home: ss.srv.cfg.Home, Getenv: ss.srv.cfg.Getenv,
+	}
+	budget := &sessionBudget{policy: ss.policy}
+	if ss.agent != nil {
+		env.Budget = budget
 	}
 	if err := ss.registry.Run(env, line); err != nil && !errors.Is(err, commands.ErrQuit) {
 		fmt.Fprintln(&out, err)
@@ -389,6 +403,9 @@ func (ss *session) todo(line string) (acp.PromptResponse, error) {
 		text = "(no output)\n"
 	}
 	ss.say(text)
+	if budget.resumes {
+		return ss.resume(ctx)
+	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
@@ -410,7 +427,7 @@ var eventTable = map[agent.EventKind]func(*session, agent.Event){
 	},
 	agent.EventToolCall: func(ss *session, ev agent.Event) {
 		if !ss.relayed {
-			ss.toolCall(ev.Text)
+			ss.toolEvent(ev)
 		}
 	},
 	agent.EventTodos:  func(ss *session, _ agent.Event) { ss.syncPlan(false) },

@@ -30,6 +30,9 @@ type Caps struct {
 	Resume bool
 	// MCP: the agent is handed todosh's MCP server.
 	MCP bool
+	// Usage: the agent reports the tokens it spends (agent.EventUsage), so
+	// --budget-tokens can hold it; without, only --budget-time can.
+	Usage bool
 }
 
 // Options are the agent flags, checked against the chosen row.
@@ -77,6 +80,9 @@ const (
 	FlagIdleCLI  Flag = "--idle-limit"
 	FlagEvidence Flag = "--require-evidence"
 	FlagApprove  Flag = "--approve"
+	// FlagBudgetTokens goes with every row whose agent reports usage
+	// (Caps.Usage).
+	FlagBudgetTokens Flag = "--budget-tokens"
 )
 
 // Backend is one row of the table.
@@ -135,15 +141,17 @@ var Table = slices.Concat([]Backend{
 			return func(s agent.Session) (agent.Agent, error) { return modelapi.NewDemo(s) }, nil
 		}},
 	{Name: "openai", Summary: "an OpenAI-compatible chat completions API (Ollama, llama.cpp, vLLM, OpenRouter, OpenAI)",
-		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
+		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true, Usage: true},
 		Flags: []Flag{FlagBaseURL, FlagModel, FlagConnect, FlagIdle, FlagEvidence}, Start: startOpenAI},
 	{Name: "script", Param: "FILE", Summary: "a model played from FILE (tests)",
 		TodoTool: todotools.Write, Caps: Caps{Tick: true, Pause: true},
 		Flags: []Flag{FlagEvidence}, Start: startScript},
 }, cliRows(), []Backend{
 	acpRow(acpPreset{name: "acp", askForTools: true, summary: "any ACP agent: --agent acp -- CMD ARGS... (or --agent-bin CMD --agent-arg ARG)"}),
+	// claude-agent-acp answers each prompt with its usage; codex-acp 0.16
+	// sends none.
 	acpRow(acpPreset{name: "acp:claude", bin: "claude-agent-acp", pkg: "@zed-industries/claude-agent-acp", check: checkClaudeACP,
-		spelling: todotools.SpellClaude, env: clis.ClaudeEnv,
+		spelling: todotools.SpellClaude, env: clis.ClaudeEnv, usage: true,
 		summary: "Claude Code over ACP (npm @zed-industries/claude-agent-acp), one process per run"}),
 	acpRow(acpPreset{name: "acp:codex", bin: "codex-acp", pkg: "@zed-industries/codex-acp", check: checkCodexACP, spelling: todotools.SpellClaude,
 		summary: "Codex over ACP (npm @zed-industries/codex-acp), one process per run"}),
@@ -201,7 +209,7 @@ func cliRows() []Backend {
 			x.versionLine = bareVersion
 		}
 		c, _ := clis.Capabilities(name)
-		caps := Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume}
+		caps := Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume, Usage: c.Usage}
 		flags := []Flag{FlagBin, FlagArg, FlagIdleCLI}
 		if x.mcp != nil {
 			caps.Tick, caps.Pause, caps.MCP = true, true, true
@@ -293,6 +301,8 @@ type acpPreset struct {
 	// Check.
 	pkg, versionFlag string
 	check            func(v string, getenv func(string) string) Check
+	// usage: the agent's prompt responses carry its usage (Caps.Usage).
+	usage bool
 }
 
 // bareVersion is the VersionLine of an agent whose --version prints the
@@ -305,7 +315,7 @@ func acpRow(x acpPreset) Backend {
 	name := x.name
 	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
 		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, VersionLine: bareVersion, Check: x.check,
-		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true},
+		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true, Usage: x.usage},
 		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence}, ACP: true,
 		Start: func(_ string, o Options) (Factory, error) {
 			approve, err := acpagent.ParseApprove(o.Approve)
@@ -479,7 +489,10 @@ func Choose(spec string, given []Flag, o Options) (*Backend, Factory, error) {
 		return nil, nil, err
 	}
 	for _, f := range given {
-		if !b.accepts(f) {
+		switch {
+		case f == FlagBudgetTokens && !b.accepts(f):
+			return nil, nil, fmt.Errorf("--budget-tokens: --agent %s reports no token usage, so only --budget-time can hold it (agents that report usage: %s)", spec, withFlag(f))
+		case !b.accepts(f):
 			return nil, nil, fmt.Errorf("%s goes with --agent %s, not %s", f, withFlag(f), spec)
 		}
 	}
@@ -491,6 +504,9 @@ func Choose(spec string, given []Flag, o Options) (*Backend, Factory, error) {
 }
 
 func (b *Backend) accepts(f Flag) bool {
+	if f == FlagBudgetTokens {
+		return b.Caps.Usage
+	}
 	for _, g := range b.Flags {
 		if g == f {
 			return true
@@ -531,13 +547,13 @@ func Help() string {
 	return b.String()
 }
 
-// words names the capabilities: "tick, pause, resume, mcp".
+// words names the capabilities: "tick, pause, resume, mcp, usage".
 func (c Caps) words() string {
 	var w []string
 	for _, x := range []struct {
 		on   bool
 		name string
-	}{{c.Tick, "tick"}, {c.Pause, "pause"}, {c.Resume, "resume"}, {c.MCP, "mcp"}} {
+	}{{c.Tick, "tick"}, {c.Pause, "pause"}, {c.Resume, "resume"}, {c.MCP, "mcp"}, {c.Usage, "usage"}} {
 		if x.on {
 			w = append(w, x.name)
 		}

@@ -112,7 +112,7 @@ func TestACPRows(t *testing.T) {
 func TestCLIMCPArgs(t *testing.T) {
 	m := &agent.MCPServer{Name: "todosh", Command: "/usr/bin/todo sh", Args: []string{"mcp", "--session", "s1"}, Env: map[string]string{"TODOSH_HOME": `/h/"x"`}}
 	got := strings.Join(claudeMCP(m), " | ")
-	want := `--mcp-config | {"mcpServers":{"todosh":{"args":["mcp","--session","s1"],"command":"/usr/bin/todo sh","env":{"TODOSH_HOME":"/h/\"x\""}}}} | --allowedTools | mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause`
+	want := `--mcp-config | {"mcpServers":{"todosh":{"args":["mcp","--session","s1"],"command":"/usr/bin/todo sh","env":{"TODOSH_HOME":"/h/\"x\""}}}} | --allowedTools | mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause,mcp__todosh__board_ready,mcp__todosh__board_claim,mcp__todosh__board_done`
 	if got != want {
 		t.Errorf("claude:\n got %s\nwant %s", got, want)
 	}

@@ -160,7 +160,7 @@ func showChange(x *call) error {
 	if len(l.Todos) == 0 {
 		return x.print(head + "the list was empty\n")
 	}
-	return x.print(head + todostore.FormatListWidth(l.Todos, x.env.width()))
+	return x.print(head + todostore.FormatListSeen(l.Todos, x.env.width(), x.work()))
 }
 
 // runRevert implements /todo revert: the last change to the list is taken

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -63,6 +64,8 @@ type Env struct {
 	// (the terminal), so /todo list opens an agent's mirrored list as
 	// itself (SwitchTo) instead of copying it.
 	CanSwitch bool
+	// Budget is the prompt's budget, for /todo budget; nil with no agent.
+	Budget Budget
 }
 
 // width is Env.Width, 0 when unknown.
@@ -159,16 +162,19 @@ func NewRegistry() *Registry {
 			{name: "edit", args: "POS TEXT", summary: "change an item's or subtask's text; its status, subtasks and evidence stay", example: `/todo edit 2 "write more tests"`, run: runEdit},
 			{name: "move", args: "POS TO", summary: "move an item to item position TO, or a subtask within its item (2.3 to 2.1)", example: "/todo move 3 1", run: runMove},
 			{name: "clear", summary: "empty the list (it stays in this session's history: /todo revert brings it back)", example: "/todo clear", run: runClear},
+			{name: "cost", summary: "what each item cost: time in progress, tokens and tool calls todosh saw, and what no item was in progress for", example: "/todo cost", run: runCost},
 			{name: "history", args: "[PAGE|show N]", words: []string{"show"}, summary: "this session's changes, newest first, numbered: when, who, what; show N prints the list after change N", example: "/todo history show 3", run: runHistory},
 			{name: "revert", summary: "take back the last change to the list, whoever made it; again goes one more change back (undo POS only reopens items)", example: "/todo revert", run: runRevert},
 			{name: "restore", args: "N", summary: "make the list what it was after change N of /todo history", example: "/todo restore 3", run: runRestore},
 			{name: "list", args: "[PAGE]", summary: "saved lists, this session first, then newest first; choose one to load", example: "/todo list 2", run: r.runList},
 			{name: "load", args: "N", summary: "copy list N of /todo list into this session (the current list stays in its history)", example: "/todo load 3", run: r.runLoad},
 			{name: "prune", args: "WHICH", summary: "remove saved sessions: N or N-M as /todo list numbers them, all, or older AGE (30d); never this one or other agents' lists; asks first (scripts add --yes)", example: "/todo prune older 30d", run: r.runPrune},
+			{name: "budget", args: "[+N|+DURATION]", summary: "what this prompt spent of its budget and what is left; +N tokens or +DURATION raises it and continues a list that stopped at it", example: "/todo budget +5000", run: runBudget},
 		},
 	}
 	r.cmds = []*command{
 		todo,
+		{name: "board", args: "COMMAND", words: boardcmd.Verbs(), summary: "the project's shared board: claim, done, show... as todosh board --help lists", example: "/board claim --next", run: runBoard},
 		{name: "help", args: "[COMMAND]", summary: "list the commands, or explain one", example: "/help todo", run: r.runHelp},
 		{name: "quit", summary: "leave todosh (Ctrl-D on an empty line does too)", example: "/quit", run: runQuit},
 		{name: "exit", summary: "leave todosh, like /quit", example: "/exit", run: runQuit},

@@ -54,7 +54,7 @@ func (x *call) showList(todos []todostore.Todo) error {
 	if len(todos) == 0 {
 		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
 	}
-	return x.print(todostore.FormatListWidth(todos, x.env.width()))
+	return x.print(todostore.FormatListSeen(todos, x.env.width(), x.work()))
 }
 
 // shown tells the shell (Env.Shown) that the person was shown todos.

@@ -20,8 +20,9 @@ type sim struct {
 	text  string // fuzzer text: todo content and final reply text
 	names int    // counter that keeps every content unique
 
-	sinceProgress int // continuations since progress or the person's prompt
-	sincePrompt   int // continuations since the person's prompt
+	done          map[string]bool // the high-water mark: contents completed since the person's prompt
+	sinceProgress int             // continuations since progress or the person's prompt
+	sincePrompt   int             // continuations since the person's prompt
 	paused        bool
 }
 
@@ -39,6 +40,7 @@ func (s *sim) play(ops []byte) {
 		case 0:
 			s.p.PersonPrompt()
 			s.sinceProgress, s.sincePrompt, s.paused = 0, 0, false
+			clear(s.done)
 			if openCount(s.list) == 0 {
 				s.list = s.fresh(extra + 1)
 			}
@@ -72,8 +74,9 @@ func (s *sim) fresh(n int) []todostore.Todo {
 }
 
 // mutate changes s.list the way one turn might and reports whether that is
-// progress by the definition: something became completed or cancelled, or
-// the open count fell.
+// progress by the definition: an item or subtask reached completed for the
+// first time since the person's prompt (contents are unique, so the
+// content is the key).
 func (s *sim) mutate(m, extra int) bool {
 	l := todostore.CloneTodos(s.list)
 	firstOpen := firstIndex(l, todostore.Todo.IsOpen)
@@ -86,17 +89,21 @@ func (s *sim) mutate(m, extra int) bool {
 		}
 	case 2: // complete the next item, or tick its next subtask
 		if firstOpen >= 0 {
-			progress = true
 			t := &l[firstOpen]
 			if j := firstIndexSub(t.Subtasks); j >= 0 {
 				t.Subtasks[j].Status = C
+				progress = s.reach(t.Content + "/" + t.Subtasks[j].Content)
+				if firstIndexSub(t.Subtasks) < 0 {
+					progress = s.reach(t.Content) || progress
+				}
 			} else {
 				t.Status = C
+				progress = s.reach(t.Content)
 			}
 		}
-	case 3: // cancel the next item
+	case 3: // cancel the next item: not progress
 		if firstOpen >= 0 {
-			l[firstOpen].Status, progress = X, true
+			l[firstOpen].Status = X
 		}
 	case 4: // add a pending item
 		l = append(l, todostore.Todo{Content: s.content(), Status: P})
@@ -113,7 +120,7 @@ func (s *sim) mutate(m, extra int) bool {
 		}
 	case 8: // remove the next open item
 		if firstOpen >= 0 {
-			l, progress = append(l[:firstOpen], l[firstOpen+1:]...), true
+			l = append(l[:firstOpen], l[firstOpen+1:]...)
 		}
 	case 9: // remove a finished item
 		if firstClosed >= 0 {
@@ -127,7 +134,6 @@ func (s *sim) mutate(m, extra int) bool {
 			}
 		}
 	case 11: // clear the list
-		progress = openCount(l) > 0
 		l = nil
 	case 12: // add a subtask to the next item
 		if firstOpen >= 0 {
@@ -139,6 +145,20 @@ func (s *sim) mutate(m, extra int) bool {
 	todostore.Normalize(l)
 	s.list = l
 	return progress
+}
+
+// reach records that the entry with content key reached completed and
+// reports whether that raised the high-water mark.
+func (s *sim) reach(key string) bool {
+	if s.done == nil {
+		s.done = map[string]bool{}
+	}
+	k := matchKey(key)
+	if s.done[k] {
+		return false
+	}
+	s.done[k] = true
+	return true
 }
 
 func firstIndexSub(subs []todostore.Subtask) int {

@@ -7,22 +7,35 @@
 // (and keeps stopping until the person's next prompt); no open items stops;
 // progress resets the no-progress counter; a reply that ends by asking the
 // person a question stops; continuation switched off stops; MaxNoProgress
-// continuations in a row without progress stop; MaxPerPrompt continuations
+// continuations in a row without progress stop; the prompt's budget spent
+// stops (budget.go); MaxPerPrompt continuations
 // per prompt from the person stop whatever else happens; otherwise continue.
 // Progress and a pause are recorded even by a turn that an earlier rule
 // stops (a cancelled turn that paused stays paused); that changes no reason,
 // because the stopping rules before them do not read the counter.
 //
-// Matching items across a turn. An agent may rewrite, reorder or reword its
-// whole list, so "item 2 became completed" needs a pairing of the list before
-// the turn with the list after it. Items pair by content first (case and
-// runs of white space ignored; the same position is preferred, then the first
-// unused occurrence, so duplicates pair in order and a moved item keeps its
-// history), and what is left pairs by position (an item reworded in place is
-// the same item). An item with no partner is new: a new item that is already
-// completed is not progress, because nothing became completed. Subtasks of a
-// paired item pair the same way. Independently, a fall in the number of open
-// items is progress (an open item removed or cancelled).
+// Progress from facts (issue 26). A turn makes progress only when an item
+// or subtask reaches completed for the first time since the person's
+// prompt: a high-water mark of stable uids (State.Done). Re-marking a
+// finished item, toggling it back and forth, rewording, reordering,
+// adding, cancelling or removing items never count. Where the backend
+// shows todosh the agent's work (Turn.Receipt), a completed item counts
+// only with a receipt: a successful edit or command seen while it was in
+// progress. One completed without is "done (reported)": it is not
+// progress, and while one remains the policy keeps going as for an open
+// item, naming it in the prompt, until it has a receipt or is reopened.
+// Backends that show no work keep the status rule with the high-water
+// mark.
+//
+// Matching items across a turn. Lists read from the store carry stable
+// uids, and items pair by them. A list without uids (tests, a list never
+// written) pairs by content first (case and runs of white space ignored;
+// the same position is preferred, then the first unused occurrence, so
+// duplicates pair in order and a moved item keeps its history), and what
+// is left pairs by position (an item reworded in place is the same item).
+// An item with no partner is new: a new item that is already completed is
+// not progress, because nothing became completed. Subtasks of a paired
+// item pair the same way.
 //
 // Question heuristic. See EndsWithQuestion: the last non-blank line outside
 // fenced code blocks, without inline code spans and trailing markdown or
@@ -46,6 +59,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -73,6 +88,16 @@ type Turn struct {
 	// to Before.
 	First     []todostore.Todo
 	FinalText string // the agent's last reply text (question detection)
+	// Receipt reports whether the item with this key (Completion.Item)
+	// has a receipt: a successful edit or command todosh saw while the
+	// item was in progress. nil when the backend shows todosh no work
+	// (the model API with only the todo tools, the demo): then a
+	// completion counts by its status alone.
+	Receipt func(item string) bool
+	// Tokens and Took are what the turn spent, for the budget: the
+	// tokens the agent reported, the time the turn took.
+	Tokens int64
+	Took   time.Duration
 }
 
 // StopReason says why the policy stopped; it is empty when it continues.
@@ -101,8 +126,14 @@ type Decision struct {
 	// Wording is, when Continue, the escalation level of Prompt
 	// (WordingFirst..WordingFinal).
 	Wording int
-	// Progress is whether the turn made progress (see Progressed).
+	// Progress is whether the turn made progress: something reached
+	// completed for the first time since the person's prompt, with a
+	// receipt where the backend shows its work.
 	Progress bool
+	// Unverified are the positions (1-based) of items the agent marked
+	// completed since the person's prompt without a receipt, when the
+	// backend shows its work: "done (reported)".
+	Unverified []int
 	// Line is the one line shown to the person, such as
 	// "continuing 2/3 — 2 open items" or "stopped: paused — \"reason\"". It
 	// is empty only when the turn neither started nor ended with a list (a
@@ -126,6 +157,19 @@ type Policy struct {
 	lastList string // ListDigest of the list the previous continuation was sent with
 	hasLast  bool
 	level    int // wording level of the previous continuation
+
+	// done is the high-water mark: the keys (Completion.Key) that reached
+	// completed, with a receipt where one is needed, since the person's
+	// prompt. Reaching completed again is not progress.
+	done map[string]bool
+	// unverified are the item keys completed since the person's prompt
+	// without a receipt, in the order they were completed.
+	unverified []string
+	// budget is every prompt's (SetBudget), raised the current prompt's
+	// raises, spent what its turns spent; lastStop the last decision's
+	// reason, "" when it continued (budget.go).
+	budget, raised, spent Budget
+	lastStop              StopReason
 }
 
 // New returns a policy with continuation on and no counts.
@@ -160,7 +204,7 @@ func (p *Policy) Enabled() bool { return !p.disabled }
 // escalation start again, and a pause is lifted. The settings stay.
 func (p *Policy) PersonPrompt() {
 	on, max := !p.disabled, p.maxNoProgress
-	*p = Policy{maxNoProgress: max}
+	*p = Policy{maxNoProgress: max, budget: p.budget}
 	p.SetEnabled(on)
 }
 
@@ -179,7 +223,7 @@ func (p *Policy) IsPaused() (bool, string) { return p.paused, p.reason }
 // updates the counters. tools are the agent's todo tools, named in the
 // prompt; what they are decides what the prompt may ask for.
 func (p *Policy) Decide(t Turn, tools Tools) Decision {
-	progress := Progressed(t.Before, t.After) || t.First != nil && Progressed(t.First, t.After)
+	progress, unverified := p.advance(t)
 	// Recorded before the rules; see the package doc.
 	if progress {
 		p.noProgress = 0
@@ -187,10 +231,14 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	if t.Paused {
 		p.paused, p.reason = true, t.PauseReason
 	}
+	p.spent.Tokens += t.Tokens
+	p.spent.Time += t.Took
 	stop := func(r StopReason, line string) Decision {
-		return Decision{Reason: r, Line: line, Progress: progress}
+		p.lastStop = r
+		return Decision{Reason: r, Line: line, Progress: progress, Unverified: unverified}
 	}
 	open := openCount(t.After)
+	left := leftLine(open, unverified)
 	switch {
 	case t.Aborted:
 		return stop(Aborted, "stopped: turn cancelled")
@@ -198,21 +246,30 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 		return stop(Failed, "stopped: error: "+todostore.ShortLine(t.Err.Error(), 0))
 	case p.paused:
 		return stop(Paused, pauseLine(p.reason))
-	case open == 0:
+	case open == 0 && len(unverified) == 0:
 		return stop(NoOpenItems, doneLine(t.Before, t.After))
 	case EndsWithQuestion(t.FinalText):
 		return stop(AskedQuestion, "stopped: the agent asked a question")
 	case p.disabled:
-		return stop(Disabled, "stopped: continuation is off — "+todostore.Plural(open, "open item"))
+		return stop(Disabled, "stopped: continuation is off — "+left)
+	case p.overBudget():
+		return stop(p.budgetStop())
 	case p.noProgress >= p.MaxAttempts():
 		return stop(NoProgress, fmt.Sprintf("stopped: %d attempts without progress", p.MaxAttempts()))
 	case p.perPrompt >= MaxPerPrompt:
 		return stop(PromptLimit, fmt.Sprintf("stopped: %d continuations for this prompt", MaxPerPrompt))
 	}
+	return p.proceed(t.After, tools, progress, unverified)
+}
 
+// proceed is the decision to continue with the next continuation of
+// after, the list now.
+func (p *Policy) proceed(after []todostore.Todo, tools Tools, progress bool, unverified []int) Decision {
+	p.lastStop = ""
+	left := leftLine(openCount(after), unverified)
 	p.noProgress++
 	p.perPrompt++
-	list := ListDigest(t.After)
+	list := ListDigest(after)
 	if p.hasLast && list == p.lastList {
 		p.level = min(p.level+1, WordingFinal)
 	} else {
@@ -220,13 +277,71 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	}
 	p.lastList, p.hasLast = list, true
 	return Decision{
-		Continue: true,
-		Prompt:   continuationPrompt(promptInput{todos: t.After, tools: tools, level: p.level}),
-		Attempt:  p.noProgress,
-		Wording:  p.level,
-		Progress: progress,
-		Line:     fmt.Sprintf("continuing %d/%d — %s", p.noProgress, p.MaxAttempts(), todostore.Plural(open, "open item")),
+		Continue:   true,
+		Prompt:     continuationPrompt(promptInput{todos: after, tools: tools, level: p.level, unverified: unverified}),
+		Attempt:    p.noProgress,
+		Wording:    p.level,
+		Progress:   progress,
+		Unverified: unverified,
+		Line:       fmt.Sprintf("continuing %d/%d — %s", p.noProgress, p.MaxAttempts(), left),
 	}
+}
+
+// leftLine says what is left: the open items, or when none is open the
+// items done without a receipt.
+func leftLine(open int, unverified []int) string {
+	if open == 0 && len(unverified) > 0 {
+		return todostore.Plural(len(unverified), "item") + " done without a receipt"
+	}
+	return todostore.Plural(open, "open item")
+}
+
+// advance moves the high-water mark with one turn's completions (from
+// the list before the turn, and from the first list the agent wrote in
+// it) and returns whether it rose, and the positions of the items done
+// without a receipt. An unverified item that has a receipt now counts
+// then; one no longer completed, or gone, is forgotten.
+func (p *Policy) advance(t Turn) (progress bool, unverified []int) {
+	if p.done == nil {
+		p.done = map[string]bool{}
+	}
+	has := func(item string) bool { return t.Receipt == nil || t.Receipt(item) }
+	fins := Completions(t.Before, t.After)
+	if t.First != nil {
+		fins = append(fins, Completions(t.First, t.After)...)
+	}
+	for _, f := range fins {
+		if p.done[f.Key] {
+			continue
+		}
+		if !has(f.Item) {
+			if !slices.Contains(p.unverified, f.Item) && f.Key == f.Item {
+				p.unverified = append(p.unverified, f.Item)
+			}
+			continue
+		}
+		p.done[f.Key], progress = true, true
+	}
+	at := make(map[string]int, len(t.After))
+	for i, td := range t.After {
+		at[itemKey(td)] = i
+	}
+	kept := p.unverified[:0]
+	for _, k := range p.unverified {
+		i, ok := at[k]
+		if !ok || t.After[i].Status != todostore.Completed {
+			continue
+		}
+		if has(k) {
+			p.done[k], progress = true, true
+			continue
+		}
+		kept = append(kept, k)
+		unverified = append(unverified, i+1)
+	}
+	p.unverified = kept
+	slices.Sort(unverified)
+	return progress, unverified
 }
 
 // State is the policy's counters as plain data, for a caller that keeps
@@ -242,6 +357,11 @@ type State struct {
 	// sent with, "" when there was none since the person's prompt.
 	LastList string `json:"lastList,omitempty"`
 	Level    int    `json:"level,omitempty"`
+	// Done is the high-water mark: the keys that reached completed since
+	// the person's prompt; Unverified the items completed without a
+	// receipt (see Policy).
+	Done       []string `json:"done,omitempty"`
+	Unverified []string `json:"unverified,omitempty"`
 }
 
 // State returns the policy's counters.
@@ -251,13 +371,26 @@ func (p *Policy) State() State {
 	if p.hasLast {
 		st.LastList = p.lastList
 	}
+	for k := range p.done {
+		st.Done = append(st.Done, k)
+	}
+	slices.Sort(st.Done)
+	st.Unverified = slices.Clone(p.unverified)
 	return st
 }
 
 // Restore returns a policy with the counters st.
 func Restore(st State) *Policy {
-	return &Policy{noProgress: st.NoProgress, perPrompt: st.PerPrompt, paused: st.Paused, reason: st.PauseReason,
-		disabled: st.Disabled, lastList: st.LastList, hasLast: st.LastList != "", level: st.Level}
+	p := &Policy{noProgress: st.NoProgress, perPrompt: st.PerPrompt, paused: st.Paused, reason: st.PauseReason,
+		disabled: st.Disabled, lastList: st.LastList, hasLast: st.LastList != "", level: st.Level,
+		unverified: slices.Clone(st.Unverified)}
+	if len(st.Done) > 0 {
+		p.done = make(map[string]bool, len(st.Done))
+		for _, k := range st.Done {
+			p.done[k] = true
+		}
+	}
+	return p
 }
 
 // ListDigest is a short digest of a list as FormatList renders it: two

@@ -6,31 +6,72 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// Progressed reports whether a turn made progress: an item or subtask became
-// completed or cancelled, or the number of open items fell. Any other change
-// (a new item, a reorder, a rename, an item started) is not progress, so a
-// model cannot keep itself going by shuffling its list. Items are matched as
-// described in the package doc: by content, then by position.
-func Progressed(before, after []todostore.Todo) bool {
+// Completion is an item or subtask that became completed in a turn.
+type Completion struct {
+	// Key names the entry for the high-water mark: its stable uid ("t7",
+	// "s12"), or for a list without uids (a test, a list not yet written)
+	// its content, lower case and spaced once.
+	Key string
+	// Item is the key of the item it belongs to (itself for an item): a
+	// receipt is an item's.
+	Item string
+	// Pos is the item's index in the list after the turn.
+	Pos int
+}
+
+// Completions lists what became completed between before and after: an
+// item or subtask completed in after whose partner in before was not.
+// Partners are found by stable uid, and in lists without uids by the
+// pairing of the package doc. A new entry that is completed already, a
+// cancellation, a removal, a reorder or a rewording is not a completion,
+// so a model cannot keep itself going by shuffling its list.
+func Completions(before, after []todostore.Todo) []Completion {
 	if todostore.SameTodos(before, after) {
-		return false // the turn that changed nothing, without matching items
+		return nil // the turn that changed nothing, without matching items
 	}
-	if openCount(after) < openCount(before) {
-		return true
-	}
-	for i, j := range matchTodos(before, after) {
+	var out []Completion
+	pair := pairTodos(before, after)
+	for i, j := range pair {
 		if j < 0 {
 			continue
 		}
 		b, a := before[j], after[i]
-		if b.IsOpen() && !a.IsOpen() {
-			return true
+		key := itemKey(a)
+		if a.Status == todostore.Completed && b.Status != todostore.Completed {
+			out = append(out, Completion{Key: key, Item: key, Pos: i})
 		}
-		if subtaskFinished(b.Subtasks, a.Subtasks) {
-			return true
+		for k, l := range pairSubtasks(b.Subtasks, a.Subtasks) {
+			if l >= 0 && b.Subtasks[l].Status != todostore.Completed && a.Subtasks[k].Status == todostore.Completed {
+				out = append(out, Completion{Key: subtaskKey(key, a.Subtasks[k]), Item: key, Pos: i})
+			}
 		}
 	}
-	return false
+	return out
+}
+
+// Progressed reports whether anything became completed between before
+// and after (Completions), without the high-water mark or receipts the
+// policy adds.
+func Progressed(before, after []todostore.Todo) bool {
+	return len(Completions(before, after)) > 0
+}
+
+// ItemKey is the key Completion.Item gives t: its uid, or its content in a
+// list without uids.
+func ItemKey(t todostore.Todo) string { return itemKey(t) }
+
+func itemKey(t todostore.Todo) string {
+	if t.UID != "" {
+		return t.UID
+	}
+	return "c:" + matchKey(t.Content)
+}
+
+func subtaskKey(item string, s todostore.Subtask) string {
+	if s.UID != "" {
+		return s.UID
+	}
+	return item + "/" + matchKey(s.Content)
 }
 
 // openCount is the number of todos with work remaining, counting unknown
@@ -45,9 +86,61 @@ func openCount(todos []todostore.Todo) int {
 	return n
 }
 
-// subtaskFinished reports whether a subtask of a matched item went from not
-// completed to completed.
-func subtaskFinished(before, after []todostore.Subtask) bool {
+// pairTodos pairs every item of after with an item of before: by uid when
+// both lists carry them, else by match.
+func pairTodos(before, after []todostore.Todo) []int {
+	if hasUIDs(before, after) {
+		at := make(map[string]int, len(before))
+		for j, t := range before {
+			at[t.UID] = j
+		}
+		pair := make([]int, len(after))
+		for i, t := range after {
+			pair[i] = -1
+			if j, ok := at[t.UID]; ok {
+				pair[i] = j
+			}
+		}
+		return pair
+	}
+	return matchTodos(before, after)
+}
+
+// hasUIDs reports whether every item of both lists has its stable id, as
+// every list read from the store does.
+func hasUIDs(before, after []todostore.Todo) bool {
+	for _, l := range [][]todostore.Todo{before, after} {
+		for _, t := range l {
+			if t.UID == "" {
+				return false
+			}
+		}
+	}
+	return len(before) > 0 && len(after) > 0
+}
+
+// pairSubtasks pairs subtasks as pairTodos pairs items.
+func pairSubtasks(before, after []todostore.Subtask) []int {
+	uids := len(before) > 0 && len(after) > 0
+	for _, l := range [][]todostore.Subtask{before, after} {
+		for _, s := range l {
+			uids = uids && s.UID != ""
+		}
+	}
+	if uids {
+		at := make(map[string]int, len(before))
+		for j, s := range before {
+			at[s.UID] = j
+		}
+		pair := make([]int, len(after))
+		for i, s := range after {
+			pair[i] = -1
+			if j, ok := at[s.UID]; ok {
+				pair[i] = j
+			}
+		}
+		return pair
+	}
 	keys := func(ss []todostore.Subtask) []string {
 		out := make([]string, len(ss))
 		for i, s := range ss {
@@ -55,12 +148,7 @@ func subtaskFinished(before, after []todostore.Subtask) bool {
 		}
 		return out
 	}
-	for i, j := range match(keys(before), keys(after)) {
-		if j >= 0 && before[j].Status != todostore.Completed && after[i].Status == todostore.Completed {
-			return true
-		}
-	}
-	return false
+	return match(keys(before), keys(after))
 }
 
 // matchTodos pairs every item of after with an item of before; see match.

@@ -1,6 +1,8 @@
 package continuation
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/todosh/todosh/todostore"
@@ -28,7 +30,7 @@ func TestProgressed(t *testing.T) {
 		{"nothing changed", items(a, b), items(a, b), false},
 		{"empty lists", nil, nil, false},
 		{"item completed", items(a, b), items(td("write parser", C), b), true},
-		{"item cancelled", items(a, b), items(a, td("write tests", X)), true},
+		{"item cancelled is not progress", items(a, b), items(a, td("write tests", X)), false},
 		{"in progress completed", items(td("write parser", I)), items(td("write parser", C)), true},
 		{"item started is not progress", items(a, b), items(td("write parser", I), b), false},
 		{"subtask ticked", items(td("p", I, "x", C, "y", P)), items(td("p", I, "x", C, "y", C)), true},
@@ -43,7 +45,7 @@ func TestProgressed(t *testing.T) {
 		{"new completed item appended", items(a, b), items(a, b, td("ran the linter", C)), false},
 		{"new completed item inserted first", items(a, b), items(td("ran the linter", C), a, b), false},
 		{"a completed item moved to the front", items(a, td("done thing", C)), items(td("done thing", C), a), false},
-		{"open item removed", items(a, b), items(b), true},
+		{"open item removed is not progress", items(a, b), items(b), false},
 		{"completed item removed", items(td("old", C), a), items(a), false},
 		{"pending item added", items(a), items(a, b), false},
 		{"completed item reopened", items(td("old", C), a), items(td("old", P), a), false},
@@ -90,5 +92,90 @@ func TestMatch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// uid is a todo as the store gives it, with its stable id.
+func uid(id, content string, st todostore.Status) todostore.Todo {
+	return todostore.Todo{UID: id, Content: content, Status: st}
+}
+
+// The high-water mark and receipts (issue 26): only a first completion by
+// stable uid is progress, and where the backend shows work only one with
+// a receipt.
+func TestHighWaterMark(t *testing.T) {
+	open3 := items(uid("t1", "parser", C), uid("t2", "tests", P), uid("t3", "docs", P))
+	done2 := items(uid("t1", "parser", C), uid("t2", "tests", C), uid("t3", "docs", P))
+	reopen2 := items(uid("t1", "parser", C), uid("t2", "tests", I), uid("t3", "docs", P))
+	reworded := items(uid("t1", "parser", C), uid("t2", "the tests", C), uid("t3", "docs", P))
+	moved := items(uid("t2", "tests", C), uid("t1", "parser", C), uid("t3", "docs", P))
+	none := func(string) bool { return false }
+	all := func(string) bool { return true }
+	only := func(k string) func(string) bool { return func(s string) bool { return s == k } }
+	type turn struct {
+		before, after []todostore.Todo
+		receipt       func(string) bool
+		progress      bool
+		unverified    []int
+	}
+	tests := []struct {
+		name  string
+		turns []turn
+	}{
+		{"first completion", []turn{{open3, done2, nil, true, nil}}},
+		{"re-marked after finishing", []turn{{open3, done2, nil, true, nil}, {done2, reopen2, nil, false, nil}, {reopen2, done2, nil, false, nil}}},
+		{"toggled three times", []turn{{open3, done2, nil, true, nil}, {done2, reopen2, nil, false, nil}, {reopen2, done2, nil, false, nil},
+			{done2, reopen2, nil, false, nil}, {reopen2, done2, nil, false, nil}}},
+		{"reworded after finishing", []turn{{open3, done2, nil, true, nil}, {done2, reopen2, nil, false, nil}, {reopen2, reworded, nil, false, nil}}},
+		{"reordered after finishing", []turn{{open3, done2, nil, true, nil}, {done2, moved, nil, false, nil}}},
+		{"completion with a receipt", []turn{{open3, done2, all, true, nil}}},
+		{"completion without a receipt", []turn{{open3, done2, none, false, []int{2}}}},
+		{"receipt of another item", []turn{{open3, done2, only("t3"), false, []int{2}}}},
+		{"unverified, then a receipt", []turn{{open3, done2, none, false, []int{2}}, {done2, done2, all, true, nil}}},
+		{"unverified, then reopened", []turn{{open3, done2, none, false, []int{2}}, {done2, reopen2, none, false, nil}}},
+		{"unverified, reopened, worked, done", []turn{{open3, done2, none, false, []int{2}}, {done2, reopen2, none, false, nil}, {reopen2, done2, all, true, nil}}},
+		{"a receipt counts once", []turn{{open3, done2, all, true, nil}, {done2, done2, all, false, nil}}},
+		// An agent re-sends its whole list, finished items too (after the
+		// list was archived, say): what it wrote completed is not reported.
+		{"written completed without a receipt", []turn{{nil, done2, none, false, nil}}},
+		{"completed before the prompt", []turn{{done2, done2, none, false, nil}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New()
+			for i, tr := range tt.turns {
+				d := p.Decide(Turn{Before: tr.before, After: tr.after, Receipt: tr.receipt}, Tools{Todo: "todo_write"})
+				if d.Progress != tr.progress || !slices.Equal(d.Unverified, tr.unverified) {
+					t.Fatalf("turn %d: progress %v unverified %v, want %v %v", i, d.Progress, d.Unverified, tr.progress, tr.unverified)
+				}
+				p = Restore(p.State()) // the hooks keep it between processes
+			}
+		})
+	}
+}
+
+// Only items done without a receipt remain: the policy continues, names
+// them, and stops at the no-progress cap like any other attempt.
+func TestUnverifiedKeepsGoing(t *testing.T) {
+	before := items(uid("t1", "parser", I))
+	after := items(uid("t1", "parser", C))
+	none := func(string) bool { return false }
+	p := New()
+	d := p.Decide(Turn{Before: before, After: after, Receipt: none}, Tools{Todo: "TodoWrite"})
+	if !d.Continue || d.Line != "continuing 1/3 — 1 item done without a receipt" {
+		t.Fatalf("decision %+v", d)
+	}
+	if !strings.Contains(d.Prompt, "Item 1 is marked completed, but todosh saw no successful edit or command") {
+		t.Fatalf("prompt does not name the item:\n%s", d.Prompt)
+	}
+	for range MaxNoProgress - 1 {
+		p.Decide(Turn{Before: after, After: after, Receipt: none}, Tools{Todo: "TodoWrite"})
+	}
+	if d := p.Decide(Turn{Before: after, After: after, Receipt: none}, Tools{Todo: "TodoWrite"}); d.Continue || d.Reason != NoProgress {
+		t.Fatalf("no stop at the cap: %+v", d)
+	}
+	// Without receipts (a backend that shows no work) the same turn is done.
+	if d := New().Decide(Turn{Before: before, After: after}, Tools{Todo: "todo_write"}); d.Continue || d.Reason != NoOpenItems {
+		t.Fatalf("status rule: %+v", d)
 	}
 }

@@ -2,6 +2,7 @@ package continuation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -90,6 +91,8 @@ type promptInput struct {
 	todos []todostore.Todo
 	tools Tools
 	level int
+	// unverified are the positions of items done without a receipt.
+	unverified []int
 }
 
 // PromptAt is the continuation prompt that Decide sends for todos at
@@ -97,7 +100,20 @@ type promptInput struct {
 // give it again later: the hooks give it to Qwen Code through its prompt
 // hook, which that agent runs for the continuation (ARCHITECTURE.md §9).
 func PromptAt(todos []todostore.Todo, tools Tools, level int) string {
-	return continuationPrompt(promptInput{todos: todos, tools: tools, level: level})
+	return PromptUnverified(todos, tools, level, nil)
+}
+
+// PromptUnverified is PromptAt naming the items of unverified (keys of
+// State.Unverified) still completed in todos as done without a receipt,
+// as Decide's prompt did.
+func PromptUnverified(todos []todostore.Todo, tools Tools, level int, unverified []string) string {
+	var pos []int
+	for i, t := range todos {
+		if t.Status == todostore.Completed && slices.Contains(unverified, itemKey(t)) {
+			pos = append(pos, i+1)
+		}
+	}
+	return continuationPrompt(promptInput{todos: todos, tools: tools, level: level, unverified: pos})
 }
 
 // continuationPrompt builds the prompt for one continuation. Its
@@ -121,7 +137,12 @@ func continuationPrompt(in promptInput) string {
 	next := nextTarget(in.todos, in.tools, tool)
 
 	var b strings.Builder
+	if len(in.unverified) > 0 {
+		b.WriteString(unverifiedLine(in.unverified, tool))
+	}
 	switch {
+	case n == 0:
+		// Only unverified items remain: the line above is the whole ask.
 	case in.level <= WordingFirst:
 		fmt.Fprintf(&b, "You stopped, but the todo list still has %s (%d in progress, %d pending). "+
 			"Continue working through the list now; next is %s.\n", open, c.InProgress, c.Pending, next.name)
@@ -159,6 +180,22 @@ func continuationPrompt(in promptInput) string {
 	b.WriteByte('\n')
 	b.WriteString(Block(in.todos))
 	return b.String()
+}
+
+// unverifiedLine names the items marked completed without a receipt and
+// says why they do not count, by position only.
+func unverifiedLine(pos []int, tool string) string {
+	nums := make([]string, len(pos))
+	for i, p := range pos {
+		nums[i] = fmt.Sprint(p)
+	}
+	what, is, was, it, each := "Item "+nums[0], "is", "it was", "it is", "it"
+	if len(pos) > 1 {
+		what, is, was, it, each = "Items "+strings.Join(nums, ", "), "are", "they were", "they are", "each"
+	}
+	return fmt.Sprintf("%s %s marked completed, but todosh saw no successful edit or command while %s in progress, "+
+		"so %s not done yet. Mark %s in_progress with %s, do the work, then mark it completed; if it needs no work, say why.\n",
+		what, is, was, it, each, tool)
 }
 
 // loadLine says how to load the tools a prompt names when the agent may

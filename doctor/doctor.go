@@ -50,11 +50,14 @@ type Agent struct {
 	Path    string `json:"path,omitempty"`
 	Version string `json:"version,omitempty"`
 	// TodoTools and MCP are the row's version rules at that version.
-	TodoTools string             `json:"todo_tools,omitempty"`
-	MCP       string             `json:"mcp,omitempty"`
-	Notes     []string           `json:"notes,omitempty"`
-	Problems  []backends.Problem `json:"problems,omitempty"`
-	Chosen    bool               `json:"chosen,omitempty"`
+	TodoTools string `json:"todo_tools,omitempty"`
+	MCP       string `json:"mcp,omitempty"`
+	// Usage says whether the agent reports the tokens it spends, from
+	// its row (backends.Caps.Usage): what budgets can hold it.
+	Usage    string             `json:"usage,omitempty"`
+	Notes    []string           `json:"notes,omitempty"`
+	Problems []backends.Problem `json:"problems,omitempty"`
+	Chosen   bool               `json:"chosen,omitempty"`
 }
 
 // Home is the store's health.
@@ -184,6 +187,7 @@ func checkAgent(b *backends.Backend, o Options, chosen bool) Agent {
 		return a
 	}
 	a.Found, a.Path = true, path
+	a.Usage = usageWords(b)
 	a.Version = packageVersion(path, b.Package)
 	if a.Version == "" && b.VersionFlag != "" {
 		line, answered := runVersion(path, b.VersionFlag, o.VersionTimeout)
@@ -322,6 +326,9 @@ func (r Report) WriteText(w io.Writer) {
 			if a.MCP != "" {
 				fmt.Fprintf(w, "   %-11s mcp: %s\n", "", a.MCP)
 			}
+			if a.Usage != "" {
+				fmt.Fprintf(w, "   %-11s usage: %s\n", "", a.Usage)
+			}
 			for _, n := range a.Notes {
 				fmt.Fprintf(w, "   %-11s note: %s\n", "", n)
 			}
@@ -399,4 +406,12 @@ func findVersion(s string) string {
 		return s[i:end]
 	}
 	return ""
+}
+
+// usageWords is what doctor says of an agent's usage reports.
+func usageWords(b *backends.Backend) string {
+	if b.Caps.Usage {
+		return "reported: --budget-tokens and --budget-time hold it"
+	}
+	return "not reported: --budget-time only"
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/procgroup"
 )
 
 // acpRun is one todosh run with the fake ACP agent.
@@ -196,15 +198,7 @@ func TestACPCancel(t *testing.T) {
 }
 
 // alive reports whether pid is a live process (a zombie is not).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndex(s, ")")
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
-}
+func alive(pid int) bool { return procgroup.Running(pid) }
 
 // waitGone waits for pid to end; the bound only stops a hang.
 func waitGone(t *testing.T, what string, pid int) {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -114,9 +113,7 @@ func TestACPServeProbeDied(t *testing.T) {
 		e := startEditor(t, r.h, append(r.env, "FAKEACP_PID="+pidFile), "--", fakeacp)
 		e.initOnly()
 		pid := readPid(t, pidFile)
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		killProcess(pid)
 		waitGone(t, "the killed agent", pid)
 		id := e.newSessionIn(r.h.dir)
 		e.mustPrompt(id, "still there")

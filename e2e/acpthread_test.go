@@ -91,14 +91,28 @@ func TestACPServeReplayAfterRestart(t *testing.T) {
 		t.Fatalf("session/load: %v", err)
 	}
 	got := speech(e2.snapshot())
+	// The fake runs a command before each item it marks done (a receipt,
+	// issue 26): each is a tool call of its own.
 	want := []string{
 		"user: [[plan]] build csvkit-lite",
-		"agent: I'll break this work into a todo list first.\nSkeleton is in place; moving on to the parser.\nI'll stop here for now.\n\n\ntodosh: continuing 1/3 — 2 open items\n\nDone with one more item.\n\n\ntodosh: continuing 1/3 — 1 open item\n\nDone with one more item.\n\n\ntodosh: all done\n\n",
+		"agent: I'll break this work into a todo list first.\n",
+		"tool: Run fake-work",
+		"agent: Skeleton is in place; moving on to the parser.\nI'll stop here for now.\n\n\ntodosh: continuing 1/3 — 2 open items\n\n",
+		"tool: Run fake-work",
+		"agent: Done with one more item.\n\n\ntodosh: continuing 1/3 — 1 open item\n\n",
+		"tool: Run fake-work",
+		"agent: Done with one more item.\n\n\ntodosh: all done\n\n",
 		`user: /todo add "ship it"`,
 		`agent: + 4 "ship it" — 3/4 done` + "\n",
 		"user: [[think]] look",
 		"tool: Read main.go",
-		"agent: thought and read\n\n\ntodosh: continuing 1/3 — 1 open item\n\nDone with one more item.\n\n\ntodosh: continuing 2/3 — 1 open item\n\nDone with one more item.\n\n\ntodosh: continuing 3/3 — 1 open item\n\nDone with one more item.\n\n\ntodosh: stopped: 3 attempts without progress\n\n",
+		"agent: thought and read\n\n\ntodosh: continuing 1/3 — 1 open item\n\n",
+		"tool: Run fake-work",
+		"agent: Done with one more item.\n\n\ntodosh: continuing 2/3 — 1 open item\n\n",
+		"tool: Run fake-work",
+		"agent: Done with one more item.\n\n\ntodosh: continuing 3/3 — 1 open item\n\n",
+		"tool: Run fake-work",
+		"agent: Done with one more item.\n\n\ntodosh: stopped: 3 attempts without progress\n\n",
 	}
 	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
 		t.Errorf("replayed conversation:\n%q\nwant:\n%q\n(live it was %q)", got, want, live)

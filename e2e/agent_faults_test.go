@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package e2e_test
 
 import (
@@ -9,10 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/creack/pty"
 	"github.com/todosh/todosh/todostore"
+	"golang.org/x/sys/unix"
 )
 
 // faultFake is a fake CLI set up to misbehave: its pid file and the pids
@@ -203,26 +205,6 @@ func TestAgentFaultsThroughBinary(t *testing.T) {
 	}
 }
 
-// sameTodos reports whether two session files hold the same todos at the
-// same revision (the agent's session id and its read, todostore/ids.go,
-// may be saved in between).
-func sameTodos(a, b []byte) bool {
-	x, errA := todostore.Decode(a)
-	y, errB := todostore.Decode(b)
-	if errA != nil || errB != nil {
-		return string(a) == string(b)
-	}
-	return todostore.SameTodos(x.Todos, y.Todos) && x.Rev == y.Rev
-}
-
-func mustAbs(t *testing.T, p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // startClosable is startProgram with a terminal the test can close for
 // real. startProgram's master is in blocking mode (pty.StartWithSize sets
 // the size through its Fd), so closing it waits for the pending read and
@@ -342,11 +324,11 @@ func TestExitSignalAtPrompt(t *testing.T) {
 	if code := tm.wait(); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit status %d, want 143", code)
 	}
-	var mode syscall.Termios
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, tm.tty.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&mode))); e != 0 {
+	mode, e := unix.IoctlGetTermios(int(tm.tty.Fd()), getTermios)
+	if e != nil {
 		t.Skipf("read the terminal mode: %v", e)
 	}
-	if mode.Lflag&syscall.ICANON == 0 || mode.Lflag&syscall.ECHO == 0 {
+	if mode.Lflag&unix.ICANON == 0 || mode.Lflag&unix.ECHO == 0 {
 		t.Errorf("terminal left in raw mode: lflag %#x", mode.Lflag)
 	}
 }

@@ -12,10 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/internal/procgroup"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -43,7 +44,7 @@ func fakeCLIDir(t testing.TB) string {
 	t.Helper()
 	fakeCLI.once.Do(func() {
 		dir := filepath.Join(filepath.Dir(binary), "agent-clis")
-		bin := filepath.Join(dir, "fakecli")
+		bin := testenv.Exe(filepath.Join(dir, "fakecli"))
 		build := exec.Command("go", "build", "-o", bin, "./agent/clis/internal/fakecli")
 		build.Dir = ".." // the module root
 		if out, err := build.CombinedOutput(); err != nil {
@@ -51,7 +52,7 @@ func fakeCLIDir(t testing.TB) string {
 			return
 		}
 		for _, kind := range []string{"claude", "codex", "gemini", "qwen", "pi"} {
-			if err := os.Symlink(bin, filepath.Join(dir, kind)); err != nil {
+			if err := os.Symlink(bin, testenv.Exe(filepath.Join(dir, kind))); err != nil {
 				fakeCLI.err = err
 				return
 			}
@@ -65,13 +66,26 @@ func fakeCLIDir(t testing.TB) string {
 }
 
 // setFakeEnv sets the fake CLI's configuration for todosh runs of this test;
-// variables not named are cleared so nothing leaks between tests.
+// variables not named are cleared so nothing leaks between tests. The
+// fake works before it marks an item done (FAKECLI_WORK=1, so receipts
+// see a command) unless the test says FAKECLI_WORK=0: the transcripts
+// were recorded against a scripted model that only marks items done.
 func setFakeEnv(t *testing.T, env map[string]string) {
 	t.Helper()
-	for _, name := range []string{"FAKECLI_RUN1", "FAKECLI_RESUME", "FAKECLI_SESSION", "FAKECLI_RECORD", "FAKECLI_MODE", "FAKECLI_STDERR", "FAKECLI_PIDFILE", "FAKECLI_LINE_DELAY", "FAKECLI_IGNORE_TERM", "FAKECLI_KIND", "FAKECLI_CLAUDE_RULE", "FAKECLI_MCP_STATUS"} {
+	for _, name := range []string{"FAKECLI_RUN1", "FAKECLI_RESUME", "FAKECLI_SESSION", "FAKECLI_RECORD", "FAKECLI_MODE", "FAKECLI_STDERR", "FAKECLI_PIDFILE", "FAKECLI_LINE_DELAY", "FAKECLI_IGNORE_TERM", "FAKECLI_KIND", "FAKECLI_CLAUDE_RULE", "FAKECLI_MCP_STATUS", "FAKECLI_USAGE", "FAKECLI_USAGE_FILE"} {
 		t.Setenv(name, env[name])
 	}
+	work, ok := env["FAKECLI_WORK"]
+	if !ok {
+		work = "1"
+	}
+	t.Setenv("FAKECLI_WORK", work)
 }
+
+// fakeWork is the command the fake CLI runs with FAKECLI_WORK=1
+// (fakecli.WorkCommand): its tool lines are not in the transcripts'
+// golden files.
+const fakeWork = "fake-work"
 
 // cliRun is one invocation of the fake CLI, as it recorded it.
 type cliRun struct {
@@ -145,6 +159,7 @@ func shownEvents(stdout string) []string {
 	lines := strings.Split(stdout, "\n")
 	for i := 0; i < len(lines); i++ {
 		switch l := lines[i]; {
+		case strings.HasPrefix(l, toolLine) && strings.HasSuffix(l, " "+fakeWork):
 		case strings.HasPrefix(l, toolLine):
 			out = append(out, "tool: "+strings.TrimPrefix(l, toolLine))
 		case listHeader.MatchString(l):
@@ -186,7 +201,12 @@ func goldenEvents(t *testing.T, names ...string) []string {
 			l := sc.Text()
 			switch {
 			case strings.HasPrefix(l, "tool: "):
-				tool, err := strconv.Unquote(strings.TrimPrefix(l, "tool: "))
+				// The line, then what is known of the call: "(Bash execute …)".
+				q, err := strconv.QuotedPrefix(strings.TrimPrefix(l, "tool: "))
+				if err != nil {
+					t.Fatalf("%s: %q: %v", name, l, err)
+				}
+				tool, err := strconv.Unquote(q)
 				if err != nil {
 					t.Fatalf("%s: %q: %v", name, l, err)
 				}
@@ -229,6 +249,9 @@ func assertNoRepeatedList(t *testing.T, stdout string) {
 func assertShortToolLines(t *testing.T, stdout, tool string) {
 	t.Helper()
 	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasSuffix(l, " "+fakeWork) {
+			continue
+		}
 		if strings.Contains(l, "⏺") && (!strings.HasPrefix(l, toolLine+tool+" ") || len([]rune(l)) > 124) {
 			t.Errorf("tool call line %q: want one short line starting with %q", l, toolLine+tool)
 		}
@@ -431,16 +454,7 @@ func TestAgentCLIFailures(t *testing.T) {
 
 // processGone reports whether process pid has exited: it is not there, or
 // it is a zombie waiting for whoever adopted it to reap it.
-func processGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// The state follows the command name, which is in parentheses and may
-	// itself contain them.
-	i := strings.LastIndexByte(string(data), ')')
-	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z'
-}
+func processGone(pid int) bool { return !procgroup.Running(pid) }
 
 // waitFor polls cond until it holds or the test deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -485,7 +499,7 @@ func TestAgentCLICtrlCInTerminal(t *testing.T) {
 				// for an hour.
 				for _, p := range []int{pid, child} {
 					if !processGone(p) {
-						syscall.Kill(p, syscall.SIGKILL)
+						killProcess(p)
 					}
 				}
 			})

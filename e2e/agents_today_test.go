@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // These tests drive the built todosh against the fake ACP agent speaking
@@ -136,6 +137,7 @@ func TestACPClaudeVariable(t *testing.T) {
 // dead agent's own exit status shows; a launcher todosh does not know is
 // watched, and killing it ends the agent it left running at once.
 func TestACPLauncher(t *testing.T) {
+	testenv.NeedShell(t)
 	skipIfShort(t, "waits for a killed launcher")
 	// codex-acp's layout: the launcher script exits 0 whatever its binary did.
 	h := newHome(t)
@@ -170,9 +172,7 @@ func TestACPLauncher(t *testing.T) {
 	go func() { done <- r.run(t, "--agent", "acp", "--agent-bin", launcher, "-c", "[[slow]] work") }()
 	lpid, apid := readPid(t, pidFile), readPid(t, childFile)
 	time.Sleep(200 * time.Millisecond) // the turn is under way
-	if err := syscall.Kill(lpid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killProcess(lpid)
 	var res2 result
 	select {
 	case res2 = <-done:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // fakeNpmAgent installs a stand-in agent the way npm does: a package
@@ -14,6 +16,7 @@ import (
 // script. It returns the bin directory.
 func fakeNpmAgent(t *testing.T, dir, pkg, version, name string) string {
 	t.Helper()
+	testenv.NeedShell(t)
 	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
 	if err := os.MkdirAll(filepath.Join(pkgDir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
@@ -63,7 +66,9 @@ func TestDoctor(t *testing.T) {
 	r := doctorRun(t, h, bin, nil, "--agent", "claude")
 	want := []string{"*claude      2.1.332 " + filepath.Join(bin, "claude"), "TaskCreate, TaskUpdate deferred behind ToolSearch, with CLAUDE_CODE_ENABLE_TODO_TOOLS=1",
 		"  codex       not found", "acp:codex   0.16.0", "MCP server: ok: ", "TODOSH_HOME: " + h.root + " (not made yet; writable: true)",
-		"terminal: tty false, TERM=xterm", "ok: everything --agent claude needs is there"}
+		"terminal: tty false, TERM=xterm", "ok: everything --agent claude needs is there",
+		// Which budgets hold each agent, from its row of the backend table.
+		"usage: reported: --budget-tokens and --budget-time hold it\n", "0.16.0 " + filepath.Join(bin, "codex-acp") + "\n", "usage: not reported: --budget-time only\n"}
 	for _, w := range want {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("lacks %q:\n%s", w, r.stdout)

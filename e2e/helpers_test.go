@@ -47,9 +47,9 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "todosh")
-	fakeshell = filepath.Join(dir, "fakeshell")
-	fakeacp = filepath.Join(dir, "fakeacp")
+	binary = testenv.Exe(filepath.Join(dir, "todosh"))
+	fakeshell = testenv.Exe(filepath.Join(dir, "fakeshell"))
+	fakeacp = testenv.Exe(filepath.Join(dir, "fakeacp"))
 	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{".": binary, "./e2e/fakeshell": fakeshell, "./agent/acpagent/internal/fakeacp": fakeacp} {
 		args := []string{"build", "-o", out, pkg}
@@ -233,6 +233,7 @@ func (h home) startProgram(t testing.TB, program string, env []string, args ...s
 func (h home) startSized(t testing.TB, cols, rows int, program string, env []string, args ...string) *term {
 	t.Helper()
 	skipIfShort(t, "a pseudo-terminal test")
+	testenv.NeedPTY(t)
 	cmd := exec.Command(program, args...)
 	cmd.Env = append(h.env(), env...)
 	cmd.Dir = h.dir
@@ -544,4 +545,23 @@ func jsonlAsText(t testing.TB, stdout string) string {
 	}
 	flush()
 	return b.String()
+}
+
+// sameTodos reports whether two session files hold the same todos at the
+// same revision (the agent's session id and its read, todostore/ids.go,
+// may be saved in between).
+func sameTodos(a, b []byte) bool {
+	x, errA := todostore.Decode(a)
+	y, errB := todostore.Decode(b)
+	if errA != nil || errB != nil {
+		return string(a) == string(b)
+	}
+	return todostore.SameTodos(x.Todos, y.Todos) && x.Rev == y.Rev
+}
+
+// killProcess ends process pid at once, where todosh failed to.
+func killProcess(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
 }

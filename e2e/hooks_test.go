@@ -25,6 +25,7 @@ type fakeAgentSpec struct {
 	promptOnContinue          bool   // it runs the prompt hook for a continuation (Gemini CLI, Qwen Code)
 	toolInput                 func(items []fakeItem) any
 	continueWord              string
+	shell                     string // its tool that runs a command
 }
 
 type fakeItem struct {
@@ -34,7 +35,7 @@ type fakeItem struct {
 
 var fakeAgents = []fakeAgentSpec{
 	{name: "claude", settings: ".claude/settings.json", stop: "Stop", tool: "PostToolUse", prompt: "UserPromptSubmit", start: "SessionStart",
-		todoTool: "TodoWrite", replyKey: "last_assistant_message", continueWord: "block",
+		todoTool: "TodoWrite", replyKey: "last_assistant_message", continueWord: "block", shell: "Bash",
 		toolInput: func(items []fakeItem) any {
 			var t []map[string]string
 			for _, it := range items {
@@ -43,7 +44,7 @@ var fakeAgents = []fakeAgentSpec{
 			return map[string]any{"todos": t}
 		}},
 	{name: "gemini", settings: ".gemini/settings.json", stop: "AfterAgent", tool: "AfterTool", prompt: "BeforeAgent", start: "SessionStart",
-		todoTool: "write_todos", replyKey: "prompt_response", promptOnContinue: true, continueWord: "deny",
+		todoTool: "write_todos", replyKey: "prompt_response", promptOnContinue: true, continueWord: "deny", shell: "run_shell_command",
 		toolInput: func(items []fakeItem) any {
 			var t []map[string]string
 			for _, it := range items {
@@ -52,7 +53,7 @@ var fakeAgents = []fakeAgentSpec{
 			return map[string]any{"todos": t}
 		}},
 	{name: "qwen", settings: ".qwen/settings.json", stop: "Stop", tool: "PostToolUse", prompt: "UserPromptSubmit", start: "SessionStart",
-		todoTool: "todo_write", replyKey: "last_assistant_message", promptOnContinue: true, continueWord: "block",
+		todoTool: "todo_write", replyKey: "last_assistant_message", promptOnContinue: true, continueWord: "block", shell: "run_shell_command",
 		toolInput: func(items []fakeItem) any {
 			var t []map[string]string
 			for i, it := range items {
@@ -61,7 +62,7 @@ var fakeAgents = []fakeAgentSpec{
 			return map[string]any{"todos": t}
 		}},
 	{name: "codex", settings: ".codex/hooks.json", stop: "Stop", tool: "PostToolUse", prompt: "UserPromptSubmit", start: "SessionStart",
-		todoTool: "update_plan", replyKey: "last_assistant_message", continueWord: "block",
+		todoTool: "update_plan", replyKey: "last_assistant_message", continueWord: "block", shell: "Bash",
 		toolInput: func(items []fakeItem) any {
 			var t []map[string]string
 			for _, it := range items {
@@ -116,7 +117,10 @@ func (f *fakeAgent) hooksFor(event, tool string) []string {
 	for _, g := range s.Hooks[event] {
 		if g.Matcher != "" && tool != "" {
 			m := g.Matcher
-			if !strings.ContainsAny(m, "^$()") { // Claude Code's exact names
+			if m == "*" { // Claude Code's every tool
+				m = ".*"
+			}
+			if !strings.ContainsAny(m, "^$()*") { // Claude Code's exact names
 				m = "^(" + m + ")$"
 			}
 			if !regexp.MustCompile(m).MatchString(tool) {
@@ -167,6 +171,13 @@ func (f *fakeAgent) fire(event, tool string, fields map[string]any) []map[string
 func (f *fakeAgent) writeList() {
 	f.fire(f.spec.tool, f.spec.todoTool, map[string]any{"tool_name": f.spec.todoTool, "tool_input": f.spec.toolInput(f.items),
 		"tool_response": map[string]any{}, "tool_use_id": "call_1"})
+}
+
+// runCommand is the agent running a command that succeeds, which its
+// post-tool hook reports: work a receipt shows.
+func (f *fakeAgent) runCommand(cmd string) {
+	f.fire(f.spec.tool, f.spec.shell, map[string]any{"tool_name": f.spec.shell, "tool_input": map[string]string{"command": cmd},
+		"tool_response": map[string]any{"stdout": "ok"}, "tool_use_id": "call_2"})
 }
 
 // send is the person's prompt and the agent's turns until it stops for
@@ -258,8 +269,14 @@ func TestHooksFakeAgents(t *testing.T) {
 			f := newFakeAgent(t, spec, h)
 			f.send("Build csvkit-lite", func(turn int) string {
 				if turn == 0 {
+					// The list, then the work on its first item, then the mark.
 					f.items = threeItems()
+					f.items[0].done = false
+					f.writeList()
+					f.runCommand("go build ./...")
+					f.items[0].done = true
 				} else {
+					f.runCommand("go test ./...") // the work, then the mark
 					f.items[turn].done = true
 				}
 				f.writeList()
@@ -293,6 +310,23 @@ func TestHooksFakeAgents(t *testing.T) {
 			if want := []string{"todosh: continuing 1/3 — 2 open items", "todosh: continuing 2/3 — 2 open items",
 				"todosh: continuing 3/3 — 2 open items", "todosh: stopped: 3 attempts without progress"}; !slices.Equal(f.said, want) {
 				t.Errorf("stuck: said %q, want %q", f.said, want)
+			}
+
+			// marks done without working: the gate blocks while the items
+			// have no receipt, says why, and stops after 3.
+			f.said, f.blocks = nil, 0
+			f.send("Finish the docs", func(turn int) string {
+				f.items = []fakeItem{{"write the README", true}, {"write the man page", true}}
+				f.writeList()
+				return "All done."
+			})
+			if n := len(f.said); f.blocks != 3 || n == 0 || f.said[n-1] != "todosh: stopped: 3 attempts without progress" ||
+				!strings.Contains(strings.Join(f.said, "\n"), "done without a receipt") {
+				t.Errorf("done without work: %d continuations, said %q; want 3 naming the items done without a receipt, and a stop", f.blocks, f.said)
+			}
+			r = h.script(t, h.dir, "", "--session", sid, "-c", "/todo show")
+			if !strings.Contains(r.stdout, "(reported, no receipt)") {
+				t.Errorf("done without work shown as:\n%s", r.stdout)
 			}
 
 			// The person adds an item in todosh; the next prompt gives it back.

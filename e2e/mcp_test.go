@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/todosh/todosh/agent/todotools"
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
@@ -63,7 +64,8 @@ func TestMCPTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs := (&todotools.Tools{}).Specs()
+	// The todo tools and the board's (served with a board: boardcmd.Tools).
+	specs := (&todotools.Tools{Board: &boardcmd.Tools{}}).Specs()
 	if len(list.Tools) != len(specs) {
 		t.Fatalf("%d tools, want %d", len(list.Tools), len(specs))
 	}
@@ -294,7 +296,7 @@ func TestCLIMCPHandover(t *testing.T) {
 				return
 			}
 			i := slices.Index(argv, "--mcp-config")
-			if i < 0 || i+1 >= len(argv) || !hasArgs(argv, "--allowedTools", "mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause") {
+			if i < 0 || i+1 >= len(argv) || !hasArgs(argv, "--allowedTools", "mcp__todosh__todo_write,mcp__todosh__todo_read,mcp__todosh__todo_tick,mcp__todosh__todo_pause,mcp__todosh__board_ready,mcp__todosh__board_claim,mcp__todosh__board_done") {
 				t.Fatalf("claude was not handed todosh's MCP server: %q", argv)
 			}
 			var cfg struct {

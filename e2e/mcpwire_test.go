@@ -241,7 +241,7 @@ func TestMCPHandshake(t *testing.T) {
 		t.Fatalf("server/discover: %+v", r)
 	}
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if r := w.next(); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "initialize") {
+	if r := w.next(); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "initializ") {
 		t.Fatalf("tools/list before initialize: %+v", r)
 	}
 	w.send(initFrame(2, "2026-07-28"))
@@ -249,7 +249,7 @@ func TestMCPHandshake(t *testing.T) {
 		t.Fatalf("initialize: %+v", r.Error)
 	}
 	w.send(frameInitialized, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
-		initFrame(3, "2025-06-18"), `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+		initFrame(3, "2025-06-18"), `{"jsonrpc":"2.0","id":4,"method":"todos/list"}`, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	for _, want := range []struct {
 		id   string
 		code int

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -53,8 +53,9 @@ func oneLine(t *testing.T, r result, path string, want ...string) {
 func TestPrivateStore(t *testing.T) {
 	srv := newChatServer(t, func(int) chatReply { return chatReply{text: []string{"ok"}} })
 	h := newHome(t)
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
+	testenv.NeedModes(t)
+	old := testenv.Umask(0o022)
+	defer testenv.Umask(old)
 	r := h.script(t, h.dir, "", "--session", "s", "--agent", "openai", "--base-url", srv.baseURL(), "--model", "m", "-c", "/todo add secret plan", "-c", "hello")
 	if r.code != 3 { // the item stays open: stopped without progress
 		t.Fatalf("exit %d, want 3: %s", r.code, r.stderr)
@@ -238,7 +239,7 @@ func TestLockWaitSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := testenv.Lock(f); err != nil {
 		t.Fatal(err)
 	}
 	r := h.script(t, h.dir, "", "--session", "s", "--lock-timeout", "2s", "-c", "/todo add x")

@@ -9,11 +9,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // Ctrl-C (SIGINT) during an agent turn of a script cancels the turn and
 // stops the script: the next line does not run and the status is 1.
 func TestScriptStopsOnCtrlC(t *testing.T) {
+	testenv.NeedSignals(t)
 	h := newHome(t)
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")

@@ -4,9 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -48,13 +48,13 @@ func TestTurnWordsAfterResize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := testenv.Lock(lock); err != nil {
 		t.Fatal(err)
 	}
 	tm.typ("/todo add typed ahead" + enter)
 	tm.expect("waiting for")
 	tm.typ("/todo show" + enter)
-	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	testenv.Unlock(lock)
 	tm.expect("typed ahead")
 	tm.expect("› /todo show")
 	tm.expect("› ")

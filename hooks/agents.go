@@ -13,6 +13,7 @@ package hooks
 
 import (
 	"fmt"
+	"github.com/todosh/todosh/todostore"
 	"path/filepath"
 	"strings"
 
@@ -96,10 +97,23 @@ type Agent struct {
 	// it records the hooks the person trusted; "" when it runs every hook
 	// it finds (trustCheck).
 	trustIn string
+	// winShell is the shell the agent runs a hook command with on
+	// Windows (Command quotes todosh's path for it).
+	winShell string
 	// toolOn is how the agent's own todo tool is turned on where its
 	// newer releases hide it; nil when it is always there. Without the
 	// tool there is no list to mirror or to keep going on.
 	toolOn *toolSwitch
+	// usage reads what a prompt spent from the agent's transcript, for a
+	// token budget in the stop gate (usage.go); nil when it cannot be
+	// read. budget is that budget, for Install (WithBudget).
+	usage  transcriptUsage
+	budget int64
+	// sessionEnv is the variable the agent sets, for the commands it
+	// runs, to its own session id: `todosh board claim` run by the agent
+	// claims as its mirror session (AgentSession), whose list the hooks
+	// keep.
+	sessionEnv string
 }
 
 // toolSwitch turns an agent's todo tool on: a settings key path whose value
@@ -136,9 +150,13 @@ var agentsTable = []Agent{
 	{
 		Name: "claude", Title: "Claude Code",
 		configDir: ".claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json",
+		winShell: winBash,
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byContext, exactMatcher: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
+		usage: claudeTranscriptUsage,
+		// Claude Code sets it for its Bash tool's commands (2.1.332).
+		sessionEnv: "CLAUDE_CODE_SESSION_ID",
 		// Claude Code 2.1.233 and later give their newer models no todo
 		// tool without this variable (checked with 2.1.332); Claude Code
 		// also applies the settings file's "env" to itself.
@@ -150,7 +168,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "gemini", Title: "Gemini CLI",
-		configDir: ".gemini", file: "settings.json",
+		configDir: ".gemini", file: "settings.json", winShell: winPowerShell,
 		Events: []Event{
 			{Kind: KindStop, Name: "AfterAgent"},
 			{Kind: KindTool, Name: "AfterTool", Tools: true},
@@ -162,7 +180,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "qwen", Title: "Qwen Code",
-		configDir: ".qwen", file: "settings.json",
+		configDir: ".qwen", file: "settings.json", winShell: winCmd,
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byPromptHook, jsonc: true,
 		disabled: []string{"disableAllHooks"}, disabledValue: "true",
@@ -175,7 +193,7 @@ var agentsTable = []Agent{
 	},
 	{
 		Name: "codex", Title: "Codex",
-		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json",
+		configDir: ".codex", env: "CODEX_HOME", file: "hooks.json", winShell: winCmd,
 		Events:   claudeEvents,
 		Continue: "block", continueBy: byReason,
 		trustIn: "config.toml",
@@ -247,15 +265,35 @@ func (a Agent) Path(scope Scope, home, dir string, getenv func(string) string) s
 	return filepath.Join(home, a.configDir, a.file)
 }
 
-// matcher is the matcher of the agent's tool event: its todo tools, from
-// its row in agent/clis.
+// matcher is the matcher of the agent's tool event: every tool, so the
+// work log sees the agent's edits and commands as well as its todo tool
+// (issue 26's receipts). Claude Code takes "*" for every tool; the others
+// take a regular expression.
 func (a Agent) matcher() (string, error) {
-	tools, err := clis.HookTodoTools(a.Name)
-	if err != nil {
+	if _, err := clis.HookTodoTools(a.Name); err != nil {
 		return "", err
 	}
 	if a.exactMatcher {
-		return strings.Join(tools, "|"), nil
+		return "*", nil
 	}
-	return "^(" + strings.Join(tools, "|") + ")$", nil
+	return ".*", nil
+}
+
+// AgentSession returns the mirror session of the agent whose command this
+// process is (its row's sessionEnv set in the environment), and the
+// agent's name; ok is false when no agent's variable is set or the
+// session id is not a valid one.
+func AgentSession(getenv func(string) string) (id, agent string, ok bool) {
+	for _, a := range agentsTable {
+		if a.sessionEnv == "" {
+			continue
+		}
+		if v := getenv(a.sessionEnv); v != "" {
+			id := SessionID(a.Name, v)
+			if todostore.ValidSessionID(id) == nil {
+				return id, a.Name, true
+			}
+		}
+	}
+	return "", "", false
 }

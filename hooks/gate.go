@@ -26,6 +26,13 @@ type StopIn struct {
 	State *todostore.HookState
 	// Tools name the agent's todo tools in the continuation prompt.
 	Tools continuation.Tools
+	// Receipt is continuation.Turn.Receipt: whether the work log holds a
+	// receipt for an item (the deterministic goal check of issue 26); nil
+	// counts completions by status.
+	Receipt func(item string) bool
+	// BudgetTokens is the token budget of the person's prompt (0: none)
+	// and Spent what the prompt spent so far (usage.go).
+	BudgetTokens, Spent int64
 }
 
 // StopOut is the gate's decision.
@@ -57,12 +64,17 @@ func Stop(in StopIn) StopOut {
 		st = *in.State
 	}
 	p := continuation.Restore(continuation.State{NoProgress: st.NoProgress, PerPrompt: st.PerPrompt,
-		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason})
+		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason,
+		Done: st.Done, Unverified: st.Unverified})
+	// The restored policy has spent nothing: the turn's tokens are all
+	// the prompt spent.
+	p.SetBudget(continuation.Budget{Tokens: in.BudgetTokens})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
-		FinalText: in.Reply}, in.Tools)
+		FinalText: in.Reply, Receipt: in.Receipt, First: st.First, Tokens: in.Spent}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
-		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Held: st.Held, Offered: st.Offered}
+		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Held: st.Held, Offered: st.Offered,
+		Done: ps.Done, Unverified: ps.Unverified}
 	out := StopOut{Continue: d.Continue, Prompt: d.Prompt, Reason: d.Reason, Line: d.Line, State: next}
 	if d.Continue {
 		out.State.Sent = digest(d.Prompt)
@@ -77,13 +89,13 @@ func Stop(in StopIn) StopOut {
 }
 
 // snapshot keeps of a list what progress is measured by: each item's and
-// subtask's text and status.
+// subtask's stable id, text and status.
 func snapshot(todos []todostore.Todo) []todostore.Todo {
 	out := make([]todostore.Todo, len(todos))
 	for i, t := range todos {
-		out[i] = todostore.Todo{Content: t.Content, Status: t.Status}
+		out[i] = todostore.Todo{Content: t.Content, Status: t.Status, UID: t.UID}
 		for _, s := range t.Subtasks {
-			out[i].Subtasks = append(out[i].Subtasks, todostore.Subtask{Content: s.Content, Status: s.Status})
+			out[i].Subtasks = append(out[i].Subtasks, todostore.Subtask{Content: s.Content, Status: s.Status, UID: s.UID})
 		}
 	}
 	return out

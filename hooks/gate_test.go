@@ -58,8 +58,10 @@ func TestStopTable(t *testing.T) {
 			wantReason: continuation.NoProgress, wantNoProg: 3, wantPer: 3, wantSay: "todosh: stopped: 3 attempts without progress"},
 		{name: "progress resets the run", before: list(P, P), st: todostore.HookState{NoProgress: 3, PerPrompt: 3}, now: list(C, P),
 			wantCont: true, wantNoProg: 1, wantPer: 4},
-		{name: "item removed is progress", before: list(P, P), st: todostore.HookState{NoProgress: 3, PerPrompt: 5}, now: list(P),
-			wantCont: true, wantNoProg: 1, wantPer: 6},
+		{name: "item removed is no progress", before: list(P, P), st: todostore.HookState{NoProgress: 2, PerPrompt: 5}, now: list(P),
+			wantCont: true, wantNoProg: 3, wantPer: 6},
+		{name: "re-marking a finished item is no progress", before: list(I, P), st: todostore.HookState{NoProgress: 2, PerPrompt: 5, Done: []string{"c:a"}},
+			now: list(C, P), wantCont: true, wantNoProg: 3, wantPer: 6},
 		{name: "in progress is no progress", before: list(P, P), st: todostore.HookState{NoProgress: 2, PerPrompt: 2}, now: list(I, P),
 			wantCont: true, wantNoProg: 3, wantPer: 3},
 		{name: "20 per prompt whatever else", before: list(P, P), st: todostore.HookState{NoProgress: 0, PerPrompt: 20}, now: list(C, P),
@@ -193,5 +195,31 @@ func TestContext(t *testing.T) {
 	head, block, _ := strings.Cut(ctx, continuation.BlockOpen+"\n")
 	if strings.Contains(head, "ignore") || strings.Count(block, continuation.BlockClose) != 1 {
 		t.Errorf("todo text escaped the block: %q", ctx)
+	}
+}
+
+// A list made and finished between two stops is measured from the first
+// list the agent wrote (HookState.First): its item done without a receipt
+// keeps the gate blocking, one done with a receipt is progress.
+func TestStopFromFirstList(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		receipt func(string) bool
+		cont    bool
+		prog    string
+	}{
+		{"without a receipt", func(string) bool { return false }, true, "Item 1 is marked completed"},
+		{"with a receipt", func(string) bool { return true }, true, ""},
+	} {
+		out := Stop(StopIn{Todos: list(C, P), State: &todostore.HookState{NoProgress: 2, PerPrompt: 2, First: list(I, P)}, Receipt: tc.receipt, Tools: continuation.Tools{Todo: "TodoWrite"}})
+		if out.Continue != tc.cont || tc.prog != "" && !strings.Contains(out.Prompt, tc.prog) || tc.prog == "" && strings.Contains(out.Prompt, "marked completed") {
+			t.Errorf("%s: %+v", tc.name, out)
+		}
+		if out.State.First != nil {
+			t.Errorf("%s: the first list outlived the stop", tc.name)
+		}
+		if (tc.prog == "") != (out.State.NoProgress == 1) {
+			t.Errorf("%s: progress counted wrong: %d", tc.name, out.State.NoProgress)
+		}
 	}
 }

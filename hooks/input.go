@@ -8,9 +8,10 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// MaxInput bounds what a hook reads on stdin. The tool event's matcher
-// names only todo tools, whose input and response are small; a larger
-// input is refused rather than read.
+// MaxInput bounds what a hook reads on stdin. The tool event runs for
+// every tool; the agents cap what a tool returns (a file read, a
+// command's output) well below this, and a larger input is refused
+// rather than read.
 const MaxInput = 8 << 20
 
 // Input is what an agent writes on a hook's stdin, the fields todosh
@@ -31,6 +32,11 @@ type Input struct {
 	// AgentID is set when the event is a sub-agent's (Claude Code, Qwen
 	// Code, Codex): its todos are not the session's list.
 	AgentID string `json:"agent_id"`
+	// TranscriptPath and PromptID name the agent's transcript and the
+	// person's prompt in it (Claude Code's Stop hook), for a token budget
+	// (usage.go).
+	TranscriptPath string `json:"transcript_path"`
+	PromptID       string `json:"prompt_id"`
 }
 
 // Reply is the agent's last reply text at a stop.

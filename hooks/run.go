@@ -30,6 +30,9 @@ type Config struct {
 	Store  *todostore.Store
 	Getenv func(string) string
 	Now    func() time.Time
+	// BudgetTokens is the stop gate's token budget per prompt, 0 for none
+	// (`todosh hook AGENT stop --budget-tokens N`, usage.go).
+	BudgetTokens int64
 }
 
 // Off reports why the hooks do nothing in this environment, "" when they
@@ -181,12 +184,17 @@ func (h *hook) stop() ([]byte, []string, error) {
 	if ok, err := h.exists(); !ok {
 		return nil, nil, err
 	}
+	spent, notices := h.spent()
 	var out StopOut
+	receipt, _, werr := h.receipts()
+	if werr != nil {
+		notices = append(notices, "receipts unreadable, completions count by status: "+werr.Error())
+	}
 	var ans continueOut
 	err := h.commit(func(s *todostore.Session) error {
 		tools := h.tools(s)
 		in := StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
-			State: s.Hooks, Tools: tools}
+			State: s.Hooks, Tools: tools, Receipt: receipt, BudgetTokens: h.cfg.BudgetTokens, Spent: spent}
 		n, all := waiting(s.Todos, s.Hooks)
 		if all {
 			in.Todos = offeredOnly(s.Todos, s.Hooks)
@@ -214,15 +222,16 @@ func (h *hook) stop() ([]byte, []string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, notices, err
 	}
+	var res []byte
 	switch {
 	case out.Continue:
-		return encode(ans.Out)
+		res, _, err = encode(ans.Out)
 	case out.Say != "":
-		return encode(map[string]string{"systemMessage": out.Say})
+		res, _, err = encode(map[string]string{"systemMessage": out.Say})
 	}
-	return nil, nil, nil
+	return res, notices, err
 }
 
 func (h *hook) tool() ([]byte, []string, error) {
@@ -230,6 +239,10 @@ func (h *hook) tool() ([]byte, []string, error) {
 		return nil, nil, nil // a sub-agent's list, as the stream parsers skip it
 	}
 	call := clis.HookCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Response: h.in.ToolResponse}
+	if todo, _ := clis.HookTodoTools(h.a.Name); !slices.Contains(todo, call.Tool) {
+		return h.work(call)
+	}
+	defer h.work(call) // the todo tool's call is a call too, after its list
 	var notices []string
 	err := h.commit(func(s *todostore.Session) error {
 		res, err := clis.MapHookCall(h.a.Name, call, s.Todos)
@@ -268,6 +281,7 @@ func (h *hook) tool() ([]byte, []string, error) {
 			}
 		}
 		next = afterCall(s.Todos, texts, next)
+		keepFirst(&next, s.Hooks, s.Todos)
 		s.Agent, s.Hooks = ref, &next
 		if s.Cwd == "" {
 			s.Cwd = h.in.Cwd
@@ -292,7 +306,7 @@ func (h *hook) prompt() ([]byte, []string, error) {
 			// The continuation itself, which the stop's answer only named
 			// (byPromptHook).
 			add, _ := offer(s.Todos, s.Hooks, addTool(h.tools(s).Todo))
-			ctx = add + continuation.PromptAt(s.Todos, h.tools(s), s.Hooks.Level)
+			ctx = add + continuation.PromptUnverified(s.Todos, h.tools(s), s.Hooks.Level, s.Hooks.Unverified)
 			return nil
 		}
 		if !IsPersonPrompt(prompt, s.Hooks) {

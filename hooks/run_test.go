@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -174,6 +174,20 @@ func (h *harness) stop(a Agent, reply string) map[string]any {
 	return m
 }
 
+// shellTools is each agent's tool that runs a command, as its hook names it.
+var shellTools = map[string]string{"claude": "Bash", "codex": "Bash", "gemini": "run_shell_command", "qwen": "run_shell_command"}
+
+// command runs the tool hook for a command the agent ran and that
+// succeeded.
+func (h *harness) command(a Agent, cmd string) {
+	h.t.Helper()
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	if out, errs := h.run(a.Name, KindTool, hookInput(a, KindTool, map[string]any{"tool_name": shellTools[a.Name],
+		"tool_input": json.RawMessage(in), "tool_response": map[string]any{"stdout": "ok"}})); out != "" || errs != "" {
+		h.t.Fatalf("tool hook for a command: %q %q", out, errs)
+	}
+}
+
 // TestRunEveryAgent drives each agent's four hooks in-process as the agent
 // would: the mirror, the gate to exactly 3 continuations, the person's
 // prompt, the person's edit given back, and the start context.
@@ -236,7 +250,20 @@ func TestRunEveryAgent(t *testing.T) {
 			if gets, _ := h.continued(a, h.stop(a, "stopping")); gets == "" {
 				t.Fatalf("stop after the person's prompt did not continue")
 			}
-			// Progress: the agent finishes everything; the gate lets it go.
+			// Marked done without working: no receipt, the gate blocks and
+			// names the items (issue 26).
+			h.tool(a, [2]string{"one", "completed"}, [2]string{"two", "completed"}, [2]string{"three", "completed"}, [2]string{"four", "completed"})
+			if gets, _ := h.continued(a, h.stop(a, "All done.")); !strings.Contains(gets, "Items 2, 3, 4 are marked completed, but todosh saw no") {
+				t.Fatalf("stop when marked done without work: the agent gets %q", gets)
+			}
+			// Progress: the agent works each item, then finishes; the gate
+			// lets it go.
+			h.tool(a, [2]string{"one", "completed"}, [2]string{"two", "in_progress"}, [2]string{"three", "pending"}, [2]string{"four", "pending"})
+			h.command(a, "go test ./...")
+			h.tool(a, [2]string{"one", "completed"}, [2]string{"two", "completed"}, [2]string{"three", "in_progress"}, [2]string{"four", "pending"})
+			h.command(a, "go vet ./...")
+			h.tool(a, [2]string{"one", "completed"}, [2]string{"two", "completed"}, [2]string{"three", "completed"}, [2]string{"four", "in_progress"})
+			h.command(a, "make docs")
 			h.tool(a, [2]string{"one", "completed"}, [2]string{"two", "completed"}, [2]string{"three", "completed"}, [2]string{"four", "completed"})
 			if m := h.stop(a, "All done."); m["systemMessage"] != "todosh: all done" {
 				t.Fatalf("stop when done: %v", m)
@@ -308,7 +335,7 @@ func TestRunNeverInTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := testenv.Lock(f); err != nil {
 		t.Fatal(err)
 	}
 	out, errs := h.run("claude", KindStop, good)

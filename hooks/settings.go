@@ -14,9 +14,43 @@ import (
 const newFile = "{}\n"
 
 // Command is the shell command an entry runs: todosh (by its absolute
-// path, quoted for the shell) with `hook AGENT KIND`.
+// path, quoted for the shell the agent runs it with) with
+// `hook AGENT KIND`.
 func Command(exe, agent string, k Kind) string {
+	if windowsCommands {
+		a, _ := Lookup(agent)
+		return windowsQuote(windowsPath(exe), a.winShell) + " hook " + agent + " " + string(k)
+	}
 	return shellQuote(exe) + " hook " + agent + " " + string(k)
+}
+
+// The shells the agents run a hook command with on Windows (each one's
+// source says so; docs/hooks.md names the versions).
+const (
+	winBash       = "bash"       // Claude Code: Git Bash (PowerShell without it)
+	winCmd        = "cmd"        // Codex: %COMSPEC% /C; Qwen Code: cmd /d /s /c (bash in Git Bash)
+	winPowerShell = "powershell" // Gemini CLI: powershell -Command
+)
+
+// windowsQuote writes path, a program's path in forward slashes, as the
+// first word of a command for shell. A path of plain characters (8.3
+// short names have no spaces) is written bare: it runs alike under Git
+// Bash, cmd and PowerShell, whichever the agent (or its fallback) uses.
+// Otherwise it is quoted for the agent's shell: single quotes for bash,
+// double quotes for cmd (which Git Bash also reads), and PowerShell's
+// call operator before single quotes, since a quoted string alone is a
+// value there, not a command.
+func windowsQuote(path, shell string) string {
+	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:~") == "" {
+		return path
+	}
+	switch shell {
+	case winPowerShell:
+		return "& '" + strings.ReplaceAll(path, "'", "''") + "'"
+	case winCmd:
+		return `"` + path + `"` // a Windows path has no '"'
+	}
+	return shellQuote(path)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -38,14 +72,21 @@ func ourCommand(cmd string) (exe, agent string, k Kind, ok bool) {
 		return "", "", "", false
 	}
 	args := strings.Fields(cmd[i+len(" hook "):])
-	if len(args) != 2 {
+	if _, _, _, err := ParseHookArgs(args); err != nil {
 		return "", "", "", false
 	}
 	exe = strings.TrimSpace(cmd[:i])
-	if len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'' {
+	powershell := strings.HasPrefix(exe, "& '")
+	exe = strings.TrimPrefix(exe, "& ")
+	switch {
+	case len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'' && powershell:
+		exe = strings.ReplaceAll(exe[1:len(exe)-1], "''", "'")
+	case len(exe) >= 2 && exe[0] == '\'' && exe[len(exe)-1] == '\'':
 		exe = strings.ReplaceAll(exe[1:len(exe)-1], `'\''`, "'")
+	case len(exe) >= 2 && exe[0] == '"' && exe[len(exe)-1] == '"':
+		exe = exe[1 : len(exe)-1]
 	}
-	if !strings.HasPrefix(filepath.Base(exe), "todosh") {
+	if !strings.HasPrefix(strings.ToLower(filepath.Base(exe)), "todosh") { // TODOSH~1.EXE: an 8.3 name
 		return "", "", "", false
 	}
 	kind, err := ParseKind(args[1])
@@ -145,7 +186,7 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		want := Command(exe, a.Name, ev.Kind)
+		want := Command(exe, a.Name, ev.Kind) + a.stopArgs(ev.Kind)
 		var e *edit
 		for _, f := range s.ours(a) {
 			if f.kind != ev.Kind || f.event != ev.Name {
@@ -172,7 +213,39 @@ func install(doc []byte, a Agent, exe string) ([]byte, error) {
 		e.text = withLineBreaks(s.doc, e.text)
 		doc = e.apply(s.doc)
 	}
-	return doc, nil
+	return widenMatcher(doc, a)
+}
+
+// widenMatcher rewrites the matcher of todosh's tool entry when it is not
+// the one install writes now: entries installed before the receipts of
+// issue 26 matched only the todo tools, and the stop gate needs to see
+// every tool. An entry whose group holds other hooks too keeps its
+// matcher (widening it would run them for every tool).
+func widenMatcher(doc []byte, a Agent) ([]byte, error) {
+	want, err := a.matcher()
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseSettings(doc, a.jsonc)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range s.ours(a) {
+		ev, ok := a.Event(f.kind)
+		if !ok || !ev.Tools || ev.Name != f.event || f.groupHookCount > 1 {
+			continue
+		}
+		m := s.hooks.member(f.event).elems[f.group].member("matcher")
+		if m == nil || m.kind != '"' || m.str == want {
+			continue
+		}
+		q, err := render(want, "", "")
+		if err != nil {
+			return nil, err
+		}
+		return edit{start: m.start, end: m.end, text: q}.apply(s.doc), nil
+	}
+	return s.doc, nil
 }
 
 // addEntry is the edit that adds todosh's entry for ev, creating the

@@ -294,3 +294,27 @@ func uninstallKind(doc []byte, a Agent, k Kind) ([]byte, error) {
 	}
 	return doc, nil
 }
+
+// An install made when the tool hook matched only the todo tools is
+// widened to every tool by installing again (issue 26's receipts).
+func TestInstallWidensOldMatcher(t *testing.T) {
+	for _, a := range Agents() {
+		old, err := install(nil, a, "/bin/todosh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := a.matcher()
+		q, _ := render(want, "", "")
+		narrow := strings.Replace(string(old), q, `"TodoWrite|todo_write"`, 1)
+		if narrow == string(old) {
+			t.Fatalf("%s: no matcher %s in %s", a.Name, q, old)
+		}
+		got, err := install([]byte(narrow), a, "/bin/todosh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(old) {
+			t.Errorf("%s: install again gave\n%s\nwant\n%s", a.Name, got, old)
+		}
+	}
+}

@@ -176,3 +176,27 @@ func depth(frame []byte) int {
 	}
 	return most
 }
+
+// errorReply is a JSON-RPC error reply to id (null when nil).
+func errorReply(id json.RawMessage, code int64, message string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	type rpcError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// HTML escaping is off so that a reply's id is the request's, byte
+	// for byte ("&" stays "&", not "\u0026").
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{code, message}}); err != nil {
+		panic(err) // an id CheckFrame accepted and a string always encode
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

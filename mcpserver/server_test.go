@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,10 @@ func connect(t testing.TB, cfg Config, id string) *mcp.ClientSession {
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := (&Stdio{In: sr, Out: sw}).Run(context.Background(), New(cfg, id))
+		err := New(cfg, id).Run(context.Background(), &Stdio{In: sr, Out: sw})
+		if errors.Is(err, io.EOF) {
+			err = nil // the client went away
+		}
 		sw.Close()
 		done <- err
 	}()
@@ -101,7 +105,7 @@ func TestSDKClient(t *testing.T) {
 	st := todostore.Open(t.TempDir())
 	cs := connect(t, Config{Store: st, Cwd: "/src/x", Version: "1"}, "s1")
 	ctx := context.Background()
-	if r := cs.InitializeResult(); r.ProtocolVersion != ProtocolVersions[0] || r.ServerInfo.Name != agent.MCPName ||
+	if r := cs.InitializeResult(); !slices.Contains(mcp.SupportedProtocolVersions(), r.ProtocolVersion) || r.ServerInfo.Name != agent.MCPName ||
 		r.Capabilities.Tools == nil || !strings.Contains(r.Instructions, "session s1") {
 		t.Errorf("initialize: %+v %+v", r, r.ServerInfo)
 	}
@@ -116,6 +120,8 @@ func TestSDKClient(t *testing.T) {
 	if len(list.Tools) != len(specs) {
 		t.Fatalf("%d tools, want %d", len(list.Tools), len(specs))
 	}
+	// tools/list lists the tools by name.
+	slices.SortFunc(specs, func(a, b todotools.Spec) int { return strings.Compare(a.Name, b.Name) })
 	for i, tl := range list.Tools {
 		var got, want any
 		b, _ := json.Marshal(tl.InputSchema)
@@ -143,33 +149,47 @@ func TestSDKClient(t *testing.T) {
 	}
 }
 
+// exchange serves session id of cfg to frames, one per line, on the stdio
+// transport until their end, and returns the replies in the order
+// written.
+func exchange(t testing.TB, cfg Config, id string, frames ...string) []string {
+	t.Helper()
+	var out bytes.Buffer
+	in := strings.NewReader(strings.Join(frames, "\n") + "\n")
+	if err := Serve(context.Background(), Config{Store: cfg.Store, SessionID: id, Cwd: cfg.Cwd, Version: cfg.Version}, &Stdio{In: in, Out: &out}); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	return slices.Collect(strings.Lines(out.String()))
+}
+
 // TestHandle: what each message is answered, in order, on one session:
 // the handshake and its version negotiation, calls before it, unknown
 // methods, notifications, bad params.
 func TestHandle(t *testing.T) {
 	st := todostore.Open(t.TempDir())
-	srv := New(Config{Store: st, Cwd: "/src", Version: "7"}, "h")
-	for _, c := range []struct {
+	cases := []struct {
 		frame string
 		want  string // the reply with its id, "" for none; a prefix of it
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"tools/list before initialize`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"method \"tools/list\" is invalid during session initialization"}}`},
 		{`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`},
 		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
-		{`{"jsonrpc":"2.0","id":2,"method":"initialize"}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,`},
-		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":[]}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,`},
-		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":7}}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,`},
+		// The SDK answers an initialize it cannot read as an invalid request.
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize"}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: missing required \"params\""}}`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":[]}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"handling 'initialize': unmarshaling`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":7}}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"handling 'initialize': unmarshaling`},
 		{`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
-			`{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"todosh","title":"todosh todo list","version":"7"},"instructions":"todosh keeps`},
-		{`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"initialize was already received`},
+			`{"jsonrpc":"2.0","id":3,"result":{"capabilities":{"logging":{},"tools":{"listChanged":true}},"instructions":"todosh keeps this session's todo list (session h) on disk`},
+		{`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"duplicate \"initialize\" received"}}`},
 		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
 		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`, ``},
 		{`{"jsonrpc":"2.0","method":"notifications/whatever"}`, ``},
 		{`{"jsonrpc":"2.0","id":5,"method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,`},
-		{`{"jsonrpc":"2.0","id":6,"method":"resources/list"}`, `{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"method \"resources/list\" not found`},
+		{`{"jsonrpc":"2.0","id":6,"method":"todos/list"}`, `{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"method not found: \"todos/list\""}}`},
 		{`{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,`},
-		{`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"x"}}`, `{"jsonrpc":"2.0","id":8,"result":{"tools":[{"name":"todo_write","description":`},
-		{`{"jsonrpc":"2.0","id":9,"method":"tools/call"}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"x"}}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"invalid params"}}`},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{}}`, `{"jsonrpc":"2.0","id":8,"result":{"ttlMs":0,"cacheScope":"public","tools":[{"description":"Stop and ask the person`},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call"}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"invalid request: missing required \"params\""}}`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":7}}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,`},
@@ -177,18 +197,31 @@ func TestHandle(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"todo_read","arguments":null}}`, `{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"`},
 		{`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"todo_write","arguments":{"todos":"x"}}}`, `{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"todo_write: argument todos must be an array`},
 		{`{"jsonrpc":"2.0","id":12,"result":{}}`, ``},
-	} {
-		m, fe := CheckFrame([]byte(c.frame))
-		if fe != nil {
-			t.Fatalf("%s: %v", c.frame, fe)
+	}
+	var frames []string
+	for _, c := range cases {
+		frames = append(frames, c.frame)
+	}
+	// Calls are answered one at a time in order, notifications not at all.
+	replies := exchange(t, Config{Store: st, Cwd: "/src", Version: "7"}, "h", frames...)
+	for _, c := range cases {
+		if c.want == "" {
+			continue
 		}
-		got := string(srv.Handle(m))
-		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+		if len(replies) == 0 {
+			t.Fatalf("%s: no reply", c.frame)
+		}
+		got := strings.TrimSuffix(replies[0], "\n")
+		replies = replies[1:]
+		if !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s\n got %s\nwant %s…", c.frame, got, c.want)
 		}
 		if strings.Contains(got, "isError") != strings.Contains(c.want, "argument todos") {
 			t.Errorf("%s: isError wrong in %s", c.frame, got)
 		}
+	}
+	if len(replies) > 0 {
+		t.Errorf("replies to notifications: %q", replies)
 	}
 	if _, err := st.Load("h"); err == nil {
 		t.Error("no call wrote, yet the session exists")
@@ -197,7 +230,7 @@ func TestHandle(t *testing.T) {
 
 // FuzzHandle: after the handshake, any frame gets no reply or exactly one
 // JSON-RPC reply with the frame's id, a result or an error; nothing
-// panics.
+// panics and the session goes on (a ping after it is answered).
 func FuzzHandle(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todo_read","arguments":{}}}`,
@@ -211,30 +244,54 @@ func FuzzHandle(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	st := todostore.Open(f.TempDir())
+	hello := `{"jsonrpc":"2.0","id":"hello","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}`
+	after := `{"jsonrpc":"2.0","id":"after","method":"ping"}`
 	f.Fuzz(func(t *testing.T, frame []byte) {
+		if bytes.ContainsAny(frame, "\n\r") {
+			return // one frame is one line
+		}
 		m, fe := CheckFrame(frame)
-		if fe != nil {
-			return
-		}
-		srv := New(Config{Store: st, Cwd: "/src"}, "f")
-		hello, _ := CheckFrame([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`))
-		srv.Handle(hello)
-		reply := srv.Handle(m)
-		if reply == nil {
-			if m.IsCall() {
-				t.Fatalf("%q: a call got no reply", frame)
+		replies := exchange(t, Config{Store: st, Cwd: "/src"}, "f", hello, string(frame), after)
+		var ids []string
+		for _, line := range replies {
+			var r struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  json.RawMessage `json:"result"`
+				Error   *jsonrpc.Error  `json:"error"`
 			}
-			return
+			if err := json.Unmarshal([]byte(line), &r); err != nil || r.JSONRPC != "2.0" || (r.Result == nil) == (r.Error == nil) {
+				t.Fatalf("%q: reply %q (%v)", frame, line, err)
+			}
+			ids = append(ids, idValue(r.ID))
 		}
-		var r struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Result  json.RawMessage `json:"result"`
-			Error   *rpcError       `json:"error"`
+		want := []string{`"hello"`, `"after"`}
+		switch {
+		case fe != nil && len(bytes.TrimSpace(frame)) > 0:
+			want = []string{`"hello"`, idValue(fe.ID), `"after"`}
+		case fe == nil && m.IsCall():
+			want = []string{`"hello"`, idValue(m.ID), `"after"`}
 		}
-		if err := json.Unmarshal(reply, &r); err != nil || r.JSONRPC != "2.0" || !m.IsCall() || string(r.ID) != string(m.ID) ||
-			(r.Result == nil) == (r.Error == nil) || bytes.ContainsAny(reply, "\n\r") {
-			t.Fatalf("%q: reply %q (%v)", frame, reply, err)
+		// A bad frame is answered as it is read, maybe before the call
+		// in hand: replies to different ids may come in any order.
+		slices.Sort(ids)
+		slices.Sort(want)
+		if !slices.Equal(ids, want) {
+			t.Fatalf("%q: replies to %v, want %v:\n%s", frame, ids, want, strings.Join(replies, ""))
 		}
 	})
+}
+
+// idValue is a request id by its value, as JSON-RPC compares them ("\u0061"
+// is "a"); null for none.
+func idValue(raw json.RawMessage) string {
+	if raw == nil {
+		return "null"
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "bad id " + string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

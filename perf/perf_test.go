@@ -9,7 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +17,8 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/mcpserver"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -71,12 +73,7 @@ func pairUpTo(b *testing.B, limit int, floor func() error, op func(i int) error)
 }
 
 // cpu is the CPU time of this process and its waited-for children.
-func cpu() time.Duration {
-	var self, kids syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
-	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
-}
+func cpu() time.Duration { return benchcpu.WithChildren() }
 
 // list is n items of typical text, each with subs subtasks.
 func list(n, subs int) []todostore.Todo {
@@ -176,7 +173,7 @@ func BenchmarkMCPTick(b *testing.B) {
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	go func() {
-		(&mcpserver.Stdio{In: sr, Out: sw}).Run(ctx, mcpserver.New(mcpserver.Config{Store: s, Cwd: "/src"}, "mcp"))
+		mcpserver.New(mcpserver.Config{Store: s, Cwd: "/src"}, "mcp").Run(ctx, &mcpserver.Stdio{In: sr, Out: sw})
 		sw.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
@@ -268,7 +265,7 @@ func BenchmarkHistory1000(b *testing.B) {
 // build compiles pkg to a binary in dir with the given environment.
 func build(b *testing.B, dir, name, pkg string, env ...string) string {
 	b.Helper()
-	out := filepath.Join(dir, name)
+	out := testenv.Exe(filepath.Join(dir, name))
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), env...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -301,6 +298,31 @@ func BenchmarkStartup(b *testing.B) {
 			pairUpTo(b, 40, run(hello), func(int) error { return run(todosh, "--version")() })
 		})
 	}
+}
+
+// BenchmarkHook is a hook's whole run as an agent starts it, `todosh
+// hook claude Stop` with Claude Code's Stop payload on stdin (the session
+// it names has no list, so todosh lets the agent stop), against a static
+// hello: process start-up, the payload, the store and the decision.
+func BenchmarkHook(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("measured on Linux")
+	}
+	dir := b.TempDir()
+	hello := build(b, dir, "hello", "github.com/todosh/todosh/perf/hello", "CGO_ENABLED=0")
+	todosh := build(b, dir, "todosh", "github.com/todosh/todosh", "CGO_ENABLED=0")
+	payload := `{"session_id":"73d441fa-64db-4d2f-974c-e9b3ed4d7cd3","transcript_path":"` + filepath.Join(dir, "t.jsonl") +
+		`","cwd":"` + dir + `","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,` +
+		`"last_assistant_message":"I've set up the project skeleton and started on the parser. I'll stop here for now."}` + "\n"
+	run := func(bin string, stdin string, args ...string) func() error {
+		return func() error {
+			cmd := exec.Command(bin, args...)
+			cmd.Env = []string{"HOME=" + dir, "TODOSH_HOME=" + filepath.Join(dir, "store")}
+			cmd.Stdin = strings.NewReader(stdin)
+			return cmd.Run()
+		}
+	}
+	pairUpTo(b, 40, run(hello, ""), func(int) error { return run(todosh, payload, "hook", "claude", "Stop")() })
 }
 
 // BenchmarkList10000 is the store's listing of 10,000 sessions against

@@ -31,6 +31,9 @@ type ttyAsk struct {
 func (a ttyAsk) ask(ctx context.Context, q agent.Question) (int, error) {
 	restore, err := a.term.PollMode()
 	if err != nil {
+		// Windows: no key read with a timeout, so the question is shown
+		// and refused in one line that says why.
+		fmt.Fprintf(a.out, "%s\ntodosh: cannot read an answer key here (%v): refused; --approve always allows such requests\n", questionLine(q), err)
 		return 0, fmt.Errorf("ask: %w", err)
 	}
 	defer restore()

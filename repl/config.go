@@ -5,6 +5,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -16,6 +17,7 @@ const (
 	ExitUsage      = 2   // bad flags
 	ExitNoProgress = 3   // the last prompt stopped with open items: no progress, or the continuation cap
 	ExitAsked      = 4   // the last prompt ended with the agent pausing or asking a question
+	ExitBudget     = 5   // the last prompt stopped with open items at its budget (--budget-tokens, --budget-time)
 	ExitCancelled  = 130 // Ctrl-C ended a turn or the countdown (128 + SIGINT)
 )
 
@@ -28,6 +30,8 @@ func ExitFor(end string) int {
 		return ExitNoProgress
 	case EndPaused, EndQuestion:
 		return ExitAsked
+	case EndBudget:
+		return ExitBudget
 	case EndCancelled:
 		return ExitCancelled
 	}
@@ -84,6 +88,9 @@ type Config struct {
 	Backend *backends.Backend
 	// NoContinue turns the continuation of a lazy agent off.
 	NoContinue bool
+	// Budget is what each prompt may spend (--budget-tokens,
+	// --budget-time); zero limits are none.
+	Budget continuation.Budget
 	// ContinueDelay is the countdown before a continuation in a terminal.
 	ContinueDelay time.Duration
 

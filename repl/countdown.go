@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
 )
+
+// noCountdown says once that the countdown cannot run on this terminal.
+var noCountdown sync.Once
 
 // keyPoll is how long one read of the terminal waits for a key during the
 // countdown; the line is redrawn between reads.
@@ -43,6 +47,11 @@ func (c ttyCountdown) showLine(line string) {
 func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, typed string) {
 	restore, err := c.term.PollMode()
 	if err != nil {
+		// Said once a process, so the person knows why nothing waits
+		// (Windows: no key read with a timeout).
+		noCountdown.Do(func() {
+			fmt.Fprintf(c.term.Output(), "todosh: no countdown before a continuation here (%v): it starts at once; Ctrl-C stops it\r\n", err)
+		})
 		return true, ""
 	}
 	defer restore()

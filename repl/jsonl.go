@@ -28,6 +28,7 @@ type jsonlView struct {
 	source  string // of the next todo_list event: "agent" in a turn
 
 	shown string // FormatList of the last list sent
+	work  func() *todostore.Summary
 	known bool
 
 	// pending is reply text after its last newline: text events are whole
@@ -50,6 +51,17 @@ type jsonlItem struct {
 	Status   string      `json:"status"`
 	Evidence string      `json:"evidence,omitempty"`
 	Subtasks []jsonlItem `json:"subtasks,omitempty"`
+	// Receipt is, for a completed item of a session whose work todosh
+	// sees, what it saw: seen false is "done (reported)".
+	Receipt *jsonlReceipt `json:"receipt,omitempty"`
+}
+
+// jsonlReceipt is an item's receipt (todostore.ItemWork).
+type jsonlReceipt struct {
+	Seen     bool   `json:"seen"`
+	Edits    int    `json:"edits,omitempty"`
+	Commands int    `json:"commands,omitempty"`
+	Last     string `json:"last,omitempty"`
 }
 
 // jsonlEvent is one line of the stream; fields not used by a type are
@@ -68,6 +80,10 @@ type jsonlEvent struct {
 	Continue *bool `json:"continue,omitempty"`
 	Attempt  int   `json:"attempt,omitempty"`
 	Progress *bool `json:"progress,omitempty"`
+	// tool_call, tool_result
+	Tool *jsonlTool `json:"tool,omitempty"`
+	// cost
+	Ledger *jsonlLedger `json:"ledger,omitempty"`
 	// end
 	Exit *int `json:"exit,omitempty"`
 	// error
@@ -102,14 +118,17 @@ func itoa(n int) string {
 
 // Event sends one event of a turn.
 func (j *jsonlView) Event(ev agent.Event) {
-	if ev.Kind == agent.EventText {
+	switch ev.Kind {
+	case agent.EventText:
 		j.text(ev.Text)
 		return
+	case agent.EventUsage:
+		return // not a line: it must not cut the text being streamed in two
 	}
 	j.Flush()
 	switch ev.Kind {
 	case agent.EventToolCall:
-		j.emit(jsonlEvent{Type: "tool_call", Text: ev.Text})
+		j.toolCall(ev)
 	case agent.EventTodos:
 		j.Todos(ev.Todos)
 	case agent.EventPause:
@@ -164,9 +183,24 @@ func (j *jsonlView) Todos(todos []todostore.Todo) bool {
 	j.Flush()
 	c := todostore.CountTodos(todos)
 	done, total := c.Done(), c.Total
-	j.emit(jsonlEvent{Type: "todo_list", Source: src, Items: items(todos), Done: &done, Total: &total})
+	its := items(todos)
+	if j.work != nil {
+		if w := j.work(); w != nil && w.Shows {
+			for i, t := range todos {
+				if t.Status == todostore.Completed {
+					iw := w.Items[t.UID]
+					its[i].Receipt = &jsonlReceipt{Seen: iw.Seen, Edits: iw.Edits, Commands: iw.Commands, Last: iw.Last}
+				}
+			}
+		}
+	}
+	j.emit(jsonlEvent{Type: "todo_list", Source: src, Items: its, Done: &done, Total: &total})
 	return true
 }
+
+// SetWork gives the stream the session's work log, so each completed
+// item of a todo_list says what todosh saw of it (its receipt).
+func (j *jsonlView) SetWork(work func() *todostore.Summary) { j.work = work }
 
 // Seen records the list as sent.
 func (j *jsonlView) Seen(todos []todostore.Todo) {
@@ -255,4 +289,71 @@ type jsonlOutput struct{ j *jsonlView }
 func (o jsonlOutput) Write(p []byte) (int, error) {
 	o.j.emit(jsonlEvent{Type: "output", Text: string(p)})
 	return len(p), nil
+}
+
+// jsonlTool is what is known of a tool call (agent.ToolCall).
+type jsonlTool struct {
+	ID     string `json:"id,omitempty"`
+	Name   string `json:"name,omitempty"`
+	Kind   string `json:"kind"`
+	Target string `json:"target,omitempty"`
+	State  string `json:"state"`
+	Exit   *int   `json:"exit,omitempty"`
+}
+
+// toolStates names agent.ToolState in the stream.
+var toolStates = [...]string{agent.ToolStarted: "started", agent.ToolSucceeded: "succeeded", agent.ToolFailed: "failed"}
+
+// toolCall sends an event with a line (a call's start, or a call shown
+// once when it ended) as tool_call, and a call's end without one as
+// tool_result, so each call is one tool_call.
+func (j *jsonlView) toolCall(ev agent.Event) {
+	var t *jsonlTool
+	if c := ev.Tool; c != nil {
+		t = &jsonlTool{ID: c.ID, Name: c.Name, Kind: c.Kind.String(), Target: c.Target, State: toolStates[c.State], Exit: c.Exit}
+	}
+	switch {
+	case ev.Text != "":
+		j.emit(jsonlEvent{Type: "tool_call", Text: ev.Text, Tool: t})
+	case t != nil && ev.Tool.State != agent.ToolStarted:
+		j.emit(jsonlEvent{Type: "tool_result", Tool: t})
+	}
+}
+
+// jsonlLedger is a cost event's ledger: each item's row, what no item was
+// in progress for, and the total they add up to.
+type jsonlLedger struct {
+	Items        []jsonlCost `json:"items"`
+	Unattributed jsonlCost   `json:"unattributed"`
+	Total        jsonlCost   `json:"total"`
+}
+
+// jsonlCost is one row of a cost event (todostore.Cost).
+type jsonlCost struct {
+	ID      string  `json:"id,omitempty"`  // the position now, "" when no longer on the list
+	UID     string  `json:"uid,omitempty"` // the stable id
+	Content string  `json:"content,omitempty"`
+	Seconds float64 `json:"seconds"` // time in progress
+	Input   int64   `json:"input"`
+	Output  int64   `json:"output"`
+	Calls   int     `json:"tool_calls"`
+}
+
+func jsonlCostOf(c todostore.Cost) jsonlCost {
+	out := jsonlCost{UID: c.UID, Content: c.Content, Seconds: c.InProgress.Seconds(), Input: c.In, Output: c.Out, Calls: c.Calls}
+	if c.Pos > 0 {
+		out.ID = itoa(c.Pos)
+	}
+	return out
+}
+
+// Cost sends the session's ledger: each item's cost, what no item was in
+// progress for, and the total they add up to.
+func (j *jsonlView) Cost(l todostore.Ledger) {
+	j.Flush()
+	rows := make([]jsonlCost, 0, len(l.Items))
+	for _, c := range l.Items {
+		rows = append(rows, jsonlCostOf(c))
+	}
+	j.emit(jsonlEvent{Type: "cost", Ledger: &jsonlLedger{Items: rows, Unattributed: jsonlCostOf(l.Unattributed), Total: jsonlCostOf(l.Total)}})
 }

@@ -49,6 +49,7 @@ type liveRegion struct {
 	activity string // the current tool call or the agent's status
 	status   string // the runner's: "continuation 2/3", a countdown
 	todos    []todostore.Todo
+	work     *todostore.Summary // receipts of todos, read when the list was set
 	hasList  bool
 	stop     chan struct{}
 }
@@ -109,9 +110,10 @@ func (l *liveRegion) Active() bool {
 	return l.active
 }
 
-// SetList replaces the list the region shows.
-func (l *liveRegion) SetList(todos []todostore.Todo) {
-	l.update(func() { l.todos, l.hasList = todostore.CloneTodos(todos), true })
+// SetListSeen replaces the list the region shows, with the receipts of
+// its completed items (nil: none shown).
+func (l *liveRegion) SetListSeen(todos []todostore.Todo, work *todostore.Summary) {
+	l.update(func() { l.todos, l.work, l.hasList = todostore.CloneTodos(todos), work, true })
 }
 
 // SetActivity says what the agent does now (a tool call, "retrying the
@@ -229,7 +231,7 @@ func (l *liveRegion) lines() []string {
 	if room := limit - 1; room > 0 && l.hasList && len(l.todos) > 0 {
 		// FoldList needs three lines to fold (the header, the folded done
 		// items, "… N more open"); with less room the header says it all.
-		list := todostore.FoldList(l.todos, max(width, todostore.MinWidth), max(room, 3))
+		list := todostore.FoldListSeen(l.todos, max(width, todostore.MinWidth), max(room, 3), l.work)
 		lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
 		if room < 3 {
 			lines = lines[:1]

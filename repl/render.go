@@ -35,8 +35,9 @@ type Renderer struct {
 	pending []byte // reply text after the last newline
 	maxLine int    // renderMaxLine; tests lower it to reach the cut cheaply
 
-	mu         sync.Mutex // guards shown, shownTodos, known and seen, and orders list output
-	shown      string     // FormatList of the last list shown or known to the person
+	mu         sync.Mutex                // guards shown, shownTodos, known and seen, and orders list output
+	shown      string                    // FormatList of the last list shown or known to the person
+	work       func() *todostore.Summary // the work log's receipts; nil: none shown
 	shownTodos []todostore.Todo
 	known      bool // shown is set
 	// seen is the last list the person was shown with its positions
@@ -76,6 +77,9 @@ func (r *Renderer) Event(ev agent.Event) {
 	case agent.EventText:
 		r.Text(ev.Text)
 	case agent.EventToolCall:
+		if ev.Text == "" {
+			return // a call's end: its start showed it (agent.ToolCall)
+		}
 		if r.live != nil {
 			r.live.SetActivity(ev.Text)
 		}
@@ -215,7 +219,7 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 	}
 	if r.live != nil && r.live.Active() {
 		// The region shows it; the scrollback gets the list at the end.
-		r.live.SetList(todos)
+		r.live.SetListSeen(todos, r.summary())
 		return false
 	}
 	change := ""
@@ -236,7 +240,7 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 		if notice != "" {
 			r.write(renderOneLine(notice) + "\n")
 		}
-		r.write(r.pal.List(todostore.FormatListWidth(todos, r.width())))
+		r.write(r.pal.List(todostore.FormatListSeen(todos, r.width(), r.summary())))
 		r.seen, r.seenKnown = r.shownTodos, true
 	}
 	return true
@@ -251,6 +255,18 @@ func (r *Renderer) Shown() (todos []todostore.Todo, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.seen, r.seenKnown
+}
+
+// SetWork gives the renderer the session's work log, so the lists it
+// shows say which completed items have a receipt (issue 26).
+func (r *Renderer) SetWork(work func() *todostore.Summary) { r.work = work }
+
+// summary is the work log's summary now, nil when there is none.
+func (r *Renderer) summary() *todostore.Summary {
+	if r.work == nil {
+		return nil
+	}
+	return r.work()
 }
 
 // Seen records todos as the list the person already knows, without printing

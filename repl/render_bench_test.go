@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"io"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/benchcpu"
 )
 
 // countingWriter counts the bytes and lines written and checks the
@@ -46,10 +47,7 @@ func BenchmarkRenderLongLine(b *testing.B) {
 	}
 	// On a loaded machine the wall time is mostly waiting for a CPU.
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MB")
-	}
+	benchcpu.ReportMaxRSS(b, "maxrss-MB")
 }
 
 // BenchmarkRenderOneCall gives the renderer a 64 MB line in a single Text
@@ -90,10 +88,4 @@ func TestRenderLongLineBounded(t *testing.T) {
 }
 
 // cpuTime is the CPU time the process used so far, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return benchcpu.Self() }

@@ -80,11 +80,12 @@ func (s *shell) runScript(ctx context.Context, next lineSource) int {
 		if !run {
 			continue
 		}
+		prompts := s.runner.Prompts
 		_, quit, err := s.exec(ctx, line)
 		if quit {
 			return status()
 		}
-		if !isCommandLine(line) {
+		if s.runner.Prompts != prompts { // a prompt, or /todo budget +N that continued one
 			lastEnd = s.runner.LastEnd
 		}
 		if _, ok := endedBySignal(ctx); ok {

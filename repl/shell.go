@@ -16,6 +16,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/todostore"
 )
@@ -178,6 +179,9 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	store.Now = now
 	store.LockTimeout = cfg.LockTimeout
 	store.OnLockWait = func(msg string) { fmt.Fprintf(sio.err, "todosh: %s\n", msg) }
+	// A todo claimed from the board finishes its board item when it
+	// completes, whoever completes it in this process.
+	boardcmd.Follow(store, &boardcmd.Follower{Getenv: cfg.Getenv, Err: sio.err})
 	id, err := sessionID(cfg, store, cwd, now)
 	if err != nil {
 		return nil, err
@@ -209,7 +213,7 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		// person's own (docs/commands.md, "Positions").
 		env.Seen, env.Shown = r.Shown, r.Seen
 	}
-	return &shell{
+	sh := &shell{
 		store:    store,
 		id:       id,
 		cwd:      cwd,
@@ -217,7 +221,7 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		env:      env,
 		runner: &TurnRunner{
 			Agent: ag, AgentErr: agentErr, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
-			Continue: !cfg.NoContinue, Delay: cfg.ContinueDelay,
+			Continue: !cfg.NoContinue, Budget: cfg.Budget, Delay: cfg.ContinueDelay,
 			Countdown: sio.countdown, render: sio.render, live: sio.live,
 			Backend: cfg.Backend, Ask: sio.permission,
 		},
@@ -225,7 +229,11 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 		quiet:   cfg.Quiet,
 		resumed: cfg.Resume,
 		jsonl:   sio.jsonl,
-	}, nil
+	}
+	if ag != nil {
+		sh.env.Budget = sh.runner
+	}
+	return sh, nil
 }
 
 // banner is what the interactive shell prints first: the session, the
@@ -293,8 +301,12 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 		}
 		if err != nil {
 			fmt.Fprintln(s.env.Err, err)
+			return "", false, err
 		}
-		return "", false, err
+		// /todo budget +N after a prompt stopped at its budget: the
+		// shell goes on with the same list.
+		typed, err = s.runner.Resume(ctx)
+		return typed, false, err
 	}
 	typed, err = s.runner.RunPrompt(ctx, line)
 	return typed, false, err

@@ -1,18 +1,27 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package repl
 
-import "errors"
+import (
+	"errors"
+	"os"
+	"runtime"
+)
 
-// pollingRawMode is only implemented on Linux; elsewhere the countdown is
-// skipped and a continuation starts at once, as in a script.
+// pollingRawMode is only implemented on Linux and macOS; elsewhere
+// (Windows) the countdown is skipped and a continuation starts at once,
+// as in a script, and a permission question is answered "no".
 func pollingRawMode(fd int) (restore func(), err error) {
-	return nil, errors.New("countdown needs Linux terminal control")
+	return nil, errors.New("a key read with a timeout needs a Unix terminal (Linux or macOS); not on " + runtime.GOOS)
 }
 
-// noEchoMode is only implemented on Linux; elsewhere keys typed during a
-// turn are echoed by the terminal.
+// noEchoMode is only implemented on Linux and macOS; elsewhere keys typed
+// during a turn are echoed by the terminal.
 func noEchoMode(fd int) (restore func()) { return func() {} }
 
-// saveTerminal is only implemented on Linux; elsewhere restore does nothing.
+// readKey reads the keys typed on the terminal open as f.
+func readKey(f *os.File, buf []byte) (int, error) { return f.Read(buf) }
+
+// saveTerminal is only implemented on Linux and macOS; elsewhere restore
+// does nothing.
 func saveTerminal(fd int) (restore func()) { return func() {} }

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 
 	"github.com/chzyer/readline"
 )
@@ -59,6 +58,11 @@ func newTTY(stdin io.Reader, stdout io.Writer) (Terminal, bool) {
 	in, okIn := stdin.(*os.File)
 	out, okOut := stdout.(*os.File)
 	if !okIn || !okOut || !readline.IsTerminal(int(in.Fd())) || !readline.IsTerminal(int(out.Fd())) {
+		return nil, false
+	}
+	// A console that cannot read escape sequences (Windows before 10)
+	// gets the shell as in a script rather than a screen of escapes.
+	if !enableEscapes(out) {
 		return nil, false
 	}
 	return &ttyTerminal{in: in, out: out}, true
@@ -119,7 +123,7 @@ func (t *ttyTerminal) ExitRaw() error {
 
 func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.in.Fd())) }
 
-func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return syscall.Read(int(t.in.Fd()), buf) }
+func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return readKey(t.in, buf) }
 
 func (t *ttyTerminal) NoEcho() func() { return noEchoMode(int(t.in.Fd())) }
 

@@ -35,8 +35,9 @@ type TurnRunner struct {
 	Backend  *backends.Backend
 	Session  agent.Session
 	Policy   *continuation.Policy
-	Out      io.Writer     // receives whole lines only (the prompt may be redrawn between lines)
-	Continue bool          // false with --no-continue
+	Out      io.Writer // receives whole lines only (the prompt may be redrawn between lines)
+	Continue bool      // false with --no-continue
+	Budget   continuation.Budget
 	Delay    time.Duration // countdown before a continuation
 	// Countdown shows "continuing in 3s — type to take over" and waits up to d. proceed=false if the person pressed a key or Ctrl-C; typed is what they typed. nil means no countdown (script mode): continue at once.
 	Countdown func(ctx context.Context, d time.Duration) (proceed bool, typed string)
@@ -64,8 +65,13 @@ type TurnRunner struct {
 	// agent's activity during a prompt; nil in a script.
 	live *liveRegion
 	// LastEnd is how the last prompt ended (one of the End* reasons),
-	// for the exit status of a script.
+	// for the exit status of a script; Prompts counts the prompts run,
+	// resumed ones (Resume) too, so a script knows a line ran one.
 	LastEnd string
+	Prompts int
+	// resume is set by a raise of the budget after the last prompt
+	// stopped at it (/todo budget +N): the shell then runs Resume.
+	resume bool
 }
 
 // How a prompt ended: the reason of the JSONL end event, and what a
@@ -76,6 +82,7 @@ const (
 	EndPaused     = "paused"      // the agent paused to ask the person
 	EndQuestion   = "question"    // the reply ended with a question
 	EndCap        = "cap"         // the continuation cap (or --no-continue) stopped it
+	EndBudget     = "budget"      // the prompt's budget stopped it (--budget-tokens, --budget-time)
 	EndCancelled  = "cancelled"   // Ctrl-C, or a key during the countdown
 	EndSignal     = "signal"      // an exit signal (SIGTERM, SIGHUP, SIGQUIT); signals.go ends the stream
 	EndError      = "error"       // the agent or the store failed, or no agent
@@ -91,6 +98,8 @@ var endReasons = map[continuation.StopReason]string{
 	continuation.Disabled:      EndCap,
 	continuation.Aborted:       EndCancelled,
 	continuation.Failed:        EndError,
+	continuation.TokenBudget:   EndBudget,
+	continuation.TimeBudget:    EndBudget,
 }
 
 // turnView is where a prompt's events, lines, decisions and errors go:
@@ -113,21 +122,10 @@ type turnView interface {
 // a non-nil err only tells the caller the prompt failed (for the exit status
 // of a script).
 func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string, err error) {
-	if r.render == nil {
-		rd := NewRenderer(r.Out)
-		rd.errOut = r.Err
-		r.render = rd
-	}
-	r.LastEnd = EndError
-	defer func() {
-		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
-			r.render.End(r.LastEnd)
-		}
-	}()
-	if r.Policy == nil {
-		r.Policy = continuation.New()
-	}
-	r.Policy.SetEnabled(r.Continue)
+	defer r.begin()()
+	r.resume = false
+	r.policy().SetEnabled(r.Continue)
+	r.Policy.SetBudget(r.Budget)
 	if r.Agent == nil && r.AgentErr != nil {
 		r.errLine("prompt not sent: " + r.AgentErr.Error())
 		return "", r.AgentErr
@@ -143,9 +141,62 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		r.errLine(noAgentHint)
 		return "", errNoAgent
 	}
+	return r.run(ctx, sess.Todos, agent.Turn{Prompt: prompt})
+}
+
+// Resume continues the last prompt after the person raised its budget
+// (/todo budget +N) where it stopped at it: the policy's next continuation
+// of the list as it is now, then on as RunPrompt goes, without a prompt
+// from the person. It does nothing unless a raise asked for it.
+func (r *TurnRunner) Resume(ctx context.Context) (typed string, err error) {
+	if !r.resume || r.Agent == nil || r.Policy == nil {
+		return "", nil
+	}
+	r.resume = false
+	defer r.begin()()
+	sess, err := r.Session.Load()
+	if err != nil {
+		r.errLine("continuation not sent: " + err.Error())
+		return "", err
+	}
 	r.render.Seen(sess.Todos)
+	dec := r.Policy.Resume(sess.Todos, r.tools())
+	r.render.Decision(dec)
+	if !dec.Continue {
+		r.LastEnd = endReasons[dec.Reason]
+		return "", nil
+	}
+	return r.run(ctx, sess.Todos, agent.Turn{Prompt: dec.Prompt, Continuation: true})
+}
+
+// begin readies the view for a prompt's turns and returns what ends them:
+// the JSONL stream's end event with how they ended.
+func (r *TurnRunner) begin() (end func()) {
+	if r.render == nil {
+		rd := NewRenderer(r.Out)
+		rd.errOut = r.Err
+		r.render = rd
+	}
+	if v, ok := r.render.(interface {
+		SetWork(func() *todostore.Summary)
+	}); ok {
+		v.SetWork(r.work)
+	}
+	r.LastEnd = EndError
+	r.Prompts++
+	return func() {
+		if r.LastEnd != EndSignal { // the exit's own end event follows (signals.go)
+			r.render.End(r.LastEnd)
+		}
+	}
+}
+
+// run runs turn and the continuations the policy decides on, from the
+// list todos; see RunPrompt.
+func (r *TurnRunner) run(ctx context.Context, todos []todostore.Todo, turn agent.Turn) (typed string, err error) {
+	r.render.Seen(todos)
 	if r.live != nil {
-		r.live.Start(sess.Todos)
+		r.live.Start(todos)
 		defer func() {
 			r.live.Stop()
 			// The region is replaced by the final list, printed once.
@@ -161,7 +212,6 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 		signal.Notify(guard, os.Interrupt)
 		defer signal.Stop(guard)
 	}
-	turn := agent.Turn{Prompt: prompt}
 	for {
 		dec, err := r.runTurn(ctx, turn)
 		if err != nil || !dec.Continue {
@@ -197,6 +247,29 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	}
 }
 
+// policy is the runner's continuation policy, made with the flags'
+// budget before the first prompt.
+func (r *TurnRunner) policy() *continuation.Policy {
+	if r.Policy == nil {
+		r.Policy = continuation.New()
+		r.Policy.SetBudget(r.Budget)
+	}
+	return r.Policy
+}
+
+// BudgetLines is what /todo budget shows (commands.Budget).
+func (r *TurnRunner) BudgetLines() string { return r.policy().BudgetLines() }
+
+// RaiseBudget raises the current prompt's budget (commands.Budget); when
+// the prompt stopped at its budget, the shell then continues it (Resume).
+func (r *TurnRunner) RaiseBudget(tokens int64, d time.Duration) (resumes bool, err error) {
+	if err := r.policy().Raise(continuation.Budget{Tokens: tokens, Time: d}); err != nil {
+		return false, err
+	}
+	r.resume = r.Policy.StoppedAtBudget() && r.Agent != nil
+	return r.resume, nil
+}
+
 // startPrompt applies ARCHITECTURE.md §7 for a prompt from the person: a list whose
 // items are all done is archived, a pause is lifted and the policy's
 // counters are reset. The file is written only when something changes.
@@ -225,6 +298,7 @@ func (r *TurnRunner) runTurn(ctx context.Context, turn agent.Turn) (continuation
 	out, err := step.Run(tctx, turn, r.render.Event)
 	stop()
 	r.render.Flush()
+	defer r.cost()
 	if out.Listed {
 		// A backend that changed the list without saying so still gets it shown.
 		r.render.Todos(out.After)
@@ -266,4 +340,27 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 		return r.interrupt(ctx)
 	}
 	return signal.NotifyContext(ctx, os.Interrupt)
+}
+
+// work is the session's work log summed, for the receipts a list shows;
+// nil when it cannot be read (a list then shows none).
+func (r *TurnRunner) work() *todostore.Summary {
+	log, err := r.Session.Store.Work(r.Session.ID)
+	if err != nil {
+		return nil
+	}
+	sum := log.Summarize()
+	return &sum
+}
+
+// cost ends a turn's JSONL stream with the session's ledger (a cost
+// event); the text views show it only on /todo cost.
+func (r *TurnRunner) cost() {
+	v, ok := r.render.(interface{ Cost(todostore.Ledger) })
+	if !ok {
+		return
+	}
+	if l, err := r.Session.Store.Ledger(r.Session.ID, r.Session.Store.Now()); err == nil {
+		v.Cost(l)
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -347,8 +348,9 @@ func TestJSONLCancelledEnd(t *testing.T) {
 // TestTurnSIGINT drives the default interrupt source with a real SIGINT,
 // sent while the turn has it registered, so the test process survives.
 func TestTurnSIGINT(t *testing.T) {
+	testenv.NeedSignals(t)
 	h := newTurnHarness(t, func(ctx context.Context, _ agent.Session, _ func(agent.Event)) (agent.Result, error) {
-		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		if err := testenv.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 			return agent.Result{}, err
 		}
 		select {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // BenchmarkUpdate measures one durable change to a 50-item list: lock,
@@ -63,7 +64,7 @@ func makeSessions(b *testing.B, s *Store, n int) {
 	}
 	// Flush the new files now, or their writeback stalls the stats being
 	// measured (seen as 10x slower, erratic runs).
-	syscall.Sync()
+	testenv.SyncDisks()
 }
 
 // BenchmarkList10000 measures Store.List over 10 000 session files: read
@@ -109,7 +110,7 @@ func BenchmarkForeignAndList(b *testing.B) {
 		write(fmt.Sprintf(".qwen/todos/q%d.json", i), `{"todos":`+item+`}`)
 		write(fmt.Sprintf(".llxprt/todos/todo-l%d.json", i), item)
 	}
-	syscall.Sync()
+	testenv.SyncDisks()
 	for b.Loop() {
 		foreign, err := ForeignEntries(home, func(string) string { return "" })
 		if err != nil || len(foreign) != 5000 {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 )
 
 // fileID tells one version of a file from another without reading it:
@@ -23,9 +22,7 @@ type fileID struct {
 
 func idOf(info os.FileInfo) fileID {
 	id := fileID{size: info.Size(), mtime: info.ModTime().UnixNano()}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		id.dev, id.ino = uint64(st.Dev), st.Ino
-	}
+	id.dev, id.ino, _, _ = statOf(info)
 	return id
 }
 
@@ -196,11 +193,11 @@ func markOf(path string) (dirMark, bool) {
 	if err != nil || info.Mode()&os.ModeSymlink != 0 {
 		return dirMark{}, false // a symlinked store is checked in full at every write: its target may change
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
+	_, ino, uid, ok := statOf(info)
 	if !ok {
 		return dirMark{}, false
 	}
-	return dirMark{ino: st.Ino, mode: info.Mode(), uid: st.Uid}, true
+	return dirMark{ino: ino, mode: info.Mode(), uid: uid}, true
 }
 
 // dirsChecked remembers the store's directories as the last full check

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 )
 
 // WriteFileAtomic replaces path with data so that a reader, or a crash at
@@ -17,7 +16,7 @@ import (
 // same directory, fsync, rename, fsync the directory. The file keeps its
 // mode without the group and other bits, or gets 0600 when it is new.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
@@ -55,7 +54,7 @@ func writeLockedPieces(path string, pieces [][]byte) (*os.File, fileID, error) {
 func writeLockedFile(path string, pieces [][]byte, keep bool) (*os.File, fileID, error) {
 	var id fileID
 	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | oNoFollow
 	// Nearly always there is no temp file: it is created at once, and
 	// what is in the way is looked at only when the create finds it.
 	tmp, err := openFile(name, flags, FileMode)
@@ -89,7 +88,7 @@ func commitTemp(tmp *os.File, path string, data [][]byte, id *fileID, keep bool)
 			os.Remove(tmp.Name())
 		}
 	}()
-	syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) // only tells the sweep it is in use
+	tryLock(tmp) // only tells the sweep it is in use
 	if err = writePieces(tmp, data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", tmp.Name(), bareError(err))
 	}
@@ -108,25 +107,20 @@ func commitTemp(tmp *os.File, path string, data [][]byte, id *fileID, keep bool)
 		}
 	}
 	if keep {
-		syscall.Flock(int(tmp.Fd()), syscall.LOCK_UN) // no temp file now
+		unlockFile(tmp) // no temp file now
 		kept = tmp
 	} else if err = tmp.Close(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, bareError(err))
 	}
-	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, fmt.Errorf("sync %s: %w", dir, bareError(err)) // the deferred clean-up closes a kept file
-	}
-	defer d.Close()
-	if err = d.Sync(); err != nil {
-		return nil, fmt.Errorf("sync %s: %w", dir, bareError(err))
+	if err = syncDirectory(dir); err != nil {
+		return nil, err // the deferred clean-up closes a kept file
 	}
 	return kept, nil
 }
 
 // openNoBlock makes opening a FIFO named like a store file fail instead of
 // blocking; on a regular file it has no effect.
-const openNoBlock = syscall.O_NONBLOCK
+const openNoBlock = oNonBlock
 
 // Counters of durable writes, for benchmarks and tests that check how much
 // work a change costs.
@@ -157,47 +151,6 @@ func syncFile(f interface{ Sync() error }) error {
 // syncDir fsyncs the directory holding path, so a new entry in it
 // survives a crash.
 func syncDir(path string) error {
-	dir := filepath.Dir(path)
-	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := syncFile(d); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
-
-// openFile is os.OpenFile for a file the store only writes, syncs or
-// locks (a new temp file, a directory to sync): opened with open(2) and
-// made an *os.File by os.NewFile, it skips os.OpenFile's set-up for the
-// poller (non-blocking mode, registering with epoll), which a regular
-// file or directory has no use for: two system calls fewer an open.
-func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
-	for {
-		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "open", Path: name, Err: err}
-		}
-		return os.NewFile(uintptr(fd), name), nil
-	}
-}
-
-// rename is os.Rename without its check that newpath is not a directory
-// (an lstat): rename(2) refuses to put a file over a directory itself.
-func rename(oldpath, newpath string) error {
-	for {
-		err := syscall.Rename(oldpath, newpath)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
-		}
-		return nil
-	}
+	fsyncs.Add(1)
+	return syncDirectory(filepath.Dir(path))
 }

@@ -67,6 +67,7 @@ func (s *Session) cloneWith(cp func([]Todo) []Todo) *Session {
 	if s.Hooks != nil {
 		h := *s.Hooks
 		h.Before = CloneTodos(s.Hooks.Before)
+		h.Done, h.Unverified, h.First = slices.Clone(h.Done), slices.Clone(h.Unverified), CloneTodos(h.First)
 		h.Held, h.Offered = slices.Clone(s.Hooks.Held), slices.Clone(s.Hooks.Offered)
 		c.Hooks = &h
 	}
@@ -133,6 +134,7 @@ func sameHooks(a, b *HookState) bool {
 	}
 	return a.NoProgress == b.NoProgress && a.PerPrompt == b.PerPrompt && a.LastList == b.LastList && a.Level == b.Level &&
 		a.Sent == b.Sent && a.Given == b.Given && SameTodos(a.Before, b.Before) &&
+		slices.Equal(a.Done, b.Done) && slices.Equal(a.Unverified, b.Unverified) && SameTodos(a.First, b.First) &&
 		slices.Equal(a.Held, b.Held) && slices.Equal(a.Offered, b.Offered)
 }
 

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Sources of the lists other agents saved on this machine.
@@ -194,12 +192,12 @@ func foreignName(source, name string) (string, bool) {
 // never had a todo; they are not lists anyone wants to load.
 func wantForeign(source string, st nameStat) bool {
 	if source == SourceClaude {
-		return st.mode == unix.S_IFDIR
+		return st.mode == fs.ModeDir
 	}
-	if st.mode == unix.S_IFDIR {
+	if st.mode == fs.ModeDir {
 		return false
 	}
-	return source != SourceClaudeTodos || st.mode != unix.S_IFREG || st.size > int64(len("[]\n"))
+	return source != SourceClaudeTodos || st.mode != 0 || st.size > int64(len("[]\n"))
 }
 
 // hasTaskFile reports whether a Claude task list directory holds a task

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 const (
@@ -92,7 +93,8 @@ func foreignHome(t *testing.T) (home, data string) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(home, ".llxprt/todos/todo-fifo.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	testenv.NeedModes(t) // the fixture has a FIFO
+	if err := testenv.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	touch(t, fifo, 8*time.Minute)

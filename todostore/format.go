@@ -29,7 +29,7 @@ const noteColumn = 40
 // after each change, todo_read and the continuation prompt all use it
 // (FormatListWidth for a terminal, FormatListForModel for a model). An
 // empty list renders as "Todo list is empty". Lines are not wrapped.
-func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine) }
+func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine, nil) }
 
 // FormatListForModel is FormatList for a model: every piece of todo text
 // (content, evidence) is written by QuoteForModel, so the list a model
@@ -38,7 +38,7 @@ func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine) }
 // the delimiters around it, whatever its letters. It is the one encoder of
 // todo text for models: the todo context of every prompt, the continuation
 // prompt, the model API's system prompt and the todo tools' results.
-func FormatListForModel(todos []Todo) string { return formatList(todos, 0, QuoteForModel) }
+func FormatListForModel(todos []Todo) string { return formatList(todos, 0, QuoteForModel, nil) }
 
 // FormatListWidth is FormatList for a terminal cols columns wide: texts
 // wrap at word boundaries with a hanging indent under the text, and the
@@ -46,11 +46,20 @@ func FormatListForModel(todos []Todo) string { return formatList(todos, 0, Quote
 // else on a line of its own. Columns are counted by display width, so CJK
 // and emoji items align. cols <= 0 wraps nothing; a width below MinWidth is
 // laid out for MinWidth.
-func FormatListWidth(todos []Todo, cols int) string { return formatList(todos, cols, oneLine) }
+func FormatListWidth(todos []Todo, cols int) string { return formatList(todos, cols, oneLine, nil) }
+
+// FormatListSeen is FormatListWidth with what todosh saw of the work
+// (issue 26): when the session shows the agent's work (Summary.Shows),
+// each completed item says whether it has a receipt ("seen: 1 edit,
+// 2 commands") or was only reported done ("reported, no receipt"). A nil
+// work is FormatListWidth.
+func FormatListSeen(todos []Todo, cols int, work *Summary) string {
+	return formatList(todos, cols, oneLine, work)
+}
 
 // formatList is the layout of the list in cols columns (0: unwrapped),
 // with text rendering each piece of todo text.
-func formatList(todos []Todo, cols int, text func(string) string) string {
+func formatList(todos []Todo, cols int, text func(string) string, work *Summary) string {
 	if len(todos) == 0 {
 		return "Todo list is empty\n"
 	}
@@ -61,7 +70,7 @@ func formatList(todos []Todo, cols int, text func(string) string) string {
 	c := CountTodos(todos)
 	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
 	for i := range todos {
-		writeLines(&b, itemBlock(todos, i, cols, text))
+		writeLines(&b, itemBlock(todos, i, cols, text, work))
 	}
 	return b.String()
 }
@@ -72,6 +81,12 @@ func formatList(todos []Todo, cols int, text func(string) string) string {
 // the open items at the end fold into "… N more". Positions stay those of
 // the whole list.
 func FoldList(todos []Todo, cols, maxLines int) string {
+	return FoldListSeen(todos, cols, maxLines, nil)
+}
+
+// FoldListSeen is FoldList with what todosh saw of the work, as
+// FormatListSeen shows it.
+func FoldListSeen(todos []Todo, cols, maxLines int, work *Summary) string {
 	if len(todos) == 0 {
 		return FormatListWidth(todos, cols)
 	}
@@ -81,7 +96,7 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 	blocks := make([][]string, len(todos))
 	n := 1
 	for i := range todos {
-		blocks[i] = itemBlock(todos, i, cols, oneLine)
+		blocks[i] = itemBlock(todos, i, cols, oneLine, work)
 		n += len(blocks[i])
 	}
 	c := CountTodos(todos)
@@ -141,7 +156,7 @@ func FoldList(todos []Todo, cols, maxLines int) string {
 
 // itemBlock is the lines of item i of todos: the item, its evidence, its
 // subtasks and theirs.
-func itemBlock(todos []Todo, i, cols int, text func(string) string) []string {
+func itemBlock(todos []Todo, i, cols int, text func(string) string, work *Summary) []string {
 	t := todos[i]
 	width := len(fmt.Sprint(len(todos)))
 	indent := strings.Repeat(" ", width+3)
@@ -151,7 +166,7 @@ func itemBlock(todos []Todo, i, cols int, text func(string) string) []string {
 	}
 	prefix := fmt.Sprintf(" %*d. %s ", width, i+1, mark)
 	lines := wrapItem(prefix, text(t.Content), cols)
-	if note := itemNote(t); note != "" {
+	if note := itemNote(t, work); note != "" {
 		last := lines[len(lines)-1]
 		lw := Width(last)
 		switch {
@@ -222,8 +237,9 @@ func writeLines(b *strings.Builder, lines []string) {
 }
 
 // itemNote is the parenthesised note after an item: its status when that is
-// not obvious from the mark alone, and its subtask progress.
-func itemNote(t Todo) string {
+// not obvious from the mark alone, its subtask progress, and for a
+// completed item in a session whose work todosh sees, its receipt.
+func itemNote(t Todo, work *Summary) string {
 	var parts []string
 	switch t.Status {
 	case InProgress:
@@ -233,6 +249,9 @@ func itemNote(t Todo) string {
 	}
 	if len(t.Subtasks) > 0 {
 		parts = append(parts, fmt.Sprintf("%d/%d", t.DoneSubtasks(), len(t.Subtasks)))
+	}
+	if n := work.Note(t); n != "" {
+		parts = append(parts, n)
 	}
 	if len(parts) == 0 {
 		return ""

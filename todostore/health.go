@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Health is what `todosh doctor` reports of the store, read without
@@ -44,7 +43,7 @@ func (s *Store) Health() Health {
 			}
 			dir = filepath.Dir(dir)
 		}
-		h.Writable = syscall.Access(dir, 0o3) == nil // W_OK|X_OK
+		h.Writable = writable(dir)
 		h.Private = true
 		if !h.Writable {
 			h.Problem = "cannot create " + s.Root + ": " + dir + " is not writable (set TODOSH_HOME to a directory you own)"
@@ -58,11 +57,11 @@ func (s *Store) Health() Health {
 		return h
 	}
 	h.Exists, h.RootMode = true, fi.Mode().Perm()
-	h.Writable = syscall.Access(s.Root, 0o3) == nil
+	h.Writable = writable(s.Root)
 	if di, err := os.Stat(s.Dir); err == nil {
 		h.DirMode = di.Mode().Perm()
 	}
-	h.Private = h.RootMode&0o077 == 0 && h.DirMode&0o077 == 0
+	h.Private = !posixModes || h.RootMode&0o077 == 0 && h.DirMode&0o077 == 0 // Windows: the ACL todosh gave it
 	if entries, err := s.List(); err == nil {
 		h.Sessions = len(entries)
 	}

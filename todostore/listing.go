@@ -8,13 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Entry is one session file found by List, before it is parsed.
@@ -53,38 +49,7 @@ type nameStat struct {
 	ok      bool // false when the entry vanished or could not be stat'ed
 	modTime time.Time
 	size    int64
-	mode    uint32 // S_IFMT bits, as unix.S_IFDIR
-}
-
-// statNames stats names (without following symlinks) in the directory open
-// as dirfd. fstatat relative to the directory walks one path component
-// instead of the whole path (5x faster than os.Lstat here), and large
-// directories are split across the CPUs.
-func statNames(dirfd int, names []string) []nameStat {
-	out := make([]nameStat, len(names))
-	stat := func(lo, hi int) {
-		var st unix.Stat_t
-		for i := lo; i < hi; i++ {
-			if unix.Fstatat(dirfd, names[i], &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-				out[i] = nameStat{ok: true, modTime: time.Unix(st.Mtim.Unix()), size: st.Size, mode: st.Mode & unix.S_IFMT}
-			}
-		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), 4, len(names)/2000)
-	if workers <= 1 {
-		stat(0, len(names))
-		return out
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stat(w*len(names)/workers, (w+1)*len(names)/workers)
-		}()
-	}
-	wg.Wait()
-	return out
+	mode    fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file
 }
 
 // readDirNames lists the names of a directory that keep accepts, without
@@ -105,7 +70,7 @@ func readDirNames(dir string, keep func(name string) bool) ([]string, []nameStat
 		return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	names = slices.DeleteFunc(names, func(name string) bool { return !keep(name) })
-	return names, statNames(int(d.Fd()), names), nil
+	return names, statNames(d, names), nil
 }
 
 // IDFromFileName returns the session id of a file named todo-<id>.json.

@@ -1,6 +1,6 @@
 package todostore
 
-// The session lock: one flock per session under todos/.locks (ARCHITECTURE.md §3).
+// The session lock: one flock (LockFileEx on Windows) per session under todos/.locks (ARCHITECTURE.md §3).
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -75,9 +74,9 @@ func (s *Store) lockFile(path string) (func(), error) {
 // openLock opens (or creates) the lock file at path, refusing a symlink
 // and anything that is not a regular file.
 func openLock(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, FileMode)
+	f, err := openStore(path, os.O_RDWR|os.O_CREATE|oNoFollow|oNonBlock, FileMode)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if isSymlinkErr(err) {
 			return nil, symlinkError("lock", path)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, bareError(err))
@@ -128,29 +127,21 @@ type lockWait struct {
 // waiting for it).
 func (w *lockWait) flock(f *os.File) (func(), error) {
 	unlock := func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlockFile(f)
 		f.Close()
 	}
-	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	err := tryLock(f)
 	if err == nil {
 		return unlock, nil
 	}
-	if err != syscall.EWOULDBLOCK {
+	if err != errLocked {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", w.path, err)
 	}
 	// Held by another process: wait for it in a goroutine, which a
 	// blocking flock keeps fair and prompt, and give up after the limit.
 	got := make(chan error, 1)
-	go func() {
-		var err error
-		for {
-			if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != syscall.EINTR {
-				break
-			}
-		}
-		got <- err
-	}()
+	go func() { got <- waitLock(f) }()
 	holder := lockHolder(f)
 	sayWaiting := func() {
 		if !w.noticed && w.store.OnLockWait != nil {

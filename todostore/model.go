@@ -120,6 +120,17 @@ type HookState struct {
 	// Given is the digest of the list the agent last wrote or was given;
 	// a list that differs was changed by someone else.
 	Given string `json:"given,omitempty"`
+	// Done is the continuation policy's high-water mark since the
+	// person's prompt (stable uids that reached completed), Unverified
+	// the items it saw completed without a receipt
+	// (continuation.State).
+	Done       []string `json:"done,omitempty"`
+	Unverified []string `json:"unverified,omitempty"`
+	// First is the first list the agent wrote since the last stop or the
+	// person's prompt, by stable id, text and status
+	// (continuation.Turn.First): a list made and finished between two
+	// stops is measured from it.
+	First []Todo `json:"first,omitempty"`
 	// Held are digests of the texts of the items the agent's own todo
 	// tool holds, as of its last call; nil until it made one. An
 	// open item it does not hold (the person's, added in todosh) is

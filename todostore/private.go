@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -30,9 +28,11 @@ const (
 // user's own too. A directory others may read or enter is narrowed to the
 // owner's bits. Another user's directory is refused with one line.
 func EnsurePrivateDir(dir string) error {
-	err := os.Mkdir(dir, DirMode)
+	err := mkdirPrivate(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		err = os.MkdirAll(dir, DirMode)
+		if err = os.MkdirAll(filepath.Dir(dir), DirMode); err == nil {
+			err = mkdirPrivate(dir)
+		}
 	}
 	if err == nil {
 		return nil
@@ -60,7 +60,7 @@ func EnsurePrivateDir(dir string) error {
 	if uid, ok := ownerOf(info); ok && uid != euid() {
 		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d): todosh keeps its store private; use your own (set TODOSH_HOME)", dir, uid, euid())
 	}
-	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+	if perm := info.Mode().Perm(); posixModes && perm&0o077 != 0 {
 		if err := os.Chmod(dir, perm&DirMode); err != nil {
 			return fmt.Errorf("make %s private: %w", dir, bareError(err))
 		}
@@ -80,11 +80,8 @@ func mkdirStore(dir string) error {
 
 // ownerOf returns the uid of the file info describes.
 func ownerOf(info fs.FileInfo) (int, bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
+	_, _, uid, ok := statOf(info)
+	return int(uid), ok
 }
 
 // checkOwnFile refuses a file of the store that someone else could have
@@ -97,7 +94,7 @@ func checkOwnFile(info fs.FileInfo) error {
 	if uid, ok := ownerOf(info); ok && uid != euid() {
 		return fmt.Errorf("it is owned by uid %d, not by you (uid %d), so its content may not be yours: check it, then move it aside", uid, euid())
 	}
-	if perm := info.Mode().Perm(); perm&0o022 != 0 {
+	if perm := info.Mode().Perm(); posixModes && perm&0o022 != 0 {
 		return fmt.Errorf("it is writable by other users (mode %04o), so its content may not be yours: check it, then chmod 600 it", perm)
 	}
 	return nil
@@ -108,8 +105,8 @@ func checkOwnFile(info fs.FileInfo) error {
 // symlink, not a regular file, or fails checkOwnFile. A missing file is
 // an error that wraps fs.ErrNotExist.
 func openHistory(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|openNoBlock, FileMode)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
+	if isSymlinkErr(err) {
 		return nil, symlinkError("history", path)
 	}
 	if err != nil {
@@ -145,9 +142,9 @@ func modeFor(path string) fs.FileMode {
 // files another library opens itself (readline's history), so they are
 // private before anything is written into them.
 func PrivateFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, FileMode)
+	f, err := openStore(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|oNoFollow|oNonBlock, FileMode)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if isSymlinkErr(err) {
 			return fmt.Errorf("%s is a symlink: todosh does not write through it; remove it", path)
 		}
 		return fmt.Errorf("open %s: %w", path, bareError(err))
@@ -160,7 +157,7 @@ func PrivateFile(path string) error {
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%s is %s, not a file: move it aside", path, fileKind(info.Mode()))
 	}
-	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+	if perm := info.Mode().Perm(); posixModes && perm&0o077 != 0 {
 		if err := f.Chmod(perm & FileMode); err != nil {
 			return fmt.Errorf("make %s private: %w", path, bareError(err))
 		}
@@ -210,9 +207,9 @@ func sweepTemps(dir string, now time.Time) {
 		}
 		path := filepath.Join(dir, name)
 		switch st.mode {
-		case syscall.S_IFLNK:
+		case fs.ModeSymlink:
 			os.Remove(path) // todosh never makes one: planted, not ours to follow
-		case syscall.S_IFREG:
+		case 0: // a regular file
 			removeUnlockedTemp(path)
 		}
 	}
@@ -221,45 +218,20 @@ func sweepTemps(dir string, now time.Time) {
 // removeUnlockedTemp removes the temp file at path unless a writer holds
 // its lock (commitTemp locks every temp file it writes).
 func removeUnlockedTemp(path string) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openStore(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if tryLock(f) != nil {
 		return
 	}
 	os.Remove(path)
 }
 
-// lockHolder names the process holding a flock on the file open as f, as
-// "todosh (pid 123)", from /proc/locks; "" when it cannot be told.
-func lockHolder(f *os.File) string {
-	info, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return ""
-	}
-	data, err := os.ReadFile("/proc/locks")
-	if err != nil {
-		return ""
-	}
-	// "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a waiter's line
-	// starts "1: -> FLOCK".
-	ino := ":" + strconv.FormatUint(st.Ino, 10)
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 6 || f[1] != "FLOCK" || !strings.HasSuffix(f[5], ino) {
-			continue
-		}
-		pid := f[4]
-		if comm, err := os.ReadFile("/proc/" + pid + "/comm"); err == nil {
-			return strings.TrimSpace(string(comm)) + " (pid " + pid + ")"
-		}
-		return "pid " + pid
-	}
-	return ""
+// OpenOwn opens a file of the store for reading as the store itself does:
+// never through a symlink, never blocking on a FIFO, and (on Windows)
+// without stopping another process from replacing it.
+func OpenOwn(path string) (*os.File, error) {
+	return openStore(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 }

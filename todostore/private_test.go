@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 func perm(t *testing.T, p string) os.FileMode {
@@ -27,8 +28,9 @@ func perm(t *testing.T, p string) os.FileMode {
 // is narrowed at the next write, and never widened. (A file others may
 // write is refused instead: TestPlantedSessionFiles.)
 func TestPrivateModes(t *testing.T) {
-	old := syscall.Umask(0)
-	defer syscall.Umask(old)
+	testenv.NeedModes(t)
+	old := testenv.Umask(0)
+	defer testenv.Umask(old)
 	s := testStore(t)
 	if _, err := s.Update("a", addTodo("x")); err != nil {
 		t.Fatal(err)
@@ -183,7 +185,7 @@ func TestSweepTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := waitLock(f); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Update("a", addTodo("x")); err != nil {
@@ -262,7 +264,7 @@ func TestLockWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := waitLock(f); err != nil {
 		t.Fatal(err)
 	}
 	var said []string
@@ -278,7 +280,7 @@ func TestLockWait(t *testing.T) {
 	}
 	// Released, the next write goes through and the abandoned waiter has
 	// not kept the lock.
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	unlockFile(f)
 	s.LockTimeout = time.Minute
 	if _, err := s.Update("a", addTodo("z")); err != nil {
 		t.Fatal(err)

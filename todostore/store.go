@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -35,6 +34,10 @@ type Store struct {
 	// another process's lock, so the wait is never silent.
 	OnLockWait func(msg string)
 
+	// watchSource is where Watch gets its events; nil is the platform's
+	// (watchsource.go). Tests set pollSource to try the poller anywhere.
+	watchSource eventSource
+
 	sweepOnce sync.Once // leftover temp files are removed at the first write
 	// damaged holds the ids whose history a read found damaged: the next
 	// change of each states the whole list (a snapshot).
@@ -43,20 +46,28 @@ type Store struct {
 	dirs    dirsChecked
 }
 
-// ResolveRoot returns $TODOSH_HOME if set, else ~/.todosh. getenv is
-// os.Getenv outside tests.
+// ResolveRoot returns $TODOSH_HOME if set, else .todosh in the home
+// directory (HomeDir): ~/.todosh, %USERPROFILE%\.todosh on Windows.
+// getenv is os.Getenv outside tests.
 func ResolveRoot(getenv func(string) string) (string, error) {
 	if h := getenv("TODOSH_HOME"); h != "" {
 		return h, nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find home directory: %w (set TODOSH_HOME)", err)
-		}
+	home, err := HomeDir(getenv)
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w (set TODOSH_HOME)", err)
 	}
 	return filepath.Join(home, ".todosh"), nil
+}
+
+// HomeDir is the user's home directory as the agents find it (node's
+// os.homedir): $HOME, or %USERPROFILE% on Windows, where a HOME set by
+// Git Bash or MSYS is not where the agents keep their settings.
+func HomeDir(getenv func(string) string) (string, error) {
+	if home := getenv(homeVar); home != "" {
+		return home, nil
+	}
+	return os.UserHomeDir()
 }
 
 // Open returns the Store under root. It creates nothing: directories are
@@ -117,6 +128,7 @@ func (s *Store) sessionFiles(id string) []string {
 		path,
 		filepath.Join(s.Dir, "."+filepath.Base(path)+".tmp"), // writeLocked's temp file, left by a killed writer
 		s.SessionHistoryPath(id),
+		s.WorkPath(id),
 		s.ConvPath(id),
 		s.ThreadPath(id),
 		s.lockPath(id),
@@ -297,12 +309,12 @@ func readPath(path string, own bool) ([]byte, error) {
 // on a regular file the flag has no effect. The buffer is sized from the
 // stat, so a file is read in one read call, not grown from 512 bytes.
 func readOpen(path string, own bool) ([]byte, *os.File, os.FileInfo, error) {
-	flags := os.O_RDONLY | syscall.O_NONBLOCK
+	flags := os.O_RDONLY | oNonBlock
 	if own {
-		flags |= syscall.O_NOFOLLOW
+		flags |= oNoFollow
 	}
-	f, err := os.OpenFile(path, flags, 0)
-	if own && errors.Is(err, syscall.ELOOP) {
+	f, err := openStore(path, flags, 0)
+	if own && isSymlinkErr(err) {
 		return nil, nil, nil, &CorruptError{Path: path, Err: errSymlink}
 	}
 	if err != nil {

@@ -10,9 +10,10 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // testStore is a Store under a fresh temporary root with a fixed clock.
@@ -446,7 +447,8 @@ func TestHostileFiles(t *testing.T) {
 		{"garbage", func(t *testing.T, p string) { os.WriteFile(p, []byte("\x00\x01garbage"), 0o644) }, "not a JSON object"},
 		{"directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, "not a regular file"},
 		{"fifo", func(t *testing.T, p string) {
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
+			testenv.NeedModes(t)
+			if err := testenv.Mkfifo(p, 0o644); err != nil {
 				t.Skipf("mkfifo: %v", err)
 			}
 		}, "not a regular file"},

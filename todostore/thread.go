@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // ThreadPath is the transcript of the editor thread (`todosh acp`) of
@@ -149,8 +148,8 @@ func parseThread(data []byte) (lines [][]byte, skipped int) {
 // openThread opens a transcript as openHistory opens a history: never
 // through a symlink, only a regular file of the user's own.
 func openThread(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|openNoBlock, FileMode)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
+	if isSymlinkErr(err) {
 		return nil, symlinkError("thread", path)
 	}
 	if err != nil {

@@ -70,15 +70,15 @@ func (s *Store) Watch(id string) (*Watcher, error) {
 	if err := mkdirStore(s.Dir); err != nil {
 		return nil, err
 	}
-	fsw, err := fsnotify.NewWatcher()
+	source := s.watchSource
+	if source == nil {
+		source = platformSource
+	}
+	events, errs, stop, err := source(filepath.Clean(s.Dir), s.Path(id))
 	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", s.Dir, err)
+		return nil, err
 	}
-	if err := fsw.Add(s.Dir); err != nil {
-		fsw.Close()
-		return nil, fmt.Errorf("watch %s: %w", s.Dir, err)
-	}
-	return s.watch(id, fsw.Events, fsw.Errors, fsw.Close), nil
+	return s.watch(id, events, errs, stop), nil
 }
 
 // watch starts a Watcher on the given event source; tests pass their own

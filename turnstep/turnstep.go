@@ -8,6 +8,7 @@ package turnstep
 
 import (
 	"context"
+	"time"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
@@ -146,16 +147,25 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// The first list the agent writes, so finishing an item of a list
 	// written in the same turn counts as progress (continuation.Turn.First).
 	var first []todostore.Todo
+	work := s.workRecorder(emit)
+	// What the turn spent, for the prompt's budget (continuation.Budget).
+	var tokens int64
 	record := func(ev agent.Event) {
-		if ev.Kind == agent.EventTodos && first == nil {
+		switch {
+		case ev.Kind == agent.EventTodos && first == nil:
 			first = todostore.CloneTodos(ev.Todos)
 			if first == nil {
 				first = []todostore.Todo{}
 			}
+		case ev.Kind == agent.EventUsage && ev.Usage != nil:
+			tokens += ev.Usage.Total()
 		}
+		work(ev)
 		emit(ev)
 	}
+	start := time.Now()
 	res, turnErr := s.Agent.RunTurn(ctx, turn, record)
+	took := time.Since(start)
 	out := Outcome{Aborted: ctx.Err() != nil, Err: turnErr}
 
 	sess, err = s.Session.Store.ReadShared(s.Session.ID)
@@ -185,7 +195,12 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 			return out, &StoreError{"pause not saved", err}
 		}
 	}
+	receipt, err := s.receipts()
+	if err != nil {
+		emit(agent.Event{Kind: agent.EventNotice, Text: "receipts unreadable, completions count by status: " + err.Error()})
+	}
 	dec := s.Policy.Decide(continuation.Turn{
+		Receipt:     receipt,
 		Aborted:     out.Aborted,
 		Err:         turnErr,
 		Paused:      paused,
@@ -194,9 +209,53 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		After:       out.After,
 		First:       first,
 		FinalText:   res.FinalText,
+		Tokens:      tokens,
+		Took:        took,
 	}, s.Tools())
 	if ok {
 		out.Decision = dec
 	}
 	return out, nil
+}
+
+// workRecorder returns what records each event of a turn that the work
+// log keeps (a tool call that ended, tokens spent) in the session's work
+// log, attributed to the item in progress then (todostore.RecordWork).
+// What cannot be recorded is said once per turn, never a failure of the
+// turn.
+func (s Step) workRecorder(emit func(agent.Event)) func(agent.Event) {
+	said := false
+	return func(ev agent.Event) {
+		w, ok := agent.WorkLine(ev)
+		if !ok {
+			return
+		}
+		w.Sees = agent.ShowsWork(s.Agent)
+		if _, err := s.Session.Store.RecordWork(s.Session.ID, w); err != nil && !said {
+			said = true
+			emit(agent.Event{Kind: agent.EventNotice, Text: "work log: " + todostore.ShortLine(err.Error(), 160)})
+		}
+	}
+}
+
+// receipts is the policy's receipt rule for this step's agent: nil (the
+// status rule) for a backend that shows no work, else whether the work
+// log holds a receipt for the item.
+func (s Step) receipts() (func(item string) bool, error) {
+	if !agent.ShowsWork(s.Agent) {
+		return nil, nil
+	}
+	log, err := s.Session.Store.Work(s.Session.ID)
+	if err != nil {
+		return nil, err
+	}
+	sum := log.Summarize()
+	if !sum.Shows {
+		// An agent that showed no call yet: the log says it would have,
+		// so lists show its completions as reported.
+		if _, err := s.Session.Store.RecordWork(s.Session.ID, todostore.WorkLine{Sees: true}); err != nil {
+			return nil, err
+		}
+	}
+	return sum.Receipt, nil
 }

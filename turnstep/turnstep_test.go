@@ -18,6 +18,7 @@ type fakeAgent struct {
 	pause string
 	err   error
 	ctx   bool // return ctx.Err() (a cancelled turn)
+	usage []agent.Usage
 }
 
 func (f *fakeAgent) Name() string     { return "fake" }
@@ -35,6 +36,9 @@ func (f *fakeAgent) RunTurn(ctx context.Context, _ agent.Turn, emit func(agent.E
 		}); err != nil {
 			return agent.Result{}, err
 		}
+	}
+	for _, u := range f.usage {
+		emit(agent.Event{Kind: agent.EventUsage, Usage: &u})
 	}
 	if f.ctx {
 		return agent.Result{}, ctx.Err()
@@ -123,5 +127,93 @@ func TestBegin(t *testing.T) {
 	got, n, err := Begin(sess, pol)
 	if err != nil || n != 2 || len(got.Todos) != 0 || got.Paused {
 		t.Errorf("Begin on a done, paused list: archived %d, list %v, paused %v, err %v; want 2 archived, empty, not paused", n, got.Todos, got.Paused, err)
+	}
+}
+
+// workingAgent shows its work (agent.WorkShower): each turn it may run a
+// command (an execute call that ends well) while the list's first item is
+// in progress, then completes that item.
+type workingAgent struct {
+	sess agent.Session
+	work bool
+}
+
+func (w *workingAgent) Name() string     { return "working" }
+func (w *workingAgent) TodoTool() string { return "TodoWrite" }
+func (w *workingAgent) ShowsWork() bool  { return true }
+func (w *workingAgent) RunTurn(_ context.Context, _ agent.Turn, emit func(agent.Event)) (agent.Result, error) {
+	if w.work {
+		emit(agent.Event{Kind: agent.EventToolCall, Text: "Bash go test", Tool: &agent.ToolCall{ID: "1", Name: "Bash", Kind: agent.ToolExecute, Target: "go test"}})
+		emit(agent.Event{Kind: agent.EventToolCall, Tool: agent.Ended("1", "Bash", agent.ToolExecute, "go test", true, nil)})
+		emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Input: 100, Output: 7}})
+	}
+	_, err := w.sess.Update(func(s *todostore.Session) error {
+		s.Todos[0].Status = todostore.Completed
+		return nil
+	})
+	return agent.Result{FinalText: "ok"}, err
+}
+
+// A backend that shows its work: a completion counts only with a receipt,
+// recorded from the turn's own events, and its tokens go to the item.
+func TestRunReceipts(t *testing.T) {
+	for _, work := range []bool{true, false} {
+		st := todostore.Open(t.TempDir())
+		sess := agent.Session{Store: st, ID: "s1"}
+		if _, err := sess.Update(func(s *todostore.Session) error {
+			s.Todos = todos(todostore.InProgress, todostore.Pending)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		pol := continuation.New()
+		step := Step{Agent: &workingAgent{sess: sess, work: work}, Session: sess, Policy: pol,
+			Tools: func() continuation.Tools { return continuation.Tools{Todo: "TodoWrite"} }}
+		out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Decision.Progress != work || (len(out.Decision.Unverified) == 1) == work {
+			t.Errorf("work %v: decision %+v", work, out.Decision)
+		}
+		l, err := st.Ledger("s1", st.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int64{true: 100, false: 0}[work]; l.Items[0].In != want || l.Total.In != want {
+			t.Errorf("work %v: ledger %+v", work, l)
+		}
+	}
+}
+
+// TestRunSpendsBudget: the tokens a turn's usage events report, input and
+// output, are what the policy's token budget counts.
+func TestRunSpendsBudget(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	pol := continuation.New()
+	pol.SetBudget(continuation.Budget{Tokens: 1000})
+	if _, _, err := Begin(sess, pol); err != nil {
+		t.Fatal(err)
+	}
+	ag := &fakeAgent{sess: sess, list: todos(todostore.InProgress, todostore.Pending), usage: []agent.Usage{{Input: 400, Output: 20}, {Input: 500, Output: 30}}}
+	step := Step{Agent: ag, Session: sess, Policy: pol, Tools: func() continuation.Tools { return continuation.Tools{Todo: "todo_write"} }}
+	out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Decision.Continue { // 950 of 1,000
+		t.Errorf("decision %+v", out.Decision)
+	}
+	if pol.Spent().Tokens != 950 {
+		t.Errorf("spent %+v, want 950 tokens", pol.Spent())
+	}
+	ag.usage = []agent.Usage{{Input: 50, Output: 1}}
+	out, err = step.Run(context.Background(), agent.Turn{Prompt: "go on", Continuation: true}, func(agent.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.Decision; d.Continue || d.Reason != continuation.TokenBudget || d.Line != "stopped: token budget reached: 1,001 of 1,000" {
+		t.Errorf("decision %+v", d)
 	}
 }

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -229,7 +228,7 @@ func (a *Agent) prompt(ctx context.Context, p *process, turn agent.Turn, text st
 		answers <- answer{r, err}
 	}()
 
-	st := &turnState{titles: map[acp.ToolCallId]string{}, asked: map[string]bool{}}
+	st := &turnState{titles: map[acp.ToolCallId]string{}, asked: map[string]bool{}, calls: toolFacts{}}
 	done := ctx.Done()
 	var giveUp <-chan time.Time
 	for {
@@ -279,6 +278,7 @@ func (a *Agent) prompt(ctx context.Context, p *process, turn agent.Turn, text st
 				emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: skipped %d malformed message(s) from the agent", a.cfg.Name, n)})
 			}
 			a.noteLostList(p, st, emit)
+			a.emitUsage(r.resp, emit)
 			res, err := a.finish(st, r.resp.StopReason)
 			if err != nil {
 				err = &StopError{Reason: r.resp.StopReason, Err: err}
@@ -354,6 +354,7 @@ type turnState struct {
 	text    strings.Builder // the current agent message
 	lastMsg string
 	titles  map[acp.ToolCallId]string
+	calls   toolFacts
 	// asked are the titles of this turn's permission requests: the tool
 	// call that follows one is not shown a second time.
 	asked map[string]bool
@@ -388,8 +389,14 @@ func (a *Agent) update(u acp.SessionUpdate, st *turnState, emit func(agent.Event
 		title := toolTitle(u.ToolCall.Title, string(u.ToolCall.Kind))
 		st.titles[u.ToolCall.ToolCallId] = title
 		a.ownListCall(title, u.ToolCall.RawInput, st, emit)
-		if !st.asked[title] {
-			emit(agent.Event{Kind: agent.EventToolCall, Text: title})
+		start, end := st.calls.begin(u.ToolCall, title)
+		line := title
+		if st.asked[title] {
+			line = ""
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: start})
+		if end != nil {
+			emit(agent.Event{Kind: agent.EventToolCall, Tool: end})
 		}
 	case u.ToolCallUpdate != nil:
 		a.toolUpdate(u.ToolCallUpdate, st, emit)
@@ -454,11 +461,22 @@ func (a *Agent) toolUpdate(u *acp.SessionToolCallUpdate, st *turnState, emit fun
 		title = "tool call"
 	}
 	st.titles[u.ToolCallId] = title
-	switch {
-	case u.Status != nil && *u.Status == acp.ToolCallStatusFailed:
+	start, end := st.calls.update(u, title)
+	if start != nil {
+		line := title
+		if known || st.asked[title] {
+			line = ""
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: start})
+	}
+	if end != nil {
+		line := ""
+		if end.State == agent.ToolFailed {
+			line = todostore.ShortLine(title+" failed", 100)
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: end})
+	} else if u.Status != nil && *u.Status == acp.ToolCallStatusFailed {
 		emit(agent.Event{Kind: agent.EventToolCall, Text: todostore.ShortLine(title+" failed", 100)})
-	case !known && !st.asked[title]:
-		emit(agent.Event{Kind: agent.EventToolCall, Text: title})
 	}
 	if !known {
 		a.ownListCall(title, u.RawInput, st, emit)
@@ -689,7 +707,7 @@ func cancelledOutcome() acp.RequestPermissionResponse {
 func (a *Agent) Close() error {
 	if !a.mu.TryLock() {
 		if p := a.live.Load(); p != nil {
-			killGroup(p.cmd, syscall.SIGKILL)
+			killGroup(p.cmd, true)
 		}
 		return nil
 	}
@@ -835,6 +853,10 @@ func (a *Agent) dir() string {
 	d, _ := os.Getwd()
 	return d
 }
+
+// ShowsWork is true: an ACP agent reports its tool calls and how they
+// ended (agent.WorkShower).
+func (a *Agent) ShowsWork() bool { return true }
 
 // home is the agent's HOME: from its own environment when it has one.
 func (a *Agent) home() string {

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fakeBin, fakeCLI = filepath.Join(dir, "fakeacp"), filepath.Join(dir, "claude")
+	fakeBin, fakeCLI = testenv.Exe(filepath.Join(dir, "fakeacp")), testenv.Exe(filepath.Join(dir, "claude"))
 	raced := testenv.HaltOnRace(dir)
 	for pkg, out := range map[string]string{"./internal/fakeacp": fakeBin, "../clis/internal/fakecli": fakeCLI} {
 		args := append(append([]string{"build"}, testenv.BuildFlags()...), "-o", out, pkg)

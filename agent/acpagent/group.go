@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/todosh/todosh/internal/procgroup"
@@ -99,12 +98,12 @@ func (g *groupWatch) leaderGone(pgid int, grace time.Duration) {
 	g.mu.Lock()
 	g.orphans = describe(members)
 	g.mu.Unlock()
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	procgroup.Terminate(pgid)
 	deadline := time.Now().Add(grace)
 	for procgroup.Alive(pgid) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	procgroup.Kill(pgid)
 }
 
 // look notes the group's members and the first of them, other than the

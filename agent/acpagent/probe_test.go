@@ -4,9 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func TestProbeThenSession(t *testing.T) {
 			}
 			pid := a.proc.cmd.Process.Pid
 			if tc.kill {
-				syscall.Kill(pid, syscall.SIGKILL)
+				a.proc.cmd.Process.Kill()
 				waitExit(t, pid)
 			}
 			if tc.close {
@@ -68,12 +67,13 @@ func TestProbeThenSession(t *testing.T) {
 	}
 }
 
-// waitExit waits until pid is gone or a zombie; the bound only stops a hang.
+// waitExit waits until pid, the leader of its group, is gone or a zombie;
+// the bound only stops a hang.
 func waitExit(t *testing.T, pid int) {
 	t.Helper()
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(b), ") Z") {
+		members, ok := procgroup.Members(pid) // zombies are not members
+		if !ok || !slices.ContainsFunc(members, func(m procgroup.Member) bool { return m.Pid == pid }) {
 			return
 		}
 		if time.Now().After(end) {

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/procgroup"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -146,10 +146,6 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 	cmd := exec.Command(path, a.cfg.Args...)
 	cmd.Dir = a.cfg.Dir
 	cmd.Env = a.cfg.Env
-	// Its own process group, so that ending it ends its children too (an
-	// adapter runs the agent as a child); Pdeathsig ends it should todosh
-	// itself be killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	// Wait returns soon after the process ends even when what it left
 	// behind holds its stderr, so the group watch sees a launcher end.
 	cmd.WaitDelay = 500 * time.Millisecond
@@ -163,7 +159,10 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 	}
 	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, client: &client{relay: a.relay}, exited: make(chan struct{}), in: &lineMeter{r: stdout, open: make(chan struct{})}}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	// Its own process group, so that ending it ends its children too (an
+	// adapter runs the agent as a child), ended should todosh itself be
+	// killed (procgroup.Start).
+	if err := procgroup.Start(cmd, true); err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", a.cfg.Name, a.cfg.Bin, err)
 	}
 	go func() {
@@ -361,15 +360,16 @@ func isAlive(p *process) bool {
 func (a *Agent) stop(p *process) {
 	p.cleanup.Do(func() {
 		p.stdin.Close()
-		killGroup(p.cmd, syscall.SIGTERM)
+		killGroup(p.cmd, false)
 		select {
 		case <-p.exited:
 		case <-time.After(a.cfg.KillGrace):
-			killGroup(p.cmd, syscall.SIGKILL)
+			killGroup(p.cmd, true)
 			<-p.exited
 		}
 		// Children that outlived the leader still share its group.
-		killGroup(p.cmd, syscall.SIGKILL)
+		killGroup(p.cmd, true)
+		procgroup.Release(p.cmd.Process.Pid)
 	})
 	if a.proc == p {
 		a.proc = nil
@@ -377,10 +377,15 @@ func (a *Agent) stop(p *process) {
 	}
 }
 
-// killGroup signals the process group the agent leads.
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, sig)
+// killGroup asks the process group the agent leads to end, or with hard
+// ends it at once.
+func killGroup(cmd *exec.Cmd, hard bool) {
+	switch {
+	case cmd.Process == nil:
+	case hard:
+		procgroup.Kill(cmd.Process.Pid)
+	default:
+		procgroup.Terminate(cmd.Process.Pid)
 	}
 }
 

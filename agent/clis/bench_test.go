@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
@@ -152,13 +152,7 @@ func benchStream(b *testing.B, output string, folders ...string) []byte {
 
 // cpuTime is the CPU time the process has used, which unlike wall time
 // does not grow when other programs share the machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return benchcpu.Self() }
 
 func benchParse(b *testing.B, newParser func() Parser, output string, folders ...string) {
 	stream := benchStream(b, output, folders...)
@@ -307,25 +301,6 @@ func BenchmarkLineSplit(b *testing.B) {
 	}
 }
 
-// BenchmarkJSONScanClaude walks every line of the Claude stream with the
-// scanner and nothing else: what checking each line is well formed costs,
-// which bounds ClaudeParser (it must walk assistant lines to their end).
-func BenchmarkJSONScanClaude(b *testing.B) {
-	stream := benchStream(b, "", "claude-todowrite", "claude-tasks")
-	lines := bytes.Split(stream, []byte("\n"))
-	b.SetBytes(int64(len(stream)))
-	for i := 0; i < b.N; i++ {
-		for _, l := range lines {
-			if len(l) == 0 {
-				continue
-			}
-			if _, err := jsonValue(l, 0); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
 // BenchmarkLongLine200MB streams one 200 MB line (an assistant text with
 // no newline) and a normal line after it through ParseStream: the issue's
 // measure of a bounded reader (under 2 s and under 64 MB RSS). maxRSS-MB
@@ -339,8 +314,56 @@ func BenchmarkLongLine200MB(b *testing.B) {
 			b.Fatalf("err %v, turn end %v", err, end)
 		}
 	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxRSS-MB")
+	benchcpu.ReportMaxRSS(b, "maxRSS-MB")
+}
+
+// BenchmarkRecordedTurnJSON is what parsing costs on the recorded real
+// streams, one recorded turn at a time, against that turn's own wall time
+// (Claude's result line says it: duration_ms, 114-211 ms with a scripted
+// model that answers at once; a real model takes seconds): "parser" is
+// the stream's parser as it is, "stdlib" decodes every line whole with
+// encoding/json into generic values, more than any parser needs.
+// pct-of-turn is the cost against the fastest recorded turn, 114 ms.
+func BenchmarkRecordedTurnJSON(b *testing.B) {
+	const fastestTurn = 114 * time.Millisecond
+	for _, c := range []struct {
+		kind, folder, file string
+		parser             func() Parser
+	}{
+		{"claude", "claude-todowrite", "claude-run1.jsonl", func() Parser { return &ClaudeParser{} }},
+		{"claude-tasks", "claude-tasks", "claude-run1.jsonl", func() Parser { return &ClaudeParser{} }},
+		{"codex", "codex", "codex-run1.jsonl", func() Parser { return &CodexParser{} }},
+		{"gemini", "gemini", "gemini-run1.jsonl", func() Parser { return &GeminiParser{} }},
+	} {
+		data, err := os.ReadFile(transcript("transcripts", c.folder, c.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		report := func(b *testing.B) {
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(per.Nanoseconds())/1e3, "µs/turn")
+			b.ReportMetric(100*float64(per)/float64(fastestTurn), "pct-of-turn")
+		}
+		b.Run(c.kind+"/parser", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				if err := ParseStream(bytes.NewReader(data), c.kind, c.parser(), func(Update) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		})
+		b.Run(c.kind+"/stdlib", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				for line := range bytes.Lines(data) {
+					var v any
+					if err := json.Unmarshal(line, &v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			report(b)
+		})
 	}
 }

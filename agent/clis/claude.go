@@ -208,8 +208,8 @@ type ClaudeParser struct {
 	session  string
 	lastText string
 	pending  map[string]claudeTaskCall // by tool_use id
-	cl       claudeLine                // reused for every line
-	arena    textArena
+	calls    toolCalls                 // every call started, by tool_use id
+	usage    claudeUsage
 }
 
 // claudeTaskCall is a TaskCreate or TaskUpdate waiting for its result.
@@ -244,36 +244,34 @@ func taskCreatedID(text string) string {
 
 // Line handles one line of Claude's stream.
 func (p *ClaudeParser) Line(line []byte, emit func(Update)) error {
-	typ, err := lineType(line)
+	m, err := decodeLine(line)
 	if err != nil {
 		return err
 	}
-	switch string(typ) {
+	switch m.str("type") {
 	case "assistant":
-		return p.assistant(line, emit)
+		p.assistant(m, emit)
 	case "user":
-		if len(p.pending) == 0 || !p.mentionsPending(line) {
-			return nil // tool results are most of the bytes; only task results matter
+		if len(p.calls) > 0 && p.mentionsPending(line) { // only results of calls seen to start matter
+			p.user(m, emit)
 		}
-		return p.user(line, emit)
 	case "system":
-		switch {
-		case bytes.Contains(line, []byte(`"api_retry"`)):
-			return p.apiRetry(line, emit)
-		case !bytes.Contains(line, []byte(`"init"`)):
-			return nil
+		switch m.str("subtype") {
+		case "api_retry":
+			p.apiRetry(m, emit)
+		case "init":
+			p.init(m, emit)
 		}
-		return p.init(line, emit)
 	case "rate_limit_event":
-		return p.rateLimit(line, emit)
+		p.rateLimit(m, emit)
 	case "result":
-		return p.result(line, emit)
+		p.result(m, emit)
 	}
 	return nil
 }
 
 func (p *ClaudeParser) mentionsPending(line []byte) bool {
-	for id := range p.pending {
+	for id := range p.calls {
 		if bytes.Contains(line, []byte(id)) {
 			return true
 		}
@@ -281,12 +279,10 @@ func (p *ClaudeParser) mentionsPending(line []byte) bool {
 	return false
 }
 
-func (p *ClaudeParser) setSession(raw []byte, emit func(Update)) {
-	if len(raw) > 2 && string(raw[1:len(raw)-1]) != p.session {
-		if id := jsonStr(raw); id != "" && id != p.session {
-			p.session = id
-			emit(Update{Kind: UpdateSession, Text: id})
-		}
+func (p *ClaudeParser) setSession(id string, emit func(Update)) {
+	if id != "" && id != p.session {
+		p.session = id
+		emit(Update{Kind: UpdateSession, Text: id})
 	}
 }
 
@@ -295,19 +291,15 @@ func (p *ClaudeParser) setSession(raw []byte, emit func(Update)) {
 // deferred behind ToolSearch, which the line lists like any other tool),
 // reported as UpdateTools, or UpdateNoTodoTool with the cause when it has
 // none.
-func (p *ClaudeParser) init(line []byte, emit func(Update)) error {
-	var subtype, session, tools, servers []byte
-	err := jsonPickLine(line, jsonField{"subtype", &subtype}, jsonField{"session_id", &session}, jsonField{"tools", &tools},
-		jsonField{"mcp_servers", &servers})
-	if err != nil || string(subtype) != `"init"` {
-		return err
-	}
-	p.setSession(session, emit)
-	if jsonIsNull(tools) {
-		return nil
+func (p *ClaudeParser) init(m jsonObj, emit func(Update)) {
+	p.setSession(m.str("session_id"), emit)
+	if jsonIsNull(m["tools"]) {
+		return
 	}
 	has := map[string]bool{}
-	_ = jsonElements(tools, func(v []byte) { has[jsonStr(v)] = true })
+	for _, v := range jsonArray(m["tools"]) {
+		has[jsonStr(v)] = true
+	}
 	seen := Update{Kind: UpdateTools}
 	if has["ToolSearch"] {
 		seen.Load = "ToolSearch"
@@ -321,11 +313,10 @@ func (p *ClaudeParser) init(line []byte, emit func(Update)) error {
 	case len(p.MCPTools) > 0 && has[p.MCPTools[0]]:
 		seen.Text = p.MCPTools[0]
 	default:
-		emit(Update{Kind: UpdateNoTodoTool, Text: p.noToolCause(servers)})
-		return nil
+		emit(Update{Kind: UpdateNoTodoTool, Text: p.noToolCause(m["mcp_servers"])})
+		return
 	}
 	emit(seen)
-	return nil
 }
 
 // noToolCause says why a session has no todo tool: todosh's MCP server
@@ -333,12 +324,11 @@ func (p *ClaudeParser) init(line []byte, emit func(Update)) error {
 func (p *ClaudeParser) noToolCause(servers []byte) string {
 	if len(p.MCPTools) > 0 {
 		status := "missing"
-		_ = jsonElements(servers, func(v []byte) {
-			var srv struct{ Name, Status string }
-			if json.Unmarshal(v, &srv) == nil && strings.Contains(p.MCPTools[0], "__"+srv.Name+"__") {
-				status = srv.Status
+		for _, v := range jsonArray(servers) {
+			if srv := jsonObject(v); strings.Contains(p.MCPTools[0], "__"+srv.str("name")+"__") {
+				status = srv.str("status")
 			}
-		})
+		}
 		if status != "connected" {
 			return "its tools include no todo tool, and todosh's MCP server is " + todostore.ShortLine(status, 40)
 		}
@@ -371,142 +361,87 @@ func (p *ClaudeParser) todoName() string {
 // apiRetry reads {"type":"system","subtype":"api_retry","attempt":2,
 // "max_retries":10,"retry_delay_ms":1500,"error_status":529,"error":"..."}:
 // Claude Code retrying its API, which it otherwise does in silence.
-func (p *ClaudeParser) apiRetry(line []byte, emit func(Update)) error {
-	var subtype, attempt, maxRetries, delay, status, errName []byte
-	if err := jsonPickLine(line, jsonField{"subtype", &subtype}, jsonField{"attempt", &attempt}, jsonField{"max_retries", &maxRetries},
-		jsonField{"retry_delay_ms", &delay}, jsonField{"error_status", &status}, jsonField{"error", &errName}); err != nil || string(subtype) != `"api_retry"` {
-		return err
-	}
-	emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jsonNumber(attempt), jsonNumber(maxRetries), jsonNumber(delay),
-		strings.TrimSpace(jsonScalar(errName)+" "+jsonScalar(status)))})
-	return nil
+func (p *ClaudeParser) apiRetry(m jsonObj, emit func(Update)) {
+	emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jsonNumber(m["attempt"]), jsonNumber(m["max_retries"]), jsonNumber(m["retry_delay_ms"]),
+		strings.TrimSpace(jsonScalar(m["error"])+" "+jsonScalar(m["error_status"])))})
 }
 
 // rateLimit reads a rate_limit_event; only a refusal is worth a status.
-func (p *ClaudeParser) rateLimit(line []byte, emit func(Update)) error {
-	var info []byte
-	if err := jsonPickLine(line, jsonField{"rate_limit_info", &info}); err != nil {
-		return err
+func (p *ClaudeParser) rateLimit(m jsonObj, emit func(Update)) {
+	if info := m.obj("rate_limit_info"); info.str("status") == "rejected" {
+		emit(Update{Kind: UpdateStatus, Text: strings.TrimSpace("rate limited " + info.str("rateLimitType"))})
 	}
-	var st struct {
-		Status        string `json:"status"`
-		RateLimitType string `json:"rateLimitType"`
-	}
-	if len(info) > 0 && info[0] == '{' {
-		_ = json.Unmarshal(info, &st)
-	}
-	if st.Status == "rejected" {
-		emit(Update{Kind: UpdateStatus, Text: strings.TrimSpace("rate limited " + st.RateLimitType)})
-	}
-	return nil
 }
 
-func (p *ClaudeParser) result(line []byte, emit func(Update)) error {
-	var subtype, result, session, errs, isError, errMsg []byte
-	// Qwen Code puts a failed turn's message in .error.message.
-	err := jsonPickError(line, &errMsg, jsonField{"subtype", &subtype}, jsonField{"is_error", &isError}, jsonField{"result", &result},
-		jsonField{"session_id", &session}, jsonField{"errors", &errs})
-	if err != nil {
-		return err
-	}
-	p.setSession(session, emit)
-	sub := jsonStr(subtype)
-	if jsonTrue(isError) || strings.HasPrefix(sub, "error") {
-		msg := jsonStr(result)
+func (p *ClaudeParser) result(m jsonObj, emit func(Update)) {
+	p.setSession(m.str("session_id"), emit)
+	p.usage.result(p.name(), m["usage"], emit)
+	sub := m.str("subtype")
+	if jsonTrue(m["is_error"]) || strings.HasPrefix(sub, "error") {
+		msg := m.str("result")
 		if msg == "" {
-			msg = jsonStr(errMsg)
+			msg = m.errorMessage() // Qwen Code puts a failed turn's message there
 		}
 		if msg == "" {
 			var list []string
-			_ = jsonElements(errs, func(v []byte) {
+			for _, v := range jsonArray(m["errors"]) {
 				if s := jsonStr(v); s != "" {
 					list = append(list, s)
 				}
-			})
+			}
 			msg = strings.Join(list, "; ")
 		}
 		if msg == "" {
 			msg = "turn ended with " + sub
 		}
 		emit(Update{Kind: UpdateError, Text: msg})
-		return nil
+		return
 	}
-	final := jsonStr(result)
+	final := m.str("result")
 	if final == "" {
 		final = p.lastText
 	}
 	emit(Update{Kind: UpdateTurnEnd, Text: final})
-	return nil
 }
 
-// claudeBlock is the part of a content block the parser reads, as raw
-// JSON values.
-type claudeBlock struct {
-	typ, text, name, id, toolUseID, input, content, isError []byte
-}
-
-// claudeLine is what the parser reads of an assistant or user line.
+// claudeLine is what the parser reads of an assistant or user line: its
+// content blocks, whether it is a sub-agent's, and .tool_use_result.
 type claudeLine struct {
-	parent, toolResult []byte
-	blocks             []claudeBlock
+	blocks     []jsonObj
+	subAgent   bool
+	toolResult json.RawMessage
+	// id and usage are the message's, as written (usage.go).
+	id, usage json.RawMessage
 }
 
-// scan reads a line's members and content blocks in one pass. The blocks'
-// slice is reused from line to line.
-func (cl *claudeLine) scan(line []byte) error {
-	cl.parent, cl.toolResult, cl.blocks = nil, nil, cl.blocks[:0]
-	return jsonLine(line, func(key []byte, v int) (int, error) {
-		switch string(key) {
-		case "message":
-			return jsonObject(line, v, func(key []byte, v int) (int, error) {
-				if string(key) != "content" {
-					return -1, nil
-				}
-				return jsonArray(line, v, func(v int) (int, error) {
-					cl.blocks = append(cl.blocks, claudeBlock{})
-					return cl.blocks[len(cl.blocks)-1].scan(line, v)
-				})
-			})
-		case "parent_tool_use_id":
-			return jsonRaw(line, v, &cl.parent)
-		case "tool_use_result":
-			return jsonRaw(line, v, &cl.toolResult)
-		}
-		return -1, nil
-	})
-}
-
-// release drops the references into the line, which may be a large buffer.
-func (cl *claudeLine) release() {
-	clear(cl.blocks)
-	cl.parent, cl.toolResult, cl.blocks = nil, nil, cl.blocks[:0]
-}
-
-func (b *claudeBlock) scan(line []byte, v int) (int, error) {
-	return jsonPick(line, v, jsonField{"type", &b.typ}, jsonField{"text", &b.text}, jsonField{"name", &b.name}, jsonField{"id", &b.id},
-		jsonField{"tool_use_id", &b.toolUseID}, jsonField{"input", &b.input}, jsonField{"content", &b.content}, jsonField{"is_error", &b.isError})
-}
-
-func (p *ClaudeParser) assistant(line []byte, emit func(Update)) error {
-	defer p.cl.release()
-	if err := p.cl.scan(line); err != nil {
-		return err
+// readClaudeLine reads an assistant or user line's parts.
+func readClaudeLine(m jsonObj) claudeLine {
+	msg := m.obj("message")
+	cl := claudeLine{subAgent: !jsonIsNull(m["parent_tool_use_id"]), toolResult: m["tool_use_result"], id: msg["id"], usage: msg["usage"]}
+	for _, raw := range jsonArray(msg["content"]) {
+		cl.blocks = append(cl.blocks, jsonObject(raw))
 	}
-	if !jsonIsNull(p.cl.parent) {
-		return nil // a sub-agent's line: its todos are not the main list
+	return cl
+}
+
+func (p *ClaudeParser) assistant(m jsonObj, emit func(Update)) {
+	cl := readClaudeLine(m)
+	// A sub-agent's tokens are spent too.
+	p.usage.message(p.name(), cl.id, cl.usage, emit)
+	if cl.subAgent {
+		return // a sub-agent's line: its todos are not the main list
 	}
-	for _, b := range p.cl.blocks {
-		switch string(b.typ) {
-		case `"text"`:
-			if text := p.arena.text(b.text); len(text) > 1 {
+	for _, b := range cl.blocks {
+		switch b.str("type") {
+		case "text":
+			if text := jsonText(b["text"]); len(text) > 1 {
 				p.lastText = strings.TrimSuffix(text, "\n")
 				emit(Update{Kind: UpdateText, Text: text})
 			}
-		case `"tool_use"`:
+		case "tool_use":
 			p.toolUse(b, emit)
 		}
 	}
-	return nil
 }
 
 // claudeTodoWriteInput is TodoWrite's input.
@@ -526,22 +461,22 @@ type claudeTaskInput struct {
 	Status     string `json:"status"`
 }
 
-func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
-	name := jsonStr(b.name)
+func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
+	name := b.str("name")
 	switch {
 	case name == p.todoName():
 		var in claudeTodoWriteInput
-		if !decodePayload(p.name(), name+" input", b.input, &in, emit) || !hasList(p.name(), name, in.Todos != nil, emit) {
+		if !decodePayload(p.name(), name+" input", b["input"], &in, emit) || !hasList(p.name(), name, in.Todos != nil, emit) {
 			return
 		}
 		todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
 			return in.Todos[i].Content, mapStatus(in.Todos[i].Status), in.Todos[i].ActiveForm
 		})
-		emit(Update{Kind: UpdateToolCall, Text: name + " " + todostore.Plural(len(todos), "item")})
+		emit(p.calls.start(b.str("id"), name, "", name+" "+todostore.Plural(len(todos), "item")))
 		emitTodos(p.name(), todos, anyCut, emit)
 	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):
 		var in claudeTaskInput
-		if !decodePayload("claude", name+" input", b.input, &in, emit) {
+		if !decodePayload("claude", name+" input", b["input"], &in, emit) {
 			return
 		}
 		p.UsesTasks = true
@@ -549,16 +484,17 @@ func (p *ClaudeParser) toolUse(b claudeBlock, emit func(Update)) {
 		if p.pending == nil {
 			p.pending = map[string]claudeTaskCall{}
 		}
-		if id := jsonStr(b.id); id != "" {
+		if id := b.str("id"); id != "" {
 			p.pending[id] = call
 		}
 		if call.create {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine("TaskCreate", in.Subject)})
+			emit(p.calls.start(b.str("id"), name, "", toolLine("TaskCreate", in.Subject)))
 		} else {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))})
+			emit(p.calls.start(b.str("id"), name, "", toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))))
 		}
 	default:
-		emit(Update{Kind: UpdateToolCall, Text: toolLine(name, toolArg(b.input))})
+		arg := toolArg(b["input"])
+		emit(p.calls.start(b.str("id"), name, arg, toolLine(name, arg)))
 	}
 }
 
@@ -581,37 +517,42 @@ type claudeTaskResult struct {
 	Success *bool `json:"success"`
 }
 
-func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
-	defer p.cl.release()
-	if err := p.cl.scan(line); err != nil {
-		return err
-	}
-	if !jsonIsNull(p.cl.parent) {
-		return nil
+func (p *ClaudeParser) user(m jsonObj, emit func(Update)) {
+	cl := readClaudeLine(m)
+	if cl.subAgent {
+		return
 	}
 	var res claudeTaskResult
-	if len(p.cl.toolResult) > 0 && p.cl.toolResult[0] == '{' {
+	if len(cl.toolResult) > 0 && cl.toolResult[0] == '{' {
 		// A result that does not fit is no result: the text fallback below
 		// still finds created ids.
-		_ = json.Unmarshal(p.cl.toolResult, &res)
+		_ = json.Unmarshal(cl.toolResult, &res)
 	}
 	results := 0
-	for _, b := range p.cl.blocks {
-		if string(b.typ) == `"tool_result"` {
+	for _, b := range cl.blocks {
+		if b.str("type") == "tool_result" {
 			results++
 		}
 	}
-	for _, b := range p.cl.blocks {
-		if string(b.typ) != `"tool_result"` {
+	for _, b := range cl.blocks {
+		if b.str("type") != "tool_result" {
 			continue
 		}
-		id := jsonStr(b.toolUseID)
+		id := b.str("tool_use_id")
+		failed := jsonTrue(b["is_error"])
+		var exit *int
+		if failed {
+			exit = agent.ExitPrefix(b.str("content"))
+		}
+		if u := p.calls.end(id, !failed, exit); u != nil {
+			emit(*u)
+		}
 		call, ok := p.pending[id]
 		if !ok {
 			continue
 		}
 		delete(p.pending, id)
-		if jsonTrue(b.isError) || (results == 1 && res.Success != nil && !*res.Success) {
+		if jsonTrue(b["is_error"]) || (results == 1 && res.Success != nil && !*res.Success) {
 			continue
 		}
 		op := TaskOp{Create: call.create, ID: call.taskID, Subject: call.subject, ActiveForm: call.activeForm}
@@ -620,7 +561,7 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 				op.ID = anyID(res.Task.ID)
 			}
 			if op.ID == "" {
-				op.ID = taskCreatedID(jsonStr(b.content))
+				op.ID = taskCreatedID(b.str("content"))
 			}
 		} else if op.Delete = call.status == "deleted"; !op.Delete && call.status != "" {
 			op.Status = mapStatus(call.status)
@@ -630,5 +571,4 @@ func (p *ClaudeParser) user(line []byte, emit func(Update)) error {
 		}
 		emit(Update{Kind: UpdateTask, Task: &op})
 	}
-	return nil
 }

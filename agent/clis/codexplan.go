@@ -119,7 +119,7 @@ func codexRolloutPlan(env []string, thread string, todos []todostore.Todo) ([]to
 	if err != nil {
 		return nil, false
 	}
-	data, err := readTail(path, codexRolloutMax)
+	data, err := ReadTail(path, codexRolloutMax)
 	if err != nil {
 		return nil, false
 	}
@@ -150,8 +150,9 @@ func codexRolloutPath(env []string, thread string) (string, error) {
 	return matches[len(matches)-1], nil
 }
 
-// readTail reads at most limit bytes from the end of the file at path.
-func readTail(path string, limit int64) ([]byte, error) {
+// ReadTail reads at most limit bytes from the end of the file at path:
+// the end of an agent's record of its session (a rollout, a transcript).
+func ReadTail(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

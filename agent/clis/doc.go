@@ -7,9 +7,9 @@
 //
 // One file per part: table.go (one row per CLI: command line, parser, todo
 // tools, hooks), the pure stream parsers (claude.go, codex.go, gemini.go,
-// qwen.go, pi.go over stream.go and the JSON scanner jsonscan.go), turn.go
-// (the turn loop: a turn's updates applied to the session), process.go (the
-// CLI's process group: start, read, wait, end) and stderr.go (what its
-// standard error says). The runner reads a CLI's row, never its name.
+// qwen.go, pi.go over stream.go and jsonline.go, a line decoded once by
+// encoding/json), turn.go (the turn loop: a turn's updates applied to the
+// session), process.go (the CLI's process group: start, read, wait, end)
+// and stderr.go (what its standard error says). The runner reads a CLI's row, never its name.
 // Its place in the whole is ARCHITECTURE.md §4.
 package clis

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -12,6 +13,7 @@ import (
 // stream must give: no panic, and lists todosh can store.
 func fuzzStream(t *testing.T, p Parser, data []byte) {
 	notices := 0
+	var spent agent.Usage
 	// Task operations apply to a list holding an item of the person's.
 	list := []todostore.Todo{{Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson}}
 	var ct ClaudeTasks
@@ -39,6 +41,18 @@ func fuzzStream(t *testing.T, p Parser, data []byte) {
 			list = next
 		case UpdateNotice:
 			notices++
+		case UpdateUsage:
+			// What the ledger and budgets add up: never below zero, never
+			// beyond agent.MaxUsage, never nothing.
+			u := u.Usage
+			if u == nil || u.Input < 0 || u.Output < 0 || u.Input+u.Output == 0 {
+				t.Fatalf("usage update %+v", u)
+			}
+			spent.Input += u.Input
+			spent.Output += u.Output
+			if spent.Input > agent.MaxUsage || spent.Output > agent.MaxUsage {
+				t.Fatalf("usage adds up to %+v", spent)
+			}
 		}
 	})
 	if err != nil {
@@ -76,33 +90,39 @@ func FuzzGemini(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, &GeminiParser{}, data) })
 }
 
-// FuzzJSONScan checks the scanner against encoding/json: valid JSON is never
-// refused, and a value the scanner accepts ends where it should.
-func FuzzJSONScan(f *testing.F) {
-	f.Add([]byte(`{"a":[1,{"b":"c\"d"}],"e":null}`))
-	f.Add([]byte(`{"type":"x","k":"\\\\"}`))
-	f.Add([]byte(`[[[[]]]]`))
+// FuzzUsageFields checks the reading of a usage object against
+// encoding/json into int64s: an object of whole counts in range adds up
+// as decoded, and anything else is never a count in range.
+func FuzzUsageFields(f *testing.F) {
+	f.Add([]byte(`{"input_tokens":120,"cache_read_input_tokens":5,"output_tokens":1}`))
+	f.Add([]byte(`{"input_tokens":-3,"output_tokens":1e13}`))
+	f.Add([]byte(`{"input_tokens":1.5,"output_tokens":"7"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		valid := json.Valid(data)
-		i := jsonWS(data, 0)
-		end, err := jsonValue(data, i)
-		if valid && (err != nil || jsonTrailer(data, end) != nil) {
-			t.Fatalf("valid JSON refused: %v", err)
+		u, ok := usageFields(data, claudeInput, claudeOutput)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return
 		}
-		if valid && len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
-			n := 0
-			if err := jsonFields(data, func(key, val []byte) {
-				n++
-				if !json.Valid(val) {
-					t.Fatalf("member value %q is not valid JSON", val)
+		if !ok {
+			t.Fatalf("an object was refused: %q", data)
+		}
+		sum := func(keys []string) (int64, bool) {
+			var n int64
+			for _, k := range keys {
+				raw, there := m[k]
+				if !there || string(raw) == "null" {
+					continue
 				}
-			}); err != nil {
-				t.Fatalf("valid object refused: %v", err)
+				var c int64
+				if json.Unmarshal(raw, &c) != nil || c < 0 || c > agent.MaxUsage {
+					return 0, false
+				}
+				n += c
 			}
-			var m map[string]json.RawMessage
-			if json.Unmarshal(data, &m) == nil && n < len(m) {
-				t.Fatalf("%d members scanned, encoding/json found %d", n, len(m))
-			}
+			return n, true
+		}
+		if in, good := sum(claudeInput); good && in != u.Input || !good && u.Input >= 0 && u.Input <= agent.MaxUsage {
+			t.Fatalf("input %d, encoding/json reads %d (%v) of %q", u.Input, in, good, data)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -27,6 +28,8 @@ type PiParser struct {
 	lastText string
 	lastErr  string // the last assistant message's errorMessage, if it failed
 	sawTodo  bool   // a todo tool ran this turn
+	calls    toolCalls
+	usage    usageMeter
 }
 
 // piMessage is what the parser reads of message_end's message.
@@ -36,8 +39,9 @@ type piMessage struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
-	StopReason   string `json:"stopReason"`
-	ErrorMessage string `json:"errorMessage"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
+	Usage        json.RawMessage `json:"usage"`
 }
 
 // piTodoResult is the part of the todo tool's result the parser reads.
@@ -52,38 +56,29 @@ type piTodoResult struct {
 
 // Line handles one line of pi's stream.
 func (p *PiParser) Line(line []byte, emit func(Update)) error {
-	typ, err := lineType(line)
+	m, err := decodeLine(line)
 	if err != nil {
 		return err
 	}
-	switch string(typ) {
+	switch m.str("type") {
 	case "session":
-		return emitSession(line, "id", emit)
+		emitSession(m, "id", emit)
 	case "message_end":
-		return p.messageEnd(line, emit)
+		p.messageEnd(m, emit)
 	case "tool_execution_start":
-		var name, args []byte
-		if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"args", &args}); err != nil {
-			return err
+		n, arg := m.str("toolName"), toolArg(m["args"])
+		u := p.calls.start(m.str("toolCallId"), n, arg, toolLine(n, arg))
+		if n == "todo" {
+			u.Text = "" // shown with its list at its end
 		}
-		if n := jsonStr(name); n != "todo" {
-			emit(Update{Kind: UpdateToolCall, Text: toolLine(n, toolArg(args))})
-		}
+		emit(u)
 	case "tool_execution_end":
-		return p.toolEnd(line, emit)
+		p.toolEnd(m, emit)
 	case "auto_retry_start":
-		var attempt, maxAttempts, delay, msg []byte
-		if err := jsonPickLine(line, jsonField{"attempt", &attempt}, jsonField{"maxAttempts", &maxAttempts}, jsonField{"delayMs", &delay}, jsonField{"errorMessage", &msg}); err != nil {
-			return err
-		}
-		emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jsonNumber(attempt), jsonNumber(maxAttempts), jsonNumber(delay), jsonStr(msg))})
+		emit(Update{Kind: UpdateStatus, Text: retryStatus("API", jsonNumber(m["attempt"]), jsonNumber(m["maxAttempts"]), jsonNumber(m["delayMs"]), m.str("errorMessage"))})
 	case "auto_retry_end":
-		var success, finalErr []byte
-		if err := jsonPickLine(line, jsonField{"success", &success}, jsonField{"finalError", &finalErr}); err != nil {
-			return err
-		}
-		if !jsonTrue(success) {
-			msg := jsonStr(finalErr)
+		if !jsonTrue(m["success"]) {
+			msg := m.str("finalError")
 			if msg == "" {
 				msg = "retries exhausted"
 			}
@@ -102,15 +97,13 @@ func (p *PiParser) Line(line []byte, emit func(Update)) error {
 	return nil
 }
 
-func (p *PiParser) messageEnd(line []byte, emit func(Update)) error {
-	var raw []byte
-	if err := jsonPickLine(line, jsonField{"message", &raw}); err != nil {
-		return err
-	}
+func (p *PiParser) messageEnd(line jsonObj, emit func(Update)) {
+	raw := line["message"]
 	var m piMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil || m.Role != "assistant" {
-		return nil // user and tool result messages, or a shape pi may add
+		return // user and tool result messages, or a shape pi may add
 	}
+	piUsage(&p.usage, m.Usage, emit)
 	p.lastErr = ""
 	if m.StopReason == "error" || m.StopReason == "aborted" {
 		p.lastErr = m.ErrorMessage
@@ -128,24 +121,23 @@ func (p *PiParser) messageEnd(line []byte, emit func(Update)) error {
 		p.lastText = t
 		emit(Update{Kind: UpdateText, Text: t + "\n"})
 	}
-	return nil
 }
 
-func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
-	var name, result, isError []byte
-	if err := jsonPickLine(line, jsonField{"toolName", &name}, jsonField{"result", &result}, jsonField{"isError", &isError}); err != nil {
-		return err
-	}
-	if jsonStr(name) != "todo" || jsonTrue(isError) {
-		return nil
+func (p *PiParser) toolEnd(m jsonObj, emit func(Update)) {
+	end := p.calls.end(m.str("toolCallId"), !jsonTrue(m["isError"]), nil)
+	if m.str("toolName") != "todo" || jsonTrue(m["isError"]) {
+		if end != nil {
+			emit(*end)
+		}
+		return
 	}
 	p.sawTodo = true
 	var res piTodoResult
-	if !decodePayload("pi", "todo result", result, &res, emit) {
-		return nil
+	if !decodePayload("pi", "todo result", m["result"], &res, emit) {
+		return
 	}
 	if !hasList("pi", "todo result", res.Details != nil && res.Details.Todos != nil, emit) {
-		return nil
+		return
 	}
 	items := make([]doneItem, len(res.Details.Todos))
 	for i, in := range res.Details.Todos {
@@ -153,7 +145,10 @@ func (p *PiParser) toolEnd(line []byte, emit func(Update)) error {
 	}
 	todos, anyCut := doneList(p.Prev, items)
 	p.Prev = todos
-	emit(Update{Kind: UpdateToolCall, Text: "todo " + todostore.Plural(len(todos), "item")})
+	if end == nil {
+		end = &Update{Kind: UpdateToolCall, Tool: &agent.ToolCall{Name: "todo", State: agent.ToolSucceeded}}
+	}
+	end.Text = "todo " + todostore.Plural(len(todos), "item")
+	emit(*end)
 	emitTodos("pi", todos, anyCut, emit)
-	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/todosh/todosh/internal/procgroup"
@@ -56,16 +55,16 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Wait returns this long after the CLI exits even if something it left
 	// behind still holds its standard error open.
 	cmd.WaitDelay = outputLinger
-	if err := cmd.Start(); err != nil {
+	if err := procgroup.Start(cmd, false); err != nil {
 		pw.Close()
 		return out, fmt.Errorf("%s: start %s: %w", a.kind, a.cfg.Bin, err)
 	}
 	pw.Close()
 	pgid := cmd.Process.Pid
+	defer procgroup.Release(pgid)
 
 	exited := make(chan struct{})
 	var waitErr error
@@ -118,7 +117,7 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 // goroutine (agent.Agent emits from the caller's goroutine only). It
 // returns ParseStream's error when the output ends.
 //
-// Updates own their memory (texts come from append-only arena blocks), so
+// Updates own their memory (texts are strings encoding/json made), so
 // the parser may run ahead by a buffer's worth: fewer goroutine handoffs.
 func (a *cliAgent) read(r io.Reader, parser Parser, trouble <-chan string, handle func(Update)) error {
 	updates := make(chan Update, 64)
@@ -182,7 +181,7 @@ func (e *exitError) Error() string {
 // killGroup ends process group pgid: SIGTERM, then SIGKILL once grace has
 // passed with members still alive. It returns when no member is running.
 func killGroup(pgid int, grace time.Duration) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	procgroup.Terminate(pgid)
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
 		if !groupAlive(pgid) {
@@ -190,7 +189,7 @@ func killGroup(pgid int, grace time.Duration) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	procgroup.Kill(pgid)
 	for i := 0; i < 500 && groupAlive(pgid); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -7,7 +7,8 @@ package clis
 // `user` lines with tool results, and a `result` line whose failure is in
 // .error.message. Its todo tool is todo_write, whose input is the whole
 // list {todos: [{id, content, status}]} on every call; it has no Task
-// tools and no tool_use_result.
+// tools and no tool_use_result. Its usage is its own (usage.go,
+// newQwenUsage).
 func NewQwenParser() *ClaudeParser {
-	return &ClaudeParser{cli: "qwen", todoWrite: "todo_write"}
+	return &ClaudeParser{cli: "qwen", todoWrite: "todo_write", usage: newQwenUsage()}
 }

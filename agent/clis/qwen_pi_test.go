@@ -2,6 +2,7 @@ package clis
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -39,12 +40,21 @@ func TestQwenStream(t *testing.T) {
 	if got := lastList(us); !reflect.DeepEqual(got, want) {
 		t.Errorf("list %q", got)
 	}
-	var tools []string
+	var tools, ends []string
 	for _, u := range ofKind(us, UpdateToolCall) {
-		tools = append(tools, u.Text)
+		if u.Text != "" {
+			tools = append(tools, u.Text)
+		} else if u.Tool != nil {
+			ends = append(ends, fmt.Sprintf("%s %s %q %d", u.Tool.Name, u.Tool.Kind, u.Tool.Target, u.Tool.State))
+		}
 	}
 	if !reflect.DeepEqual(tools, []string{"todo_write 3 items", "run_shell_command mkdir -p csvkit_lite && touch csvkit_lite/__init__.py", "todo_write 3 items"}) {
 		t.Errorf("tool lines %q", tools)
+	}
+	// Each call's end, for receipts: the command is an execute that
+	// succeeded.
+	if want := []string{`todo_write other "" 1`, `run_shell_command execute "mkdir -p csvkit_lite && touch csvkit_lite/__init__.py" 1`, `todo_write other "" 1`}; !reflect.DeepEqual(ends, want) {
+		t.Errorf("tool ends %q, want %q", ends, want)
 	}
 	if e := ofKind(us, UpdateTurnEnd); len(e) != 1 || !strings.HasPrefix(e[0].Text, "I've set up the project skeleton") {
 		t.Errorf("turn end %v", e)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -24,7 +25,10 @@ const (
 	// UpdateText: Text is a piece of assistant text; whole messages end
 	// with a newline, Gemini's streamed deltas are passed on as they come.
 	UpdateText
-	// UpdateToolCall: Text is a one-line summary of a tool call.
+	// UpdateToolCall: Text is a one-line summary of a tool call, and Tool
+	// what is known of it. A call's start carries the line; its end
+	// (Tool.State succeeded or failed) carries none, so nothing shows a
+	// call twice.
 	UpdateToolCall
 	// UpdateTodos: Todos is the agent's whole list after a todo event
 	// (TodoWrite, update_plan, write_todos).
@@ -52,6 +56,9 @@ const (
 	// Load is the tool that loads deferred tools ("ToolSearch"), "" when
 	// there is none.
 	UpdateTools
+	// UpdateUsage: Usage is tokens spent since the previous UpdateUsage
+	// of the turn (usage.go).
+	UpdateUsage
 )
 
 // Update is one thing a stream said that todosh acts on.
@@ -61,6 +68,42 @@ type Update struct {
 	Todos []todostore.Todo
 	Task  *TaskOp
 	Load  string
+	Tool  *agent.ToolCall
+	Usage *agent.Usage
+}
+
+// toolCalls are the calls a parser saw start and not yet end, by the
+// CLI's id, so an end names the call its start did.
+type toolCalls map[string]agent.ToolCall
+
+// start records a call's start and returns the update that shows it.
+func (c *toolCalls) start(id, name, target, line string) Update {
+	call := agent.ToolCall{ID: id, Name: name, Kind: agent.KindOf(name), Target: todostore.ShortLine(target, 500)}
+	if id != "" {
+		if *c == nil {
+			*c = toolCalls{}
+		}
+		if len(*c) < 1000 { // a stream that never ends its calls is not kept without end
+			(*c)[id] = call
+		}
+	}
+	return Update{Kind: UpdateToolCall, Text: line, Tool: &call}
+}
+
+// end is the update for the end of the call with id, nil when its start
+// was not seen (a sub-agent's call, a result without its call).
+func (c toolCalls) end(id string, ok bool, exit *int) *Update {
+	call, found := c[id]
+	if !found || id == "" {
+		return nil
+	}
+	delete(c, id)
+	call.State = agent.ToolSucceeded
+	if !ok {
+		call.State = agent.ToolFailed
+	}
+	call.Exit = exit
+	return &Update{Kind: UpdateToolCall, Tool: &call}
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps
@@ -226,36 +269,11 @@ func parseLine(p Parser, line []byte, emit func(Update)) error {
 	return p.Line(line, emit)
 }
 
-// lineType returns the value of the top-level "type" member. Every CLI
-// writes it first, so the common case is a prefix check; any other order
-// falls back to scanning the object. The bytes are only valid until the
-// line is reused; compare them with switch string(t) (no allocation).
-func lineType(line []byte) ([]byte, error) {
-	const prefix = `{"type":"`
-	if bytes.HasPrefix(line, []byte(prefix)) {
-		if end, t, err := jsonText(line, len(prefix)-1); err == nil && t.plain {
-			return line[len(prefix) : end-1], nil
-		}
-	}
-	var typ []byte
-	err := jsonFields(line, func(key, val []byte) {
-		if string(key) == "type" {
-			typ = []byte(jsonStr(val))
-		}
-	})
-	return typ, err
-}
-
-// emitSession emits the string member key of line as the CLI's session id.
-func emitSession(line []byte, key string, emit func(Update)) error {
-	var id []byte
-	if err := jsonPickLine(line, jsonField{key, &id}); err != nil {
-		return err
-	}
-	if s := jsonStr(id); s != "" {
+// emitSession emits the string member key of m as the CLI's session id.
+func emitSession(m jsonObj, key string, emit func(Update)) {
+	if s := m.str(key); s != "" {
 		emit(Update{Kind: UpdateSession, Text: s})
 	}
-	return nil
 }
 
 // cutBytes shortens b for an error message.
@@ -280,18 +298,11 @@ func toolLine(name, arg string) string {
 var toolArgKeys = [...]string{"command", "file_path", "absolute_path", "notebook_path", "path", "pattern", "url", "query", "description", "subject", "prompt", "dir_path", "paths"}
 
 // toolArg picks the most telling string argument of a tool call's input
-// object without decoding the rest of it.
+// object.
 func toolArg(input []byte) string {
-	var found [len(toolArgKeys)][]byte
-	_ = jsonFields(input, func(key, val []byte) {
-		for i, k := range toolArgKeys {
-			if string(key) == k && found[i] == nil {
-				found[i] = val
-			}
-		}
-	})
-	for _, v := range found {
-		if s := jsonStr(v); s != "" {
+	in := jsonObject(input)
+	for _, k := range toolArgKeys {
+		if s := in.str(k); s != "" {
 			return s
 		}
 	}

@@ -2,14 +2,12 @@ package clis
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
-	"unicode/utf8"
 )
 
 // readAll drains a lineReader: the lines, with "<too long>" for skipped
@@ -117,24 +115,8 @@ func TestParseStreamReadError(t *testing.T) {
 	}
 }
 
-// TestArenaStringsStay checks that the texts a textArena hands out do not
-// change as it hands out more, across blocks and for long texts.
-func TestArenaStringsStay(t *testing.T) {
-	var a textArena
-	var got, want []string
-	for i := 0; i < 3*arenaBlock/10; i++ {
-		body := strings.Repeat(string(rune('a'+i%26)), i%(arenaMaxText+40))
-		raw, _ := json.Marshal(body + fmt.Sprintf(" \"%d\"", i))
-		got = append(got, a.text(raw))
-		want = append(want, body+fmt.Sprintf(" \"%d\"\n", i))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("text %d became %q, want %q", i, got[i], want[i])
-		}
-	}
-}
-
+// TestTextDecoding: a JSON string's text as encoding/json decodes it,
+// "" for any other value; as a message, with a newline at its end.
 func TestTextDecoding(t *testing.T) {
 	cases := map[string]string{
 		`"plain"`:                   "plain",
@@ -148,41 +130,17 @@ func TestTextDecoding(t *testing.T) {
 		`null`:                      "",
 		`12`:                        "",
 	}
-	var a textArena
 	for raw, want := range cases {
-		if got := a.str([]byte(raw)); got != want {
-			t.Errorf("str(%s) = %q, want %q", raw, got, want)
-		}
 		if got := jsonStr([]byte(raw)); got != want {
 			t.Errorf("jsonStr(%s) = %q, want %q", raw, got, want)
 		}
+		if want != "" && !strings.HasSuffix(want, "\n") {
+			want += "\n"
+		}
+		if got := jsonText([]byte(raw)); got != want {
+			t.Errorf("jsonText(%s) = %q, want %q", raw, got, want)
+		}
 	}
-}
-
-// FuzzUnescape checks the string decoding against encoding/json: where
-// appendUnescaped says it decoded a string the scanner found, encoding/json
-// agrees.
-func FuzzUnescape(f *testing.F) {
-	f.Fuzz(func(t *testing.T, body []byte) {
-		raw := append(append([]byte{'"'}, body...), '"')
-		if end, err := jsonSkipString(raw, 0); err != nil || end != len(raw) {
-			return // not one string: the scanner never hands such a body on
-		}
-		got, ok := appendUnescaped(nil, body)
-		var want string
-		err := json.Unmarshal(raw, &want)
-		if ok && (err != nil || string(got) != want) {
-			t.Fatalf("%q: decoded %q, encoding/json %q (%v)", raw, got, want, err)
-		}
-		// Unescaped invalid UTF-8 is left out: there the scanner makes one
-		// U+FFFD of a run of bad bytes, encoding/json one of each.
-		if err == nil && (bytes.IndexByte(body, '\\') >= 0 || utf8.Valid(body)) {
-			var a textArena
-			if s := a.str(raw); s != want {
-				t.Fatalf("%q: arena %q, encoding/json %q", raw, s, want)
-			}
-		}
-	})
 }
 
 // endlessLine reads as one line of n bytes of text inside a Claude

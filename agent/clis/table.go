@@ -10,9 +10,10 @@ import (
 )
 
 // Caps is what a wrapped CLI can do with todosh's list beyond writing it
-// whole: tick one subtask, pause to ask the person, resume its own session.
+// whole: tick one subtask, pause to ask the person, resume its own session;
+// and whether its stream reports the tokens it spends (Usage, usage.go).
 type Caps struct {
-	Tick, Pause, Resume bool
+	Tick, Pause, Resume, Usage bool
 }
 
 // cli is one wrapped agent CLI: everything todosh knows about it. Each is
@@ -54,6 +55,12 @@ type cli struct {
 	// stream that drops them (Codex's rollout, codexplan.go): env is the
 	// CLI's environment, session its session id.
 	planStatuses func(env []string, session string, todos []todostore.Todo) ([]todostore.Todo, bool)
+	// usageBefore, for a CLI whose usage reports are its session's running
+	// total rather than the turn's (Codex: turn.completed after a resume
+	// counts the turns before), is that total before a turn resumes
+	// session, from the CLI's own record; the parser is given it
+	// (parserIn.usageBefore) and reports what the turn adds.
+	usageBefore func(env []string, session string) agent.Usage
 	// listHint says what the person must change when the stream shows the
 	// CLI cannot keep a list: one short line (a notice is cut at 120
 	// characters).
@@ -65,6 +72,9 @@ type parserIn struct {
 	prev      []todostore.Todo // the list before the turn
 	usesTasks bool             // an earlier turn used the task tools
 	mcpTools  []string         // Config.MCPTools
+	// usageBefore is the session's usage total before the turn
+	// (cli.usageBefore).
+	usageBefore agent.Usage
 }
 
 // ClaudeEnv is what Claude Code needs in its environment to offer any todo
@@ -138,7 +148,7 @@ var clisTable = []cli{
 			return &ClaudeParser{UsesTasks: in.usesTasks, MCPTools: in.mcpTools}
 		},
 		todoTools:   []string{"TodoWrite", "TaskCreate", "TaskUpdate"},
-		caps:        Caps{Resume: true},
+		caps:        Caps{Resume: true, Usage: true},
 		tasks:       true,
 		toolEnv:     ClaudeEnv,
 		sessionGone: []string{"no conversation found with session id"},
@@ -157,10 +167,11 @@ var clisTable = []cli{
 			return append(args, "-")
 		},
 		parser: func(in parserIn) Parser {
-			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools}
+			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools, UsageBefore: in.usageBefore}
 		},
+		usageBefore:  codexRolloutUsage,
 		todoTools:    []string{"update_plan"},
-		caps:         Caps{Resume: true},
+		caps:         Caps{Resume: true, Usage: true},
 		planStatuses: codexRolloutPlan,
 		sessionGone:  []string{"no rollout found for thread id", "no rollout found for conversation id", "thread not found"},
 	},
@@ -172,7 +183,7 @@ var clisTable = []cli{
 		parser:      func(parserIn) Parser { return &GeminiParser{} },
 		env:         GeminiEnv,
 		todoTools:   []string{"write_todos"},
-		caps:        Caps{Resume: true},
+		caps:        Caps{Resume: true, Usage: true},
 		sessionGone: []string{"invalid session identifier", "no conversation found with session id", "session not found"},
 		listHint:    "use --agent-arg=-m --agent-arg=gemini-2.5-pro --agent-arg=--approval-mode --agent-arg=yolo",
 	},
@@ -183,7 +194,7 @@ var clisTable = []cli{
 		args:        geminiArgs,
 		parser:      func(parserIn) Parser { return NewQwenParser() },
 		todoTools:   []string{"todo_write"},
-		caps:        Caps{Resume: true},
+		caps:        Caps{Resume: true, Usage: true},
 		sessionGone: []string{"no saved session found", "session not found", "no conversation found with session id"},
 		// Qwen Code 0.24 made todo_write opt-in (checked with 0.24.4).
 		listHint: `turn todo_write on: "tools": {"todoWrite": {"enabled": true}} in ~/.qwen/settings.json; check --exclude-tools`,
@@ -201,7 +212,7 @@ var clisTable = []cli{
 		contextFlag: "--append-system-prompt",
 		parser:      func(in parserIn) Parser { return &PiParser{Prev: todostore.CloneTodos(in.prev)} },
 		todoTools:   []string{"todo"},
-		caps:        Caps{Resume: true},
+		caps:        Caps{Resume: true, Usage: true},
 		sessionGone: []string{"no session found matching"},
 		listHint:    "pi has none built in: load one, --agent-arg=-e --agent-arg=PATH/examples/extensions/todo.ts",
 	},

@@ -96,6 +96,10 @@ type cliAgent struct {
 	tool, load string
 	sawTodo    bool // a todo update arrived this session
 	warned     bool // the person was told the list cannot be kept
+	// threadUsage is, for a CLI whose usage is its session's running
+	// total (the row's usageBefore), each session's total after the last
+	// turn this process ran in it.
+	threadUsage map[string]agent.Usage
 }
 
 // Name is the CLI's kind.
@@ -137,6 +141,10 @@ type turnState struct {
 	// applied is the last whole list the CLI sent that was applied: the
 	// same list again costs no lock, read or write.
 	applied []todostore.Todo
+	// usageBefore is the session's usage total before the turn, for a
+	// CLI that reports totals of its session (cli.usageBefore); usage is
+	// what the turn spent.
+	usageBefore, usage agent.Usage
 }
 
 // endMessage closes the run of text pieces in progress.
@@ -237,6 +245,7 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	}
 	out, runErr := a.run(wctx, args, a.row.stdinText(turn), activity{parser, idle}, handle)
 	a.correctStatuses(wctx, resume, &st, emit)
+	a.keepUsage(resume, &st)
 	if st.status != "" {
 		emit(agent.Event{Kind: agent.EventStatus})
 		if ctx.Err() != nil {
@@ -403,7 +412,34 @@ func (a *cliAgent) newParser(s *todostore.Session, resume string, st *turnState)
 		}
 		a.usesTasks = len(st.tasks.Tasks) > 0
 	}
-	return a.row.parser(parserIn{prev: s.Todos, usesTasks: a.usesTasks, mcpTools: a.cfg.MCPTools})
+	if a.row.usageBefore != nil && resume != "" {
+		var ok bool
+		if st.usageBefore, ok = a.threadUsage[resume]; !ok {
+			st.usageBefore = a.row.usageBefore(a.cfg.Env, resume)
+		}
+	}
+	return a.row.parser(parserIn{prev: s.Todos, usesTasks: a.usesTasks, mcpTools: a.cfg.MCPTools, usageBefore: st.usageBefore})
+}
+
+// keepUsage remembers the session's usage total after the turn, for a CLI
+// that reports totals of its session: the next turn's usage is what its
+// total adds.
+func (a *cliAgent) keepUsage(resume string, st *turnState) {
+	id := st.session
+	if id == "" {
+		id = resume
+	}
+	if a.row.usageBefore == nil || id == "" {
+		return
+	}
+	if a.threadUsage == nil {
+		a.threadUsage = map[string]agent.Usage{}
+	}
+	base := st.usageBefore
+	if id != resume {
+		base = agent.Usage{} // a new session
+	}
+	a.threadUsage[id] = agent.Usage{Input: base.Input + st.usage.Input, Output: base.Output + st.usage.Output}
 }
 
 // handle acts on one update of the stream.
@@ -436,8 +472,10 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		st.message.WriteString(u.Text)
 		emit(agent.Event{Kind: agent.EventText, Text: u.Text})
 	case UpdateToolCall:
-		st.lastSaid = u.Text
-		emit(agent.Event{Kind: agent.EventToolCall, Text: u.Text})
+		if u.Text != "" {
+			st.lastSaid = u.Text
+		}
+		emit(agent.Event{Kind: agent.EventToolCall, Text: u.Text, Tool: u.Tool})
 	case UpdateStatus:
 		st.lastSaid, st.status = u.Text, u.Text
 		emit(agent.Event{Kind: agent.EventStatus, Text: u.Text})
@@ -472,6 +510,10 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		st.finalText = strings.TrimSpace(u.Text)
 	case UpdateNotice:
 		emit(agent.Event{Kind: agent.EventNotice, Text: u.Text})
+	case UpdateUsage:
+		st.usage.Input += u.Usage.Input
+		st.usage.Output += u.Usage.Output
+		emit(agent.Event{Kind: agent.EventUsage, Usage: u.Usage})
 	}
 }
 
@@ -553,3 +595,7 @@ func insideGitRepo(dir string) bool {
 		dir = parent
 	}
 }
+
+// ShowsWork is true: a CLI's stream shows every tool call it makes and
+// how it ended (agent.WorkShower).
+func (a *cliAgent) ShowsWork() bool { return true }

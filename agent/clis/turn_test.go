@@ -39,14 +39,14 @@ func TestMain(m *testing.M) {
 		if _, err := os.Stat(goBin); err != nil {
 			goBin = "go"
 		}
-		bin := filepath.Join(dir, "fakecli")
+		bin := testenv.Exe(filepath.Join(dir, "fakecli"))
 		out, err := exec.Command(goBin, "build", "-o", bin, "./internal/fakecli").CombinedOutput()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "build fakecli: %v\n%s", err, out)
 			return 1
 		}
 		for _, k := range Kinds {
-			if err := os.Symlink(bin, filepath.Join(dir, k)); err != nil {
+			if err := os.Symlink(bin, testenv.Exe(filepath.Join(dir, k))); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -484,6 +484,7 @@ func TestFailures(t *testing.T) {
 // in its process group; RunTurn returns the context's error only when the
 // whole group is gone, also when they ignore SIGTERM.
 func TestCancelKillsProcessGroup(t *testing.T) {
+	testenv.NeedSignals(t)
 	for _, ignoreTerm := range []string{"0", "1"} {
 		t.Run("ignore_term="+ignoreTerm, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pids")
@@ -524,7 +525,7 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 				t.Errorf("process group %d still running", pid)
 			}
 			// Dead members may wait a moment for init to reap them.
-			for i := 0; syscall.Kill(-pid, 0) != syscall.ESRCH || syscall.Kill(child, 0) != syscall.ESRCH; i++ {
+			for i := 0; testenv.Kill(-pid, 0) != syscall.ESRCH || testenv.Kill(child, 0) != syscall.ESRCH; i++ {
 				if i == 1000 {
 					t.Fatalf("process group %d or child %d still there after 10s", pid, child)
 				}
@@ -570,7 +571,7 @@ func TestStrayProcessHoldingOutput(t *testing.T) {
 	}
 	// What the CLI left behind in its process group ended with the turn.
 	if groupAlive(pid) {
-		_ = syscall.Kill(child, syscall.SIGKILL)
+		_ = testenv.Kill(child, syscall.SIGKILL)
 		t.Errorf("the child %d outlived the turn", child)
 	}
 	if s := f.load(); statuses(s.Todos) != "completed,in_progress,pending" || res.FinalText == "" {
@@ -661,12 +662,6 @@ func TestCompletedItemTicksSubtasks(t *testing.T) {
 	})
 	if s.Todos[0].Status != todostore.Completed || s.Todos[0].Subtasks[0].Status != todostore.Completed || s.Todos[1].Subtasks[0].Status != todostore.Pending {
 		t.Errorf("list\n%s", todostore.FormatList(s.Todos))
-	}
-}
-
-func TestGroupAlive(t *testing.T) {
-	if groupAlive(os.Getpid()) != (syscall.Getpgrp() == os.Getpid()) {
-		t.Error("groupAlive wrong about the test's own group")
 	}
 }
 

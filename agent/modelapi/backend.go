@@ -169,6 +169,12 @@ func (b *Backend) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.
 	system := Message{Role: "system", Content: SystemPrompt(turn.TodoContext, b.tools.RequireEvidence)}
 	specs := b.tools.Specs()
 	onText := func(s string) { emit(agent.Event{Kind: agent.EventText, Text: s}) }
+	usage := agent.UsageMeter{Name: b.name}
+	onUsage := func(u agent.Usage) {
+		if ev, ok := usage.Add(u); ok {
+			emit(ev)
+		}
+	}
 	for step := 0; ; step++ {
 		if step == b.maxSteps {
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf(
@@ -177,7 +183,7 @@ func (b *Backend) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.
 		}
 		msgs := make([]Message, 0, len(b.conv)+1)
 		msgs = append(append(msgs, system), b.conv...)
-		reply, err := b.model.Complete(ctx, Request{Messages: msgs, Tools: specs}, onText)
+		reply, err := b.model.Complete(ctx, Request{Messages: msgs, Tools: specs, OnUsage: onUsage}, onText)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -215,7 +221,8 @@ func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) todotools.Out
 	if out.IsError {
 		line += " → error: " + todostore.ShortLine(out.Result, 160)
 	}
-	emit(agent.Event{Kind: agent.EventToolCall, Text: line})
+	// todosh's own tools, run here and ended at once: one event, its end.
+	emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: agent.Ended("", fn.Name, agent.KindOf(fn.Name), "", !out.IsError, nil)})
 	if out.Changed {
 		emit(agent.Event{Kind: agent.EventTodos, Todos: out.Todos})
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
 )
@@ -37,6 +38,11 @@ type Model interface {
 type Request struct {
 	Messages []Message
 	Tools    []todotools.Spec
+	// OnUsage, when not nil, gets the tokens the request spent, when the
+	// server reports them (the chat completions API's usage: in the last
+	// chunk of a stream, asked for with stream_options.include_usage);
+	// the counts are as the server wrote them, unchecked.
+	OnUsage func(agent.Usage)
 }
 
 // Client is the Model that speaks the OpenAI-compatible chat completions API
@@ -109,7 +115,14 @@ type chatRequest struct {
 	Model    string    `json:"model"`
 	Messages []Message `json:"messages"`
 	Stream   bool      `json:"stream"`
-	Tools    []apiTool `json:"tools,omitempty"`
+	// StreamOptions asks for the usage chunk (OpenAI, Ollama, vLLM,
+	// llama.cpp server and OpenRouter know it).
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	Tools         []apiTool      `json:"tools,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
 }
 
 type apiTool struct {
@@ -139,7 +152,7 @@ func (c *Client) Complete(parent context.Context, req Request, onText func(strin
 			msg, err = Message{}, fmt.Errorf("%s sent nothing for %s: gave up on this reply (the server stalled or is overloaded; --idle-timeout sets the limit)", c.BaseURL, idle)
 		}
 	}()
-	body := chatRequest{Model: c.Model, Messages: req.Messages, Stream: true}
+	body := chatRequest{Model: c.Model, Messages: req.Messages, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}
 	for _, t := range req.Tools {
 		body.Tools = append(body.Tools, apiTool{Type: "function", Function: apiFunction(t)})
 	}
@@ -180,16 +193,20 @@ func (c *Client) Complete(parent context.Context, req Request, onText func(strin
 		return Message{}, statusError(resp.StatusCode, msg)
 	}
 	var reply Message
+	var usage json.RawMessage
 	switch ct := resp.Header.Get("Content-Type"); {
 	case strings.HasPrefix(ct, "application/json"):
-		reply, err = decodeCompletion(resp.Body, onText)
+		reply, usage, err = decodeCompletion(resp.Body, onText)
 	case strings.HasPrefix(ct, "text/html"):
 		return Message{}, fmt.Errorf("%s answered with a web page, not the chat completions API: check --base-url (it usually ends in /v1)", endpoint)
 	default:
-		reply, err = decodeStream(resp.Body, onText)
+		reply, usage, err = decodeStream(resp.Body, onText)
 	}
 	if ctx.Err() != nil {
 		return Message{}, ctx.Err()
+	}
+	if u, ok := usageOf(usage); ok && err == nil && req.OnUsage != nil {
+		req.OnUsage(u)
 	}
 	return reply, err
 }

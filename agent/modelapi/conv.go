@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/todostore"
@@ -37,7 +35,7 @@ type convFile struct {
 
 // loadConv reads a saved conversation; a missing file is an empty one.
 func loadConv(path string) ([]Message, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := todostore.OpenOwn(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

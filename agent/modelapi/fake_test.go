@@ -31,6 +31,9 @@ type fakeReply struct {
 	ctype  string     // Content-Type for body (default text/event-stream)
 	block  bool       // after the first chunk, wait until the client goes away
 	noDone bool       // end the stream without data: [DONE]
+	// usage, when set, is the usage object of a last chunk with no
+	// choices, as OpenAI sends it for stream_options.include_usage.
+	usage string
 }
 
 // fakeServer is an OpenAI-compatible chat completions server that plays
@@ -150,6 +153,9 @@ func fakeChunks(rep fakeReply) []string {
 		finish = "tool_calls"
 	}
 	add(map[string]any{}, finish)
+	if rep.usage != "" {
+		out = append(out, `data: {"id":"chatcmpl-fake","object":"chat.completion.chunk","created":1700000000,"model":"fake","choices":[],"usage":`+rep.usage+"}\n\n")
+	}
 	return append(out, "data: [DONE]\n\n")
 }
 

@@ -118,7 +118,8 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"error\":\"x\"}\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var text strings.Builder
-		m, err := decodeStream(bytes.NewReader(in), func(s string) { text.WriteString(s) })
+		m, usage, err := decodeStream(bytes.NewReader(in), func(s string) { text.WriteString(s) })
+		usageOf(usage) // never a panic, never an error
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Fatalf("error not one line: %q", err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -45,6 +46,9 @@ var errNoDone = errors.New("the stream ended before [DONE] (connection cut or se
 type streamChunk struct {
 	Choices []streamChoice  `json:"choices"`
 	Error   json.RawMessage `json:"error"`
+	// Usage is read apart (usageOf): a count written as no whole number
+	// must not make the chunk malformed.
+	Usage json.RawMessage `json:"usage"`
 }
 
 // streamChoice is one choice of a chunk; todosh asks for one and reads
@@ -169,56 +173,61 @@ func argumentText(raw json.RawMessage) string {
 
 // decodeStream reads an SSE response of chat.completion.chunk objects up to
 // "data: [DONE]" and assembles the assistant message, passing text deltas
-// to onText as they arrive. A malformed chunk, an error object in the
-// stream or a stream without [DONE] is an error.
-func decodeStream(r io.Reader, onText func(string)) (Message, error) {
+// to onText as they arrive; usage is the last usage a chunk carried (nil
+// when none did). A malformed chunk, an error object in the stream or a
+// stream without [DONE] is an error.
+func decodeStream(r io.Reader, onText func(string)) (msg Message, usage json.RawMessage, err error) {
 	sse := newSSEReader(r)
 	var a assembler
 	for {
 		data, err := sse.Next()
 		if err == io.EOF {
-			return Message{}, errNoDone
+			return Message{}, nil, errNoDone
 		}
 		if err != nil {
-			return Message{}, fmt.Errorf("read stream: %w", err)
+			return Message{}, nil, fmt.Errorf("read stream: %w", err)
 		}
 		data = bytes.TrimSpace(data)
 		switch {
 		case len(data) == 0:
 			continue
 		case string(data) == "[DONE]":
-			return a.message(), nil
+			return a.message(), usage, nil
 		}
 		var c streamChunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return Message{}, fmt.Errorf("malformed stream chunk %s: %v", todostore.ShortLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
+			return Message{}, nil, fmt.Errorf("malformed stream chunk %s: %v", todostore.ShortLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
 		}
 		if hasError(c.Error) {
-			return Message{}, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
+			return Message{}, nil, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
+		}
+		if hasError(c.Usage) {
+			usage = c.Usage
 		}
 		if err := a.add(&c, onText); err != nil {
-			return Message{}, err
+			return Message{}, nil, err
 		}
 	}
 }
 
 // decodeCompletion reads a whole (non-streamed) chat.completion, for servers
 // that ignore "stream": true.
-func decodeCompletion(r io.Reader, onText func(string)) (Message, error) {
+func decodeCompletion(r io.Reader, onText func(string)) (Message, json.RawMessage, error) {
 	var c struct {
 		Choices []struct {
 			Message streamDelta `json:"message"`
 		} `json:"choices"`
 		Error json.RawMessage `json:"error"`
+		Usage json.RawMessage `json:"usage"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r, maxReplyBytes)).Decode(&c); err != nil {
-		return Message{}, fmt.Errorf("malformed response: %v", strings.TrimPrefix(err.Error(), "json: "))
+		return Message{}, nil, fmt.Errorf("malformed response: %v", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if hasError(c.Error) {
-		return Message{}, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
+		return Message{}, nil, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
 	}
 	if len(c.Choices) == 0 {
-		return Message{}, errors.New("malformed response: no choices")
+		return Message{}, nil, errors.New("malformed response: no choices")
 	}
 	delta := c.Choices[0].Message
 	for i := range delta.ToolCalls {
@@ -226,9 +235,24 @@ func decodeCompletion(r io.Reader, onText func(string)) (Message, error) {
 	}
 	var a assembler
 	if err := a.add(&streamChunk{Choices: []streamChoice{{Delta: delta}}}, onText); err != nil {
-		return Message{}, err
+		return Message{}, nil, err
 	}
-	return a.message(), nil
+	return a.message(), c.Usage, nil
+}
+
+// usageOf reads the chat completions API's usage object: prompt_tokens
+// (cached ones included) and completion_tokens (reasoning included); ok is
+// false when there is none. The counts are as written (agent.UsageCount);
+// the backend's agent.UsageMeter refuses what cannot be true.
+func usageOf(raw json.RawMessage) (agent.Usage, bool) {
+	var u struct {
+		Prompt     json.RawMessage `json:"prompt_tokens"`
+		Completion json.RawMessage `json:"completion_tokens"`
+	}
+	if !hasError(raw) || json.Unmarshal(raw, &u) != nil {
+		return agent.Usage{}, false
+	}
+	return agent.Usage{Input: agent.UsageCount(u.Prompt), Output: agent.UsageCount(u.Completion)}, true
 }
 
 func hasError(raw json.RawMessage) bool {

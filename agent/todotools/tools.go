@@ -27,13 +27,17 @@ const (
 	Read  = "todo_read"
 	Tick  = "todo_tick"
 	Pause = "todo_pause"
+	// The board's tools (docs/board.md), offered when Tools.Board is set.
+	BoardReady = "board_ready"
+	BoardClaim = "board_claim"
+	BoardDone  = "board_done"
 )
 
 // Names are the names of todosh's todo tools in Specs' order: the one list
 // the ACP allow-list, the wrapped CLIs' MCP configuration and every prompt
 // that names a tool read (ARCHITECTURE.md §4).
 func Names() []string {
-	specs := (&Tools{}).Specs()
+	specs := (&Tools{Board: noBoard{}}).Specs()
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
@@ -128,6 +132,9 @@ type Tools struct {
 	shown     []todostore.Todo
 	shownRead int
 	shownOK   bool
+	// Board runs the board tools for the session; nil offers none
+	// (boardcmd.Tools is the one implementation).
+	Board Board
 }
 
 // saw records todos as the list the agent was last shown, at the
@@ -158,6 +165,25 @@ func (t *Tools) seen(read int) (todos []todostore.Todo, ok, stale bool) {
 	return t.shown, t.shownOK, t.shownOK && read != t.shownRead
 }
 
+// Board is the project's shared board as the board tools reach it: each
+// call returns the text the model reads, and claims and finishes as the
+// session s, putting a claimed item on s's list (docs/board.md).
+type Board interface {
+	Ready(s agent.Session) (string, error)
+	Claim(s agent.Session, id string, next bool, lease string) (string, error)
+	Done(s agent.Session, id, evidence string) (string, error)
+}
+
+// noBoard makes Names list the board tools, which every allow-list
+// includes whether or not a board is there.
+type noBoard struct{}
+
+func (noBoard) Ready(agent.Session) (string, error) { return "", errors.New("no board") }
+func (noBoard) Claim(agent.Session, string, bool, string) (string, error) {
+	return "", errors.New("no board")
+}
+func (noBoard) Done(agent.Session, string, string) (string, error) { return "", errors.New("no board") }
+
 // Specs returns the tool definitions to send to the model, in a fixed order.
 func (t *Tools) Specs() []Spec {
 	evidence := "What you ran or saw that shows it is done (for completed items)."
@@ -178,7 +204,7 @@ func (t *Tools) Specs() []Spec {
 		"evidence":   toolString(evidence),
 		"subtasks":   map[string]any{"type": "array", "description": "A checklist to tick one by one with todo_tick (optional; left out, the item keeps the subtasks it has; subtasks the person added always stay).", "items": subtask},
 	}, "content", "status")
-	return []Spec{
+	specs := []Spec{
 		{
 			Name: Write,
 			Description: "Replace the whole todo list. Plan multi-step work with it before you start and update " +
@@ -216,6 +242,36 @@ func (t *Tools) Specs() []Spec {
 			}, "reason")),
 		},
 	}
+	if t.Board == nil {
+		return specs
+	}
+	return append(specs,
+		Spec{
+			Name: BoardReady,
+			Description: "List the project's shared board's items that are ready to take (open, not blocked, " +
+				"nobody's lease running), with their ids. Other agents and people take work from the same board.",
+			Parameters: toolSchema(toolObject(map[string]any{})),
+		},
+		Spec{
+			Name: BoardClaim,
+			Description: "Take one item of the shared board, by its id or the next ready one, so nobody else " +
+				"works on it; it joins your todo list in progress, linked to the board. A claim lost to someone " +
+				"else is an error naming them: take another.",
+			Parameters: toolSchema(toolObject(map[string]any{
+				"id":    toolString("The board item's id from board_ready (leave out with next)."),
+				"next":  map[string]any{"type": "boolean", "description": "Claim the first ready item instead of one by id."},
+				"lease": toolString("How long the claim holds without being done, such as \"30m\" (default 1h)."),
+			})),
+		},
+		Spec{
+			Name:        BoardDone,
+			Description: "Mark a board item you claimed done, with evidence; the linked item of your todo list completes too.",
+			Parameters: toolSchema(toolObject(map[string]any{
+				"id":       toolString("The board item's id."),
+				"evidence": toolString("What you ran or saw that shows it is done."),
+			}, "id")),
+		},
+	)
 }
 
 func toolString(desc string) map[string]any {
@@ -260,6 +316,11 @@ func (t *Tools) Call(name string, args []byte) Outcome {
 		out, err = t.tick(args)
 	case Pause:
 		out, err = t.pause(args)
+	case BoardReady, BoardClaim, BoardDone:
+		if t.Board == nil {
+			return Outcome{Result: name + ": there is no board here (todosh board init makes one)", IsError: true}
+		}
+		out, err = t.board(name, args)
 	default:
 		return Outcome{
 			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todostore.ShortLine(name, 60), Write, Read, Tick, Pause),
@@ -446,6 +507,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		ticked    bool
 		fresh     bool // the list is the one the agent last saw
 	)
+	rc := t.receipts()
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
 		seen, seenOK, stale := t.seen(s.AgentRead)
@@ -480,6 +542,9 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		if a.Evidence == "" && t.RequireEvidence {
 			return fmt.Errorf("subtask %d.%d needs evidence to be ticked (evidence is required in this session): "+
 				"give what you ran or saw in the evidence argument", item+1, sub+1)
+		}
+		if err := rc.check(fmt.Sprintf("subtask %d.%d", item+1, sub+1), s.Todos[item].UID, a.Evidence); err != nil {
+			return err
 		}
 		s.Todos[item].Subtasks[sub].Evidence = a.Evidence
 		return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Completed)
@@ -662,8 +727,9 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 			}
 		}
 	}
+	rc := t.receipts()
 	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
-		return toolCheckMerge(current, agentList, m, t.RequireEvidence)
+		return toolCheckMerge(current, agentList, m, t.RequireEvidence, rc)
 	})
 	if errors.Is(err, agent.ErrStalePositions) {
 		return Outcome{}, fmt.Errorf("%v: call %s and send the items with their stable ids (such as \"t3\"), or without ids", err, Read)
@@ -727,7 +793,7 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 // completing an item with open subtasks is refused, and with
 // requireEvidence newly completed work needs evidence. Errors name
 // positions in the model's own list.
-func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, requireEvidence bool) error {
+func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, requireEvidence bool, rc *receiptCheck) error {
 	done := toolDoneBefore(current)
 	for i := range m.Todos {
 		j := m.FromAgent[i]
@@ -744,6 +810,14 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 					"give what you ran or saw in its evidence field, or tick it with %s and evidence", pos, k+1, Tick)
 			}
 		}
+		for k, sub := range it.Subtasks {
+			key := agent.MergeKey(it.Content) + "\x00" + agent.MergeKey(sub.Content)
+			if len(own.Subtasks) > 0 && sub.Status == todostore.Completed && !done[key] {
+				if err := rc.check(fmt.Sprintf("subtask %d.%d", pos, k+1), it.UID, sub.Evidence); err != nil {
+					return err
+				}
+			}
+		}
 		if own.Status != todostore.Completed {
 			continue
 		}
@@ -754,6 +828,11 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 		if len(it.Subtasks) == 0 && it.Evidence == "" && requireEvidence && !done[agent.MergeKey(it.Content)] {
 			return fmt.Errorf("todo %d is completed without evidence (evidence is required in this session): "+
 				"give what you ran or saw in its evidence field", pos)
+		}
+		if !done[agent.MergeKey(it.Content)] {
+			if err := rc.check(fmt.Sprintf("todo %d", pos), it.UID, it.Evidence); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -911,4 +990,50 @@ func DescribeCall(name string, args []byte) string {
 		s = name
 	}
 	return todostore.ShortLine(s, 100)
+}
+
+// --- board_ready, board_claim, board_done ---
+
+func (t *Tools) board(name string, args []byte) (Outcome, error) {
+	var a struct {
+		ID       string `json:"id"`
+		Next     bool   `json:"next"`
+		Lease    string `json:"lease"`
+		Evidence string `json:"evidence"`
+	}
+	if err := toolDecode(args, &a); err != nil {
+		return Outcome{}, err
+	}
+	var (
+		text string
+		err  error
+	)
+	switch name {
+	case BoardReady:
+		text, err = t.Board.Ready(t.Session)
+		return Outcome{Result: text}, err
+	case BoardClaim:
+		if a.Lease == "" {
+			a.Lease = "1h"
+		}
+		if (a.ID == "") == !a.Next {
+			return Outcome{}, errors.New("give id or next (one of them)")
+		}
+		text, err = t.Board.Claim(t.Session, a.ID, a.Next, a.Lease)
+	default:
+		if t.RequireEvidence && strings.TrimSpace(a.Evidence) == "" {
+			return Outcome{}, errors.New("evidence is required")
+		}
+		text, err = t.Board.Done(t.Session, a.ID, a.Evidence)
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	// The claim or the finish changed the session's list: the backend
+	// shows it.
+	sess, lerr := t.Session.Store.Load(t.Session.ID)
+	if lerr != nil {
+		return Outcome{Result: text}, nil
+	}
+	return Outcome{Result: text, Changed: true, Todos: sess.Todos}, nil
 }

@@ -1,10 +1,11 @@
-// Package benchcpu reports the CPU time of benchmarks. It is imported by
-// tests only and never linked into the binary.
+// Package benchcpu reports the CPU time and peak memory of benchmarks,
+// the same on every platform. It is imported by tests only and never
+// linked into the binary.
 package benchcpu
 
 import (
-	"syscall"
 	"testing"
+	"time"
 )
 
 // PerOp starts counting the process's CPU time (user+system); the func it
@@ -12,12 +13,23 @@ import (
 // cpu-ns/op. On a machine shared with other work, wall time says more
 // about the other processes than about the code measured.
 func PerOp(b *testing.B) func() {
-	var start syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &start)
+	start := Self()
 	return func() {
-		var end syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &end)
-		ns := func(r syscall.Rusage) int64 { return r.Utime.Nano() + r.Stime.Nano() }
-		b.ReportMetric(float64(ns(end)-ns(start))/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(Self()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// ReportMaxRSS reports the process's peak resident memory in MiB as
+// unit, where the platform tells it.
+func ReportMaxRSS(b *testing.B, unit string) {
+	if n, ok := maxRSS(); ok {
+		b.ReportMetric(float64(n)/(1<<20), unit)
+	}
+}
+
+// Self is the CPU time (user and system) this process has used.
+func Self() time.Duration { return time.Duration(selfNanos()) }
+
+// WithChildren is Self plus the CPU time of the children it waited for
+// (0 for them where the platform does not count it).
+func WithChildren() time.Duration { return time.Duration(selfNanos() + childrenNanos()) }

@@ -109,7 +109,8 @@ func anthropicReply(a Action, ids *idGen) ([]anthropicBlock, string) {
 func writeAnthropic(w http.ResponseWriter, req Request, a Action, ids *idGen) {
 	blocks, stop := anthropicReply(a, ids)
 	id := ids.next("msg_fake_")
-	usage := map[string]int{"input_tokens": 100, "output_tokens": 20, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	u := a.Usage.or()
+	usage := map[string]int{"input_tokens": u.In, "output_tokens": u.Out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	if !req.Stream {
 		writeJSON(w, map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
 			"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
@@ -118,7 +119,7 @@ func writeAnthropic(w http.ResponseWriter, req Request, a Action, ids *idGen) {
 	sse := newSSE(w)
 	sse.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": req.Model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 1}}})
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": u.In, "output_tokens": 1}}})
 	for i, b := range blocks {
 		switch b.Type {
 		case "text":
@@ -139,6 +140,6 @@ func writeAnthropic(w http.ResponseWriter, req Request, a Action, ids *idGen) {
 		sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
 	sse.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 20}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": u.Out}})
 	sse.event("message_stop", map[string]any{"type": "message_stop"})
 }

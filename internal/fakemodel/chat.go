@@ -77,7 +77,8 @@ func writeChat(w http.ResponseWriter, req Request, a Action, ids *idGen) {
 	if len(calls) > 0 {
 		finish = "tool_calls"
 	}
-	usage := map[string]int{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+	u := a.Usage.or()
+	usage := map[string]int{"prompt_tokens": u.In, "completion_tokens": u.Out, "total_tokens": u.In + u.Out}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": nilIfEmpty(a.Text)}
 		if len(calls) > 0 {

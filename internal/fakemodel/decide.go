@@ -29,10 +29,19 @@ const (
 	Question Scenario = "question"
 	// Done completes every item in the first turn.
 	Done Scenario = "done"
+	// Work is Lazy, but before it marks an item done it runs a command
+	// with the agent's shell tool ("runs a command, then marks done"),
+	// so todosh's receipts see work. Lazy marks items done without
+	// working.
+	Work Scenario = "work"
+	// Remark runs a command and completes the first item, then each later
+	// turn re-marks that finished item (in progress, then completed
+	// again) and stops ("re-marks a finished item").
+	Remark Scenario = "remark"
 )
 
 // Scenarios lists the valid scenarios, for flag help and validation.
-var Scenarios = []Scenario{Lazy, Stuck, Question, Done}
+var Scenarios = []Scenario{Lazy, Stuck, Question, Done, Work, Remark}
 
 // ParseScenario returns the scenario named s.
 func ParseScenario(s string) (Scenario, error) {
@@ -41,7 +50,7 @@ func ParseScenario(s string) (Scenario, error) {
 			return sc, nil
 		}
 	}
-	return "", fmt.Errorf("unknown scenario %q (want lazy, stuck, question or done)", s)
+	return "", fmt.Errorf("unknown scenario %q (want lazy, stuck, question, done, work or remark)", s)
 }
 
 // Todos are the items every scenario plans, in order.
@@ -130,6 +139,26 @@ type Action struct {
 	Calls []ActionCall
 	// Kind says why, for the log: "create", "complete", "search", "end", "side".
 	Kind string
+	// Usage is the tokens the reply reports, in each protocol's own
+	// fields (Server.Usage; the zero value is 100 in, 20 out).
+	Usage Usage
+}
+
+// Usage is what one reply says it spent: input (prompt) and output
+// tokens. The "reports usage" scenario of todosh's tests: every protocol
+// reports it where the real API does (Anthropic's message_start and
+// message_delta, the Responses API's response.completed, Chat's last
+// chunk, Gemini's usageMetadata).
+type Usage struct {
+	In, Out int
+}
+
+// or is u, or 100 in and 20 out when u is zero.
+func (u Usage) or() Usage {
+	if u == (Usage{}) {
+		return Usage{In: 100, Out: 20}
+	}
+	return u
 }
 
 // ActionCall is one tool call to send.
@@ -196,21 +225,39 @@ func (s Script) Decide(req Request) Action {
 	created, done := fam.progress(set, req.Messages)
 	_, doneBefore := fam.progress(set, req.Messages[:turnStart])
 	n := len(Todos)
+	// complete marks the next item done; Work and Remark run a command
+	// first, unless the model's last call was that command.
+	complete := func() Action {
+		if sc == Work || sc == Remark {
+			if shell, args, ok := shellTool(tools); ok && !lastCalled(req.Messages, shell) {
+				return Action{Calls: []ActionCall{{Tool: shell, Args: args}}, Kind: "work"}
+			}
+		}
+		return Action{Calls: fam.complete(set, req.Messages, done), Kind: "complete"}
+	}
 	switch {
 	case !created:
 		return Action{Text: TextIntro, Calls: fam.create(set), Kind: "create"}
 	case done >= n:
 		return Action{Text: TextAllDone, Kind: "end"}
 	case firstTurn && (done == 0 || sc == Done):
-		return Action{Calls: fam.complete(set, req.Messages, done), Kind: "complete"}
+		return complete()
+	case sc == Remark && fam.remark != nil && !firstTurn:
+		switch len(calls(req.Messages[turnStart:])) {
+		case 0:
+			return Action{Calls: fam.remark(set, req.Messages), Kind: "remark"}
+		case 1:
+			return Action{Calls: fam.complete(set, req.Messages, 0), Kind: "complete"}
+		}
+		return Action{Text: TextStuck, Kind: "end"}
 	case firstTurn && sc == Question:
 		return Action{Text: TextQuestion, Kind: "end"}
 	case firstTurn:
 		return Action{Text: TextLazy, Kind: "end"}
-	case sc == Stuck:
+	case sc == Stuck || sc == Remark:
 		return Action{Text: TextStuck, Kind: "end"}
 	case done == doneBefore:
-		return Action{Calls: fam.complete(set, req.Messages, done), Kind: "complete"}
+		return complete()
 	default:
 		return Action{Text: TextOneMore, Kind: "end"}
 	}
@@ -402,4 +449,32 @@ func fill(s map[string]any) any {
 	default:
 		return "fake"
 	}
+}
+
+// WorkCommand is the command the Work and Remark scenarios run.
+const WorkCommand = "echo fakemodel work"
+
+// shellTool finds the agent's tool that runs a command, and its arguments
+// for WorkCommand: Claude Code's Bash, Gemini CLI's and Qwen Code's
+// run_shell_command, Codex's shell or exec_command, pi's bash.
+func shellTool(tools []Tool) (Tool, any, bool) {
+	for _, t := range tools {
+		switch t.FullName() {
+		case "Bash":
+			return t, map[string]string{"command": WorkCommand, "description": "Do the work"}, true
+		case "run_shell_command", "bash":
+			return t, map[string]string{"command": WorkCommand}, true
+		case "shell":
+			return t, map[string]any{"command": []string{"bash", "-lc", WorkCommand}}, true
+		case "exec_command":
+			return t, map[string]string{"cmd": WorkCommand}, true
+		}
+	}
+	return Tool{}, nil, false
+}
+
+// lastCalled reports whether the model's last call in msgs was of t.
+func lastCalled(msgs []Msg, t Tool) bool {
+	cs := calls(msgs)
+	return len(cs) > 0 && sameTool(cs[len(cs)-1].Name, t)
 }

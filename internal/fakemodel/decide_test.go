@@ -258,6 +258,8 @@ func TestScenariosPerFamily(t *testing.T) {
 		Stuck:    TextLazy + " (1) | " + TextStuck + " (1) | " + TextStuck + " (1)",
 		Question: TextQuestion + " (1) | " + TextOneMore + " (2) | " + TextAllDone + " (3)",
 		Done:     TextAllDone + " (3) | " + TextAllDone + " (3) | " + TextAllDone + " (3)",
+		Work:     TextLazy + " (1) | " + TextOneMore + " (2) | " + TextAllDone + " (3)",
+		Remark:   TextLazy + " (1) | " + TextStuck + " (1) | " + TextStuck + " (1)",
 	}
 	for name, tools := range toolsets {
 		for _, sc := range Scenarios {
@@ -342,5 +344,33 @@ func TestParseScenario(t *testing.T) {
 	}
 	if _, err := ParseScenario("busy"); err == nil {
 		t.Error("ParseScenario(busy) gave no error")
+	}
+}
+
+// Work runs the agent's shell before each completion; Remark re-marks the
+// first item in a later turn: in progress, then completed again.
+func TestWorkAndRemark(t *testing.T) {
+	tools := []Tool{{Name: "Bash"}, {Name: "TodoWrite"}}
+	msgs := []Msg{{Role: "user", Text: "build it"}}
+	var kinds []string
+	for range 12 {
+		a := Decide(Remark, Request{Tools: tools, Messages: msgs})
+		kinds = append(kinds, a.Kind)
+		var cs []Call
+		for i, c := range a.Calls {
+			args, _ := json.Marshal(c.Args)
+			cs = append(cs, Call{ID: fmt.Sprint(len(kinds), i), Name: c.Tool.FullName(), Args: args})
+		}
+		msgs = append(msgs, Msg{Role: "assistant", Text: a.Text, Calls: cs})
+		if len(cs) == 0 {
+			if len(kinds) > 6 {
+				break
+			}
+			msgs = append(msgs, Msg{Role: "user", Text: "You stopped, but the todo list still has 2 open items"})
+		}
+	}
+	want := "create work complete end remark complete end"
+	if got := strings.Join(kinds[:7], " "); got != want {
+		t.Errorf("kinds %s, want %s", got, want)
 	}
 }

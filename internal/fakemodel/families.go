@@ -24,6 +24,9 @@ type family struct {
 	// progress reads the family's earlier calls in msgs: whether the list
 	// was created and how many items are completed.
 	progress func(set []Tool, msgs []Msg) (created bool, done int)
+	// remark puts the first item, finished, back in progress (the Remark
+	// scenario); nil when the family cannot.
+	remark func(set []Tool, msgs []Msg) []ActionCall
 }
 
 // activeForms are the present-continuous forms of Todos (Claude's activeForm).
@@ -140,6 +143,7 @@ func listFamily(name, key string, match func([]Tool) ([]Tool, bool), item func(i
 		complete: func(set []Tool, _ []Msg, done int) []ActionCall {
 			return list(set, done+1)
 		},
+		remark: func(set []Tool, _ []Msg) []ActionCall { return list(set, 0) },
 		progress: func(set []Tool, msgs []Msg) (bool, int) {
 			created, done := false, 0
 			for _, c := range calls(msgs) {
@@ -230,6 +234,10 @@ func tasksFamily() family {
 				out = append(out, ActionCall{Tool: set[1], Args: map[string]string{"taskId": id[done+1], "status": "in_progress"}})
 			}
 			return out
+		},
+		remark: func(set []Tool, msgs []Msg) []ActionCall {
+			id := append(ids(msgs), "1")
+			return []ActionCall{{Tool: set[1], Args: map[string]string{"taskId": id[0], "status": "in_progress"}}}
 		},
 		progress: func(_ []Tool, msgs []Msg) (bool, int) {
 			completed := map[string]bool{}

@@ -115,7 +115,8 @@ func writeGemini(w http.ResponseWriter, req Request, a Action, ids *idGen) {
 	for _, c := range a.Calls {
 		calls = append(calls, map[string]any{"functionCall": map[string]any{"name": c.Tool.FullName(), "args": c.Args}})
 	}
-	usage := map[string]int{"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+	u := a.Usage.or()
+	usage := map[string]int{"promptTokenCount": u.In, "candidatesTokenCount": u.Out, "totalTokenCount": u.In + u.Out}
 	resp := func(parts []map[string]any, finish string) map[string]any {
 		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
 		r := map[string]any{"candidates": []any{cand}, "modelVersion": req.Model, "responseId": ids.next("fake-")}

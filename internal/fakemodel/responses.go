@@ -151,8 +151,9 @@ func responsesOutput(a Action, ids *idGen) []map[string]any {
 func writeResponses(w http.ResponseWriter, req Request, a Action, ids *idGen) {
 	output := responsesOutput(a, ids)
 	id := ids.next("resp_fake_")
-	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]int{"cached_tokens": 0},
-		"output_tokens": 20, "output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": 120}
+	u := a.Usage.or()
+	usage := map[string]any{"input_tokens": u.In, "input_tokens_details": map[string]int{"cached_tokens": 0},
+		"output_tokens": u.Out, "output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": u.In + u.Out}
 	resp := func(status string, output any) map[string]any {
 		r := map[string]any{"id": id, "object": "response", "created_at": 0, "status": status, "model": req.Model, "output": output}
 		if status == "completed" {

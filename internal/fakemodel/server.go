@@ -28,7 +28,9 @@ type Server struct {
 	// PreferMCP makes the model use todosh's MCP tools when offered, before
 	// the agent's own todo tool.
 	PreferMCP bool
-	dumps     atomic.Int64
+	// Usage is what every reply reports it spent; zero: 100 in, 20 out.
+	Usage Usage
+	dumps atomic.Int64
 
 	mu  sync.Mutex
 	log io.Writer
@@ -147,6 +149,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, c := range a.Calls {
 		line.Calls = append(line.Calls, loggedCall{c.Tool.FullName(), c.Args})
 	}
+	a.Usage = s.Usage.or()
 	rt.write(w, req, a, &s.ids)
 }
 

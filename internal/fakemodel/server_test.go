@@ -288,3 +288,42 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestUsageReported: the "reports usage" scenario: each protocol's reply
+// says what Server.Usage says, where the real API says it.
+func TestUsageReported(t *testing.T) {
+	s := New(Lazy, nil)
+	s.Usage = Usage{In: 1234, Out: 56}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	num := func(body, path string) int { n, _ := field(body, path).(float64); return int(n) }
+	_, body := post(t, srv, "/v1/messages", claudeTitle)
+	if num(body, "usage.input_tokens") != 1234 || num(body, "usage.output_tokens") != 56 {
+		t.Errorf("anthropic: %s", body)
+	}
+	_, body = post(t, srv, "/v1/messages", claudeTasksFirst)
+	var start, delta int
+	for _, ev := range sseEvents(t, body) {
+		switch ev[0] {
+		case "message_start":
+			start = num(ev[1], "message.usage.input_tokens")
+		case "message_delta":
+			delta = num(ev[1], "usage.output_tokens")
+		}
+	}
+	if start != 1234 || delta != 56 {
+		t.Errorf("anthropic stream: message_start %d in, message_delta %d out", start, delta)
+	}
+	_, body = post(t, srv, "/v1/responses", codexPlanned)
+	if num(body, "usage.input_tokens") != 1234 || num(body, "usage.output_tokens") != 56 || num(body, "usage.total_tokens") != 1290 {
+		t.Errorf("responses: %s", body)
+	}
+	_, body = post(t, srv, "/v1/chat/completions", strings.Replace(todoshContinued, `"stream":true`, `"stream":false`, 1))
+	if num(body, "usage.prompt_tokens") != 1234 || num(body, "usage.completion_tokens") != 56 {
+		t.Errorf("chat: %s", body)
+	}
+	_, body = post(t, srv, "/v1beta/models/gemini-2.5-pro:generateContent", geminiAllDone)
+	if num(body, "usageMetadata.promptTokenCount") != 1234 || num(body, "usageMetadata.candidatesTokenCount") != 56 {
+		t.Errorf("gemini: %s", body)
+	}
+}

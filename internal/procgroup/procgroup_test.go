@@ -2,8 +2,12 @@ package procgroup
 
 import (
 	"os"
-	"syscall"
+	"os/exec"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 func TestStat(t *testing.T) {
@@ -27,18 +31,36 @@ func TestStat(t *testing.T) {
 	}
 }
 
-func TestMembersOfOwnGroup(t *testing.T) {
-	pg := syscall.Getpgrp()
-	members, ok := Members(pg)
-	if !ok {
-		t.Skip("no /proc")
+// TestStartKill starts a child (this test binary, sleeping) in a group
+// of its own, finds it among the group's members, and ends the group as a
+// whole: a process group on Unix, a job object on Windows.
+func TestStartKill(t *testing.T) {
+	if os.Getenv("PROCGROUP_SLEEP") == "1" {
+		time.Sleep(10 * time.Minute) // far past the bound below: only Kill ends it
+		return
 	}
-	found := false
-	for _, m := range members {
-		found = found || m.Pid == os.Getpid()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStartKill$")
+	cmd.Env = testenv.Env(t.TempDir(), "PROCGROUP_SLEEP=1")
+	if err := Start(cmd, true); err != nil {
+		t.Fatal(err)
 	}
-	if !found || !Alive(pg) {
-		t.Errorf("the test's own process is not in its group %d: %+v", pg, members)
+	pid := cmd.Process.Pid
+	defer Release(pid)
+	members, ok := Members(pid)
+	if ok && !slices.ContainsFunc(members, func(m Member) bool { return m.Pid == pid }) {
+		t.Errorf("the leader (pid %d) is not among its group's members %+v", pid, members)
+	}
+	if !Alive(pid) {
+		t.Fatal("a group whose leader sleeps is not alive")
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }() // should Kill have failed
+	Kill(pid)
+	// The leader is a zombie until Wait reaps it: not a member any more.
+	for i := 0; Alive(pid); i++ {
+		if i == 1000 {
+			t.Fatal("the group is still alive 10s after Kill")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -9,6 +9,7 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -17,7 +18,10 @@ import (
 // where temp files go (TMPDIR), where coverage is written (GOCOVERDIR) and
 // what a race-built child does on a data race (GORACE, see HaltOnRace).
 // None of them changes what todosh shows or which agent it talks to.
-var passed = []string{"PATH", "TMPDIR", "GOCOVERDIR", "GORACE"}
+// On Windows a program also needs its system's own variables (SystemRoot
+// for DLLs and sockets, ComSpec for cmd.exe, PATHEXT for finding
+// programs, TEMP for temp files); unset elsewhere, they pass nothing.
+var passed = []string{"PATH", "TMPDIR", "GOCOVERDIR", "GORACE", "SystemRoot", "windir", "ComSpec", "PATHEXT", "TEMP", "TMP"}
 
 // fakePrefixes name the variables that configure the repository's own fakes
 // (agent/clis/internal/fakecli, agent/acpagent/internal/fakeacp,
@@ -46,6 +50,11 @@ func Env(home string, extra ...string) []string {
 		}
 	}
 	env = append(env, "HOME="+home, "TODOSH_HOME="+Root(home), "TERM=xterm")
+	if runtime.GOOS == "windows" {
+		// os.UserHomeDir and the agents read USERPROFILE there, and their
+		// settings live under APPDATA and LOCALAPPDATA.
+		env = append(env, "USERPROFILE="+home, "APPDATA="+filepath.Join(home, "AppData", "Roaming"), "LOCALAPPDATA="+filepath.Join(home, "AppData", "Local"))
+	}
 	return Override(env, extra...)
 }
 

@@ -41,9 +41,15 @@
 // transports beyond stdio it advertises ("http,sse", as claude-agent-acp
 // 0.23.1 does; codex-acp 0.16.0 says http); FAKEACP_FAIL is "initialize" or
 // "session/new"; FAKEACP_PID receives its pid; FAKEACP_CHILD receives the pid of [[hang]]'s child;
+// FAKEACP_WORK: by default [[plan]] and each continuation run a command
+// (an execute tool call that succeeds) before they mark an item done;
+// FAKEACP_WORK=0 marks it done without working, FAKEACP_WORK=remark makes
+// continuations re-mark the first finished item (in progress, then
+// completed again) and nothing else.
 // FAKEACP_LAZY=1 makes continuations make no progress, FAKEACP_LAZY=slow
 // makes them wait for session/cancel instead; FAKEACP_PACE paces
-// text chunks (a duration) for benchmarks; FAKEACP_STALE=1 ends the first
+// text chunks (a duration) for benchmarks; FAKEACP_USAGE=IN,OUT reports
+// usage (Prompt); FAKEACP_STALE=1 ends the first
 // prompt after a cancel at once, saying nothing (as if it were the end of
 // the cancelled turn); FAKEACP_NOCALL=1 calls todosh's MCP tools with a
 // permission request and a tool_call_update but no tool_call, as Gemini
@@ -70,6 +76,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -190,6 +197,7 @@ type fake struct {
 	mu       sync.Mutex
 	sessions map[acp.SessionId]*session
 	n        int
+	works    atomic.Int64 // the commands work ran, to number their calls
 }
 
 var internal = &acp.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": "Query closed before response received"}}
@@ -419,13 +427,47 @@ func (a *fake) say(ctx context.Context, id acp.SessionId, text string) {
 	}
 }
 
+// work runs a command that succeeds, as an execute tool call and its
+// completion ("runs a command, then marks done"), unless FAKEACP_WORK is
+// 0 ("marks done without working") or remark.
+func (a *fake) work(ctx context.Context, id acp.SessionId) {
+	if w := os.Getenv("FAKEACP_WORK"); w == "0" || w == "remark" {
+		return
+	}
+	call := acp.ToolCallId(fmt.Sprintf("work_%d", a.works.Add(1)))
+	a.send(ctx, id, acp.StartToolCall(call, "Run "+WorkCommand, acp.WithStartKind(acp.ToolKindExecute),
+		acp.WithStartStatus(acp.ToolCallStatusInProgress), acp.WithStartRawInput(map[string]any{"command": WorkCommand})))
+	a.send(ctx, id, acp.UpdateToolCall(call, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
+		acp.WithUpdateRawOutput(map[string]any{"exit_code": 0})))
+}
+
+// WorkCommand is the command work runs.
+const WorkCommand = "fake-work"
+
 func (a *fake) sendPlan(ctx context.Context, id acp.SessionId, s *session) {
 	a.send(ctx, id, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: append([]acp.PlanEntry(nil), s.plan...)}})
 }
 
 var planTexts = []string{"Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser"}
 
+// Prompt answers a prompt (prompt); with FAKEACP_USAGE=IN,OUT (the
+// "reports usage" scenario) every answer carries the turn's usage as
+// claude-agent-acp 0.23.1 writes it, after a usage_update of the context.
 func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	resp, err := a.prompt(ctx, p)
+	in, out, ok := strings.Cut(os.Getenv("FAKEACP_USAGE"), ",")
+	if err != nil || !ok {
+		return resp, err
+	}
+	i, _ := strconv.Atoi(in)
+	o, _ := strconv.Atoi(out)
+	a.send(ctx, p.SessionId, acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{Used: i + 1, Size: 200000}})
+	zero := 0
+	resp.Usage = &acp.Usage{InputTokens: i, OutputTokens: o, CachedReadTokens: &zero, CachedWriteTokens: &zero, TotalTokens: i + o}
+	return resp, nil
+}
+
+func (a *fake) prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	s := a.session(p.SessionId)
 	if s == nil {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown session"})
@@ -461,6 +503,7 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		}
 		a.say(ctx, id, "I'll break this work into a todo list first.\n")
 		a.sendPlan(ctx, id, s)
+		a.work(ctx, id)
 		s.plan[0].Status, s.plan[1].Status = acp.PlanEntryStatusCompleted, acp.PlanEntryStatusInProgress
 		a.say(ctx, id, "Skeleton is in place; moving on to the parser.\n")
 		a.sendPlan(ctx, id, s)
@@ -475,6 +518,17 @@ func (a *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 			a.say(ctx, id, "Still thinking about it.\n")
 			return end, nil
 		}
+		if os.Getenv("FAKEACP_WORK") == "remark" {
+			// Re-marks the first finished item: back in progress, then
+			// completed again, and nothing else.
+			s.plan[0].Status = acp.PlanEntryStatusInProgress
+			a.sendPlan(ctx, id, s)
+			s.plan[0].Status = acp.PlanEntryStatusCompleted
+			a.sendPlan(ctx, id, s)
+			a.say(ctx, id, "Item 1 is done.\n")
+			return end, nil
+		}
+		a.work(ctx, id)
 		for i := range s.plan {
 			if s.plan[i].Status != acp.PlanEntryStatusCompleted {
 				s.plan[i].Status = acp.PlanEntryStatusCompleted

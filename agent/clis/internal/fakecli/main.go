@@ -17,6 +17,8 @@
 // standard error); "stray" replays, then exits leaving such a child;
 // "child" is that child.
 //
+// FAKECLI_USAGE=IN,OUT is the "reports usage" scenario (usage.go).
+//
 // FAKECLI_CLAUDE_RULE=1 plays Claude Code 2.1.328's rule for claude: its
 // init line lists the todo tools (TodoWrite, TaskCreate, TaskGet,
 // TaskList, TaskUpdate) only when CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is in its
@@ -25,10 +27,17 @@
 // default "connected"; a server that is not connected lends no tools).
 // Without the todo tools the model has none to call: the turn is one
 // reply in prose.
+//
+// FAKECLI_WORK=1 makes the agent work ("runs a command, then marks done"):
+// before every transcript line that marks something done, the kind's own
+// lines of a command (WorkCommand) that ran and succeeded, so todosh's
+// receipts see work for the item in progress. Without it a transcript
+// recorded against a scripted model marks items done without working.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -91,7 +100,15 @@ func main() {
 		}
 		defer os.Remove(src)
 	}
-	if err := replay(src, os.Getenv("FAKECLI_LINE_DELAY")); err != nil {
+	if os.Getenv("FAKECLI_WORK") == "1" {
+		var err error
+		if src, err = withWork(src, kind); err != nil {
+			fmt.Fprintln(os.Stderr, "fakecli:", err)
+			os.Exit(2)
+		}
+		defer os.Remove(src)
+	}
+	if err := replay(src, os.Getenv("FAKECLI_LINE_DELAY"), newUsagePlay(kind)); err != nil {
 		fmt.Fprintln(os.Stderr, "fakecli:", err)
 		os.Exit(2)
 	}
@@ -171,25 +188,34 @@ func claudeRule(src string, args []string) (string, error) {
 // replay copies the transcript at src to standard output, waiting delay
 // (a time.ParseDuration string, or empty for none) before each line, the
 // way a CLI waits for its model.
-func replay(src, delay string) error {
+func replay(src, delay string, usage *usagePlay) error {
 	f, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if delay == "" {
+	if delay == "" && usage == nil {
 		_, err = io.Copy(os.Stdout, f)
 		return err
 	}
-	d, err := time.ParseDuration(delay)
-	if err != nil {
-		return err
+	var d time.Duration
+	if delay != "" {
+		if d, err = time.ParseDuration(delay); err != nil {
+			return err
+		}
 	}
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			time.Sleep(d)
+			if usage != nil {
+				nl := line[len(line)-1] == '\n'
+				line = usage.line(bytes.TrimSuffix(line, []byte("\n")))
+				if nl {
+					line = append(line, '\n')
+				}
+			}
 			if _, werr := os.Stdout.Write(line); werr != nil {
 				return werr
 			}
@@ -336,4 +362,50 @@ func startChild() {
 	if err := os.WriteFile(os.Getenv("FAKECLI_PIDFILE")+".tmp", []byte(pids), 0o644); err == nil {
 		_ = os.Rename(os.Getenv("FAKECLI_PIDFILE")+".tmp", os.Getenv("FAKECLI_PIDFILE"))
 	}
+}
+
+// WorkCommand is the command FAKECLI_WORK=1 runs; tests leave its tool
+// lines out of what they compare with the transcripts' golden files.
+const WorkCommand = "fake-work"
+
+// workLines are a command that started and succeeded, in each kind's
+// stream; %[1]d numbers the call.
+var workLines = map[string]string{
+	"claude": `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_work_%[1]d","name":"Bash","input":{"command":"` + WorkCommand + `"}}]},"parent_tool_use_id":null}` + "\n" +
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_work_%[1]d","content":"ok","is_error":false}]},"parent_tool_use_id":null}` + "\n",
+	"codex": `{"type":"item.started","item":{"id":"work_%[1]d","type":"command_execution","command":"` + WorkCommand + `","aggregated_output":"","exit_code":null,"status":"in_progress"}}` + "\n" +
+		`{"type":"item.completed","item":{"id":"work_%[1]d","type":"command_execution","command":"` + WorkCommand + `","aggregated_output":"ok","exit_code":0,"status":"completed"}}` + "\n",
+	"gemini": `{"type":"tool_use","tool_name":"run_shell_command","tool_id":"work_%[1]d","parameters":{"command":"` + WorkCommand + `"}}` + "\n" +
+		`{"type":"tool_result","tool_id":"work_%[1]d","status":"success","output":"ok"}` + "\n",
+	"pi": `{"type":"tool_execution_start","toolCallId":"work_%[1]d","toolName":"bash","args":{"command":"` + WorkCommand + `"}}` + "\n" +
+		`{"type":"tool_execution_end","toolCallId":"work_%[1]d","toolName":"bash","result":{},"isError":false}` + "\n",
+}
+
+// withWork writes a copy of the transcript src with a command's lines
+// before each line that marks something done, and returns its path.
+func withWork(src, kind string) (string, error) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	work := workLines[kind]
+	if kind == "qwen" {
+		work = workLines["claude"]
+	}
+	var b strings.Builder
+	n := 0
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if strings.Contains(line, `"completed"`) || strings.Contains(line, `"done":true`) {
+			n++
+			fmt.Fprintf(&b, work, n)
+		}
+		b.WriteString(line)
+	}
+	f, err := os.CreateTemp("", "fakecli-work-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.WriteString(b.String())
+	return f.Name(), err
 }

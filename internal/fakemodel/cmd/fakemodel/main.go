@@ -2,7 +2,7 @@
 // internal/fakemodel) on one address, for checking todosh against the real
 // agent CLIs by hand:
 //
-//	fakemodel --addr 127.0.0.1:18001 --scenario lazy --log /tmp/lab/fake.jsonl [--dump DIR] [--prefer-mcp]
+//	fakemodel --addr 127.0.0.1:18001 --scenario lazy --log /tmp/lab/fake.jsonl [--dump DIR] [--prefer-mcp] [--usage IN,OUT]
 //
 // Point an agent at it with its base-URL setting: ANTHROPIC_BASE_URL for
 // Claude Code, GOOGLE_GEMINI_BASE_URL for Gemini CLI, OPENAI_BASE_URL (or a
@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/todosh/todosh/internal/fakemodel"
@@ -34,10 +35,11 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("fakemodel", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:18000", "address to listen on")
-	scenario := fs.String("scenario", "lazy", "behaviour: lazy, stuck, question or done")
+	scenario := fs.String("scenario", "lazy", "behaviour: lazy, stuck, question, done, work (runs a command before each completion) or remark (re-marks a finished item)")
 	logPath := fs.String("log", "", "append one JSON line per request to this file (default: none)")
 	preferMCP := fs.Bool("prefer-mcp", false, "use todosh's MCP todo tools when offered, before the agent's own")
 	dump := fs.String("dump", "", "write each request body to this directory as NNNN-<protocol>.json (default: none)")
+	usage := fs.String("usage", "100,20", "the tokens every reply reports it spent, `IN,OUT` (input, output), in each protocol's own fields")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,6 +66,13 @@ func run(args []string) error {
 	fmt.Fprintf(os.Stderr, "fakemodel: scenario %s on http://%s\n", sc, ln.Addr())
 	h := fakemodel.New(sc, log)
 	h.PreferMCP = *preferMCP
+	in, out, ok := strings.Cut(*usage, ",")
+	if _, err := fmt.Sscan(in, &h.Usage.In); err != nil || !ok {
+		return fmt.Errorf("--usage %q: want IN,OUT, two counts", *usage)
+	}
+	if _, err := fmt.Sscan(out, &h.Usage.Out); err != nil {
+		return fmt.Errorf("--usage %q: want IN,OUT, two counts", *usage)
+	}
 	if *dump != "" {
 		if err := os.MkdirAll(*dump, 0o755); err != nil {
 			return fmt.Errorf("--dump: %w", err)

@@ -1,0 +1,99 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/todosh/todosh/todostore"
+)
+
+// work is what the session's work log shows of the agent's work (issue
+// 26), for lists that say which completed items have a receipt; nil when
+// the log cannot be read, which is said on Err and shows lists without
+// receipts. Bad lines are skipped and said once.
+func (x *call) work() *todostore.Summary {
+	log, err := x.env.Store.Work(x.env.SessionID)
+	if err != nil {
+		if x.env.Err != nil {
+			fmt.Fprintf(x.env.Err, "%s: receipts not shown: %s\n", x.name, oneLine(err.Error()))
+		}
+		return nil
+	}
+	sum := log.Summarize()
+	if sum.Bad > 0 && x.env.Err != nil {
+		fmt.Fprintf(x.env.Err, "%s: %s of the work log skipped (not a tool call or usage todosh wrote)\n", x.name, todostore.Plural(sum.Bad, "bad line"))
+	}
+	return &sum
+}
+
+// runCost implements /todo cost: the ledger of issue 26, one row per item
+// in list order (items no longer on the list after them), then what was
+// spent while no item was in progress, then the total, which the rows
+// above add up to exactly.
+func runCost(x *call) error {
+	if err := x.noMoreArgs(); err != nil {
+		return err
+	}
+	l, err := x.env.Store.Ledger(x.env.SessionID, x.env.now())
+	if err != nil {
+		return err
+	}
+	for _, n := range l.Notices {
+		if x.env.Err != nil {
+			fmt.Fprintf(x.env.Err, "%s: %s\n", x.name, n)
+		}
+	}
+	return x.print(FormatLedger(l, x.env.width()))
+}
+
+// FormatLedger renders a ledger as /todo cost prints it, cols wide (0:
+// unlimited): per row its position and mark, its text, then time in
+// progress, tokens in and out, and tool calls.
+func FormatLedger(l todostore.Ledger, cols int) string {
+	var b strings.Builder
+	b.WriteString("Cost by item (tokens as the agent reported them; time in progress from the list's changes)\n")
+	cells := func(c todostore.Cost) string {
+		return fmt.Sprintf("%8s  in %9s  out %8s  %s", duration(c.InProgress), todostore.Thousands(c.In), todostore.Thousands(c.Out),
+			todostore.Plural(c.Calls, "tool call"))
+	}
+	width := len(fmt.Sprint(len(l.Items)))
+	for _, c := range l.Items {
+		head := fmt.Sprintf(" %*s  ", width+2, "—")
+		if c.Pos > 0 {
+			head = fmt.Sprintf(" %*d. %s ", width, c.Pos, todostore.Mark(c.Status))
+		}
+		text := c.Content
+		if c.Pos == 0 {
+			text = "(no longer on the list) " + text
+		}
+		b.WriteString(costLine(head, text, cells(c), cols))
+	}
+	b.WriteString(costLine(" ", "unattributed (no item in progress)", cells(l.Unattributed), cols))
+	b.WriteString(costLine(" ", "total", cells(l.Total), cols))
+	return b.String()
+}
+
+// costLine is one row: head and text cut to leave room for the cells.
+func costLine(head, text, cells string, cols int) string {
+	const textCols = 36
+	t := todostore.Pad(todostore.Truncate(todostore.DisplayLine(text), textCols), textCols)
+	line := head + t + "  " + cells
+	if cols > 0 {
+		line = todostore.Truncate(line, cols-1)
+	}
+	return line + "\n"
+}
+
+// duration is a short duration: 45s, 12m05s, 3h02m.
+func duration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "—"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}

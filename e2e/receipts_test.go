@@ -1,0 +1,161 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 26's scenarios, through the built binary: progress from facts and
+// receipts, with the fake CLI and the fake ACP agent.
+
+// receiptRun runs the fake claude on the TodoWrite transcripts, working
+// (FAKECLI_WORK=1) or not, and then /todo show and /todo cost.
+func receiptRun(t *testing.T, work string, extra ...string) (home, result) {
+	t.Helper()
+	h := newHome(t)
+	transcripts := filepath.Join(clisTestdata, "transcripts", "claude-todowrite")
+	abs := func(name string) string {
+		p, err := filepath.Abs(filepath.Join(transcripts, name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	setFakeEnv(t, map[string]string{
+		"FAKECLI_RUN1":    abs("claude-run1"),
+		"FAKECLI_RESUME":  abs("claude-resume"),
+		"FAKECLI_SESSION": "f3b303c4-9b82-483f-a4f8-445bb003551f",
+		"FAKECLI_WORK":    work,
+	})
+	args := append([]string{"--session", "r1", "--agent", "claude", "--agent-bin", filepath.Join(fakeCLIDir(t), "claude")}, extra...)
+	args = append(args, "-c", "Plan and start building csvkit-lite", "-c", "/todo show", "-c", "/todo cost")
+	return h, h.script(t, h.dir, "", args...)
+}
+
+// "runs a command, then marks done": every completion has a receipt, the
+// list is done, /todo show says what was seen, /todo cost adds up.
+func TestReceiptsRunsACommandThenMarksDone(t *testing.T) {
+	_, r := receiptRun(t, "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"continuing 1/3 — 2 open items", "all done",
+		"1. ✓ Create project skeleton for csvkit-lite", "(seen: 1 command)",
+		"unattributed (no item in progress)", "total"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "reported, no receipt") || strings.Contains(r.stdout, "without a receipt") {
+		t.Errorf("a completion with work was taken for a report:\n%s", r.stdout)
+	}
+}
+
+// "marks done without working": the same agent, no command; its
+// completions are not progress, todosh goes on naming the items, and
+// stops after 3 attempts (not 20), the items "reported".
+func TestReceiptsMarksDoneWithoutWorking(t *testing.T) {
+	_, r := receiptRun(t, "0")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (no progress)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"continuing 1/3 — 2 open items", "items done without a receipt",
+		"stopped: 3 attempts without progress", "(reported, no receipt)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "all done") || strings.Contains(r.stdout, "seen:") {
+		t.Errorf("a report without work was taken for done:\n%s", r.stdout)
+	}
+	if n := strings.Count(r.stdout, "continuing "); n != 3 {
+		t.Errorf("%d continuations, want 3", n)
+	}
+}
+
+// --output jsonl: each completed item's receipt, tool calls once each with
+// their end as tool_result, and a cost event ending each turn whose rows
+// add up to its total.
+func TestReceiptsJSONL(t *testing.T) {
+	for _, work := range []string{"1", "0"} {
+		_, r := receiptRun(t, work, "--output", "jsonl")
+		var lists, costs, bashCalls, bashEnds int
+		var lastItems []map[string]any
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				t.Fatalf("not JSON: %q", line)
+			}
+			tool, _ := ev["tool"].(map[string]any)
+			switch ev["type"] {
+			case "todo_list":
+				lists++
+				lastItems = nil
+				for _, it := range ev["items"].([]any) {
+					lastItems = append(lastItems, it.(map[string]any))
+				}
+			case "tool_call":
+				if tool != nil && tool["name"] == "Bash" {
+					bashCalls++
+				}
+			case "tool_result":
+				if tool != nil && tool["name"] == "Bash" && tool["state"] == "succeeded" && tool["kind"] == "execute" {
+					bashEnds++
+				}
+			case "cost":
+				costs++
+				ledger := ev["ledger"].(map[string]any)
+				sum := ledger["unattributed"].(map[string]any)["tool_calls"].(float64)
+				for _, it := range ledger["items"].([]any) {
+					sum += it.(map[string]any)["tool_calls"].(float64)
+				}
+				if total := ledger["total"].(map[string]any)["tool_calls"].(float64); total != sum {
+					t.Errorf("cost rows add up to %v tool calls, total %v", sum, total)
+				}
+			}
+		}
+		if lists == 0 || costs == 0 || bashCalls != bashEnds || (work == "1") != (bashCalls > 0) {
+			t.Errorf("work=%s: %d lists, %d cost events, %d Bash calls, %d ends\n%s", work, lists, costs, bashCalls, bashEnds, r.stdout)
+		}
+		for _, it := range lastItems {
+			rc, _ := it["receipt"].(map[string]any)
+			if it["status"] == "completed" && (rc == nil || rc["seen"] != (work == "1")) {
+				t.Errorf("work=%s: item %v has receipt %v", work, it["content"], rc)
+			}
+		}
+	}
+}
+
+// "re-marks a finished item", through an ACP agent: after its first item,
+// each continuation puts item 1 back in progress and completes it again.
+// That is no progress: 3 continuations, not 20.
+func TestReceiptsRemarkIsNoProgress(t *testing.T) {
+	r := newACP(t, "FAKEACP_WORK=remark")
+	res := r.script(t, "--session", "rm", "-c", "[[plan]] build csvkit-lite")
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if n := strings.Count(res.stdout, "continuing "); n != 3 || !strings.Contains(res.stdout, "stopped: 3 attempts without progress") {
+		t.Errorf("%d continuations, want 3 then a stop:\n%s", n, res.stdout)
+	}
+	if n := strings.Count(r.received(t), `"method":"session/prompt"`); n != 4 {
+		t.Errorf("%d prompts, want the person's and 3 continuations", n)
+	}
+}
+
+// An ACP agent that marks done without working: its plan says completed,
+// todosh says reported.
+func TestReceiptsACPWithoutWork(t *testing.T) {
+	r := newACP(t, "FAKEACP_WORK=0")
+	res := r.script(t, "--session", "nw", "-c", "[[plan]] build csvkit-lite", "-c", "/todo show")
+	if res.code != 3 || !strings.Contains(res.stdout, "(reported, no receipt)") || strings.Contains(res.stdout, "all done") {
+		t.Errorf("exit %d:\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	// The work log holds no receipt; the history still holds every change.
+	if _, err := os.Stat(filepath.Join(r.h.dir, "todosh-home", "todos", "work-nw.jsonl")); err != nil && !os.IsNotExist(err) {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,77 @@
+//go:build linux || darwin
+
+package repl
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// pollingRawMode puts terminal fd in raw mode where a read returns a key
+// as soon as it is pressed, or nothing after a tenth of a second (VMIN 0,
+// VTIME 1), so the countdown can redraw and time out without a reader
+// goroutine left behind to steal the next key. Ctrl-C arrives as a byte.
+// Output processing stays on. restore puts the previous mode back.
+func pollingRawMode(fd int) (restore func(), err error) {
+	var old unix.Termios
+	if err := termios(fd, getTermios, &old); err != nil {
+		return nil, err
+	}
+	raw := old
+	raw.Iflag &^= unix.ICRNL | unix.IXON
+	raw.Lflag &^= unix.ICANON | unix.ECHO | unix.ISIG | unix.IEXTEN
+	raw.Cc[unix.VMIN] = 0
+	raw.Cc[unix.VTIME] = 1
+	if err := termios(fd, setTermios, &raw); err != nil {
+		return nil, err
+	}
+	return func() { termios(fd, setTermios, &old) }, nil
+}
+
+// termios gets or sets the terminal attributes of fd: req is getTermios
+// or setTermios, the ioctls named for the platform (TCGETS on Linux,
+// TIOCGETA on macOS).
+func termios(fd int, req uint, t *unix.Termios) error {
+	if req == getTermios {
+		got, err := unix.IoctlGetTermios(fd, req)
+		if err == nil {
+			*t = *got
+		}
+		return err
+	}
+	return unix.IoctlSetTermios(fd, req, t)
+}
+
+// readKey reads the keys typed on the terminal open as f; in the polling
+// raw mode it returns nothing after a tenth of a second.
+func readKey(f *os.File, buf []byte) (int, error) { return syscall.Read(int(f.Fd()), buf) }
+
+// noEchoMode stops the terminal from echoing keys typed while an agent
+// turn prints, which would otherwise land in the middle of its output.
+// The keys stay queued: the countdown or the next prompt reads them. Ctrl-C
+// still raises SIGINT. restore puts the previous mode back.
+func noEchoMode(fd int) (restore func()) {
+	var old unix.Termios
+	if termios(fd, getTermios, &old) != nil {
+		return func() {}
+	}
+	quiet := old
+	quiet.Lflag &^= unix.ECHO
+	if termios(fd, setTermios, &quiet) != nil {
+		return func() {}
+	}
+	return func() { termios(fd, setTermios, &old) }
+}
+
+// saveTerminal records fd's terminal mode now; restore puts it back,
+// whatever was changed since (readline's raw mode, noEchoMode), for an
+// exit that does not unwind.
+func saveTerminal(fd int) (restore func()) {
+	var old unix.Termios
+	if termios(fd, getTermios, &old) != nil {
+		return func() {}
+	}
+	return func() { termios(fd, setTermios, &old) }
+}

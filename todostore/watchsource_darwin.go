@@ -1,0 +1,4 @@
+package todostore
+
+// platformSource polls on macOS: see pollSource for why not kqueue.
+var platformSource eventSource = pollSource

@@ -1,0 +1,395 @@
+package todostore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// The work log (ARCHITECTURE.md §3, issue 26): what todosh saw the agent
+// do, one JSON line per ended tool call or usage report, in
+// work-<id>.jsonl beside the session's history. It is a file of its own
+// so tool calls never push list changes out of the history (the history
+// caps at 2,000 lines; a turn may make hundreds of calls), and so a call
+// costs one append (one write and one fsync), never a rewrite of the
+// session file. Each line names the item that was in progress when it
+// was written, read from the session file then: receipts and the ledger
+// are derived from the log and the list, never stored on the items.
+
+// MaxWorkBytes caps a work log; past it the oldest lines go, down to about
+// half, so 10,000 tool calls of ordinary length always fit.
+const MaxWorkBytes = 8 << 20
+
+// MaxTokens is the largest usage one report may give; a number above it
+// (or below zero) is a broken report, refused.
+const MaxTokens = 1_000_000_000_000
+
+// maxWorkText caps a line's tool name and target.
+const maxWorkText = 500
+
+// The kinds of work that can make a receipt, as agent.ToolKind names them.
+const (
+	WorkEdit    = "edit"
+	WorkExecute = "execute"
+)
+
+// WorkLine is one line of the work log: an ended tool call (Tool set) or
+// a usage report (In or Out set).
+type WorkLine struct {
+	At time.Time `json:"at"`
+	// Item is the stable uid of the item in progress when the line was
+	// written ("" when none was: unattributed). Next is, when none was,
+	// the first open item's uid: what the agent works on next, which a
+	// completion straight from pending takes its receipt from (an agent
+	// that marks an item only when done; Codex's stream, which shows an
+	// item in progress as pending).
+	Item string `json:"item,omitempty"`
+	Next string `json:"next,omitempty"`
+
+	Tool   string `json:"tool,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Target string `json:"target,omitempty"`
+	OK     bool   `json:"ok,omitempty"`
+	Exit   *int   `json:"exit,omitempty"`
+
+	In  int64 `json:"in,omitempty"`
+	Out int64 `json:"out,omitempty"`
+
+	// Sees is set by a writer that sees the agent's work (a wrapped CLI's
+	// stream, an ACP agent, the hooks): the session then shows work, and
+	// a completion without a receipt is "done (reported)", even before
+	// the agent ran a single command. A line may be only this.
+	Sees bool `json:"sees,omitempty"`
+}
+
+// IsWork reports whether the line is work a receipt can show: an edit or
+// a command that succeeded.
+func (l WorkLine) IsWork() bool {
+	return l.Tool != "" && l.OK && (l.Kind == WorkEdit || l.Kind == WorkExecute)
+}
+
+// WorkPath is the work log of session id.
+func (s *Store) WorkPath(id string) string {
+	return s.Dir + string(os.PathSeparator) + "work-" + id + ".jsonl"
+}
+
+// ErrBadUsage is a usage report with a negative or absurd count: ignored.
+var ErrBadUsage = errors.New("usage out of range (negative or above 10^12 tokens): ignored")
+
+// checkWork validates a line before it is written: counts in range, texts
+// cut to one short line.
+func checkWork(l *WorkLine) error {
+	if l.In < 0 || l.Out < 0 || l.In > MaxTokens || l.Out > MaxTokens {
+		return ErrBadUsage
+	}
+	l.Tool = ShortLine(l.Tool, maxWorkText)
+	l.Target = ShortLine(l.Target, maxWorkText)
+	switch l.Kind {
+	case WorkEdit, WorkExecute, "read", "other", "":
+	default:
+		l.Kind = "other"
+	}
+	if l.Tool == "" && l.In == 0 && l.Out == 0 && !l.Sees {
+		return errors.New("nothing to record")
+	}
+	return nil
+}
+
+// AttributeTo fills l's Item and Next from the list as it is now: the
+// item in progress (the first, when the agent keeps several), else the
+// first open item as Next.
+func AttributeTo(l *WorkLine, todos []Todo) {
+	l.Item, l.Next = "", ""
+	for _, t := range todos {
+		if t.Status == InProgress {
+			l.Item = t.UID
+			return
+		}
+	}
+	for _, t := range todos {
+		if t.IsOpen() {
+			l.Next = t.UID
+			return
+		}
+	}
+}
+
+// RecordWork appends one line to session id's work log, attributed to the
+// item in progress in the session file now (a stat while the file is
+// unchanged), and returns the line as written. A session without a file
+// gets none: the line is recorded unattributed. One write and one fsync;
+// no lock: lines are appended whole with O_APPEND, so writers of several
+// processes never interleave within a line. A bad line (ErrBadUsage)
+// writes nothing.
+func (s *Store) RecordWork(id string, l WorkLine) (WorkLine, error) {
+	if err := checkWork(&l); err != nil {
+		return l, err
+	}
+	if l.At.IsZero() {
+		l.At = s.Now()
+	}
+	if sess, err := s.ReadShared(id); err == nil {
+		AttributeTo(&l, sess.Todos)
+	}
+	data, err := json.Marshal(l)
+	if err != nil {
+		return l, err
+	}
+	if err := s.ensureDirs(); err != nil {
+		return l, err
+	}
+	path := s.WorkPath(id)
+	f, err := openWork(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return l, err
+	}
+	defer f.Close()
+	data = append(data, '\n')
+	n, err := f.Write(data)
+	if err == nil {
+		err = syncFile(f)
+	}
+	if err != nil {
+		return l, fmt.Errorf("work log %s: %w", path, err)
+	}
+	if info, err := f.Stat(); err == nil && info.Size() > MaxWorkBytes && int64(n) <= info.Size() {
+		return l, s.capWork(id)
+	}
+	return l, nil
+}
+
+// openWork opens a work log as openHistory opens a history: never through
+// a symlink, only a regular file of the user's own.
+func openWork(path string, flag int) (*os.File, error) {
+	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
+	if isSymlinkErr(err) {
+		return nil, symlinkError("work log", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("work log %s: %w", path, bareError(err))
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("it is %s, not a work log: move it aside", fileKind(info.Mode()))
+	} else if err == nil {
+		err = checkOwnFile(info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("work log %s: %w", path, bareError(err))
+	}
+	return f, nil
+}
+
+// capWork keeps the newest half of a work log over its cap, under the
+// session's lock, in one atomic rewrite. A line another process appends
+// to the old file between the read and the rename is lost: a receipt at
+// worst shows one call fewer.
+func (s *Store) capWork(id string) error {
+	unlock, err := s.lockFile(s.lockPath(id))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	path := s.WorkPath(id)
+	f, err := openWork(path, os.O_RDONLY)
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil || len(data) <= MaxWorkBytes {
+		return err
+	}
+	cut := len(data) - MaxWorkBytes/2
+	if i := bytes.IndexByte(data[cut:], '\n'); i >= 0 {
+		cut += i + 1
+	}
+	if end := bytes.LastIndexByte(data, '\n'); end >= cut {
+		return writeLocked(path, data[cut:end+1])
+	}
+	return nil
+}
+
+// WorkLog is a session's work log as read.
+type WorkLog struct {
+	Lines []WorkLine
+	// Bad counts lines that could not be used (not JSON, counts out of
+	// range, a time before the line before it): skipped, never a receipt.
+	Bad int
+}
+
+// Work reads session id's work log; no file is an empty log. A torn last
+// line (a crash mid-append) is ignored; every other bad line is counted
+// in Bad and skipped.
+func (s *Store) Work(id string) (WorkLog, error) {
+	f, err := openWork(s.WorkPath(id), os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return WorkLog{}, nil
+	}
+	if err != nil {
+		return WorkLog{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 2*MaxWorkBytes))
+	if err != nil {
+		return WorkLog{}, fmt.Errorf("work log %s: %w", f.Name(), err)
+	}
+	return ParseWork(data), nil
+}
+
+// ParseWork reads the lines of a work log; see Store.Work.
+func ParseWork(data []byte) WorkLog {
+	var w WorkLog
+	var last time.Time
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn by a crash
+		}
+		raw := data[:i]
+		data = data[i+1:]
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var l WorkLine
+		if err := json.Unmarshal(raw, &l); err != nil || checkWork(&l) != nil || l.At.IsZero() || l.At.Before(last) {
+			w.Bad++
+			continue
+		}
+		last = l.At
+		w.Lines = append(w.Lines, l)
+	}
+	return w
+}
+
+// ItemWork is what the log shows of one item, or of the work no item was
+// in progress for: its receipt and its ledger.
+type ItemWork struct {
+	// Calls are the tool calls that ended while the item was in
+	// progress; Edits and Commands the edits and commands that succeeded
+	// for its receipt (also while it was the next open one), Failed the
+	// calls that failed.
+	Calls, Edits, Commands, Failed int
+	// In and Out are the tokens spent.
+	In, Out int64
+	// Last is the target of the last edit or command that succeeded.
+	Last string
+	// Seen is set when a successful edit or command was seen for the
+	// item, also while it was the next open one and none was in
+	// progress: the receipt.
+	Seen bool
+}
+
+// Receipt reports whether the item has a receipt.
+func (w ItemWork) Receipt() bool { return w.Seen }
+
+// Words is the receipt in a few words: "2 edits, 1 command".
+func (w ItemWork) Words() string {
+	var parts []string
+	if w.Edits > 0 {
+		parts = append(parts, Plural(w.Edits, "edit"))
+	}
+	if w.Commands > 0 {
+		parts = append(parts, Plural(w.Commands, "command"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Summary is the work log summed per item (by uid) and for what no item
+// was in progress for.
+type Summary struct {
+	Items        map[string]ItemWork
+	Unattributed ItemWork
+	// Shows is set when a writer that sees the agent's work wrote the log
+	// (WorkLine.Sees), or it holds an edit or a command at all: the
+	// agent's work is visible in this session, and an item completed
+	// without a receipt is "done (reported)".
+	Shows bool
+	// Bad is WorkLog.Bad.
+	Bad int
+}
+
+// Summarize sums the log per item.
+func (w WorkLog) Summarize() Summary {
+	s := Summary{Items: map[string]ItemWork{}, Bad: w.Bad}
+	for _, l := range w.Lines {
+		iw := s.Unattributed
+		if l.Item != "" {
+			iw = s.Items[l.Item]
+		}
+		iw.In += l.In
+		iw.Out += l.Out
+		s.Shows = s.Shows || l.Sees
+		if l.Tool != "" {
+			iw.Calls++
+			switch {
+			case !l.OK:
+				iw.Failed++
+			case l.Kind == WorkEdit:
+				iw.Edits++
+			case l.Kind == WorkExecute:
+				iw.Commands++
+			}
+			if l.Kind == WorkEdit || l.Kind == WorkExecute {
+				s.Shows = true
+			}
+			if l.IsWork() {
+				iw.Last = l.Target
+				iw.Seen = iw.Seen || l.Item != ""
+			}
+		}
+		if l.Item != "" {
+			s.Items[l.Item] = iw
+		} else {
+			s.Unattributed = iw
+		}
+		if l.Item == "" && l.Next != "" && l.IsWork() {
+			// The next open item's receipt, not its ledger: its calls and
+			// tokens stay unattributed.
+			nw := s.Items[l.Next]
+			nw.Seen, nw.Last = true, l.Target
+			if l.Kind == WorkEdit {
+				nw.Edits++
+			} else {
+				nw.Commands++
+			}
+			s.Items[l.Next] = nw
+		}
+	}
+	return s
+}
+
+// Receipt reports whether the item with uid has a receipt.
+func (s Summary) Receipt(uid string) bool { return s.Items[uid].Seen }
+
+// Succeeded reports whether the log holds a command that succeeded whose
+// target is cmd, white space aside: what --require-evidence checks a
+// command named as evidence against.
+func (w WorkLog) Succeeded(cmd string) bool {
+	want := strings.Join(strings.Fields(cmd), " ")
+	for _, l := range w.Lines {
+		if l.Kind == WorkExecute && l.OK && strings.Join(strings.Fields(l.Target), " ") == want {
+			return true
+		}
+	}
+	return false
+}
+
+// Note is what a list shows of a completed item's receipt: "seen: 1
+// edit, 2 commands", or "reported, no receipt"; "" for an item not
+// completed, or when w is nil or the session shows no work.
+func (w *Summary) Note(t Todo) string {
+	if w == nil || !w.Shows || t.Status != Completed {
+		return ""
+	}
+	if iw := w.Items[t.UID]; iw.Seen {
+		return "seen: " + iw.Words()
+	}
+	return "reported, no receipt"
+}
