@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/backends"
+	"github.com/todosh/todosh/internal/testenv"
 )
 
 // TestCheckAgentIsThatAgent: an executable given for an agent counts as
@@ -15,6 +16,7 @@ import (
 // other program (GNU true prints "true (GNU coreutils) 9.1") is a
 // problem, whatever number it prints.
 func TestCheckAgentIsThatAgent(t *testing.T) {
+	testenv.NeedShell(t)
 	tests := []struct {
 		agent, prints string
 		version       string // "" for refused
