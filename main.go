@@ -104,7 +104,7 @@ func parseFlags(args []string, stdout io.Writer, getenv func(string) string, ter
 
 	// Session and script flags.
 	fs.StringVar(&cfg.SessionID, "session", "", "open (or create) the session `ID`")
-	fs.BoolVar(&cfg.Resume, "resume", false, "reopen the most recent session started in this directory")
+	fs.BoolVar(&cfg.Resume, "resume", false, "reopen the session of this directory changed most recently")
 	shortFlag(fs, "c", "run `CMD` as if typed, then exit (repeatable, runs in order)", func(s string) error {
 		cfg.Commands = append(cfg.Commands, s)
 		return nil

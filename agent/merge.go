@@ -40,6 +40,28 @@ func (v View) Stale() bool { return v.Rev > v.Read }
 // by someone else since the agent's last read.
 func (v View) unseen(rev int) bool { return rev > v.Read }
 
+// Stays reports whether a current item an agent left out (or deleted, as
+// Claude's TaskUpdate does) stays on the list (ARCHITECTURE.md §6): the
+// person's own item, or one that it or any of its subtasks was added or
+// changed by someone else since the agent's last read — a subtask the
+// person added to the agent's item, a tick or evidence the person gave.
+// Once the agent has been shown it (a reply that names it keeps it, the
+// next read), leaving it out removes it.
+func (v View) Stays(t todostore.Todo) bool {
+	return t.Origin == todostore.OriginPerson || v.unseen(t.Rev) || v.unseenSubtask(t)
+}
+
+// unseenSubtask reports whether a subtask of t was added or changed by
+// someone else since the agent's last read.
+func (v View) unseenSubtask(t todostore.Todo) bool {
+	for _, st := range t.Subtasks {
+		if v.unseen(st.Rev) {
+			return true
+		}
+	}
+	return false
+}
+
 // removed reports whether uid is a stable id the session gave to an
 // entry that is no longer on the list (current holds no entry with it).
 func (v View) removed(uid string) bool {
@@ -61,6 +83,10 @@ type Merge struct {
 	// {item, subtask} indexes of such subtasks.
 	KeptItems    []int
 	KeptSubtasks [][2]int
+	// KeptForSubtasks are the KeptItems that stay only for their
+	// subtasks: the agent's items that carry a subtask added or changed by
+	// someone else since its last read (View.Stays).
+	KeptForSubtasks []int
 	// KeptChanges are the indexes in Todos of items the agent sent that
 	// someone else changed since its last read: the current version stays
 	// (text, status, evidence) and the agent's differing version is not
@@ -112,8 +138,9 @@ func (m Merge) Archived() []todostore.Todo {
 //     the agent's item has none. When the agent's item has subtasks they
 //     are merged by the same rule.
 //   - A current item the agent left out stays when it is the person's
-//     (Origin OriginPerson) or was added or changed by someone else since
-//     the agent's last read (KeptItems), placed right after the current
+//     (Origin OriginPerson) or it or one of its subtasks was added or
+//     changed by someone else since the agent's last read (View.Stays,
+//     KeptItems), placed right after the current
 //     item before it that is still in the list (at the top when there is
 //     none), so it keeps its place; the others go to Dropped, for the
 //     caller to archive (DroppedReason). The agent removes only what it
@@ -130,7 +157,7 @@ func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
 	items := mergeOrdered(cur, in, mergeSpec[todostore.Todo]{
 		key:    func(t todostore.Todo) string { return MergeKey(t.Content) },
 		uid:    func(t todostore.Todo) string { return t.UID },
-		keep:   func(t todostore.Todo) bool { return t.Origin == todostore.OriginPerson || view.unseen(t.Rev) },
+		keep:   view.Stays,
 		gone:   view.removed,
 		strip:  func(t todostore.Todo) todostore.Todo { t.UID, t.Rev = "", 0; return t },
 		onGone: func(t todostore.Todo) { m.Gone = append(m.Gone, Gone{t.UID, t.Content}) },
@@ -159,6 +186,11 @@ func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
 		},
 	})
 	m.Todos, m.FromAgent, m.KeptItems, m.Dropped = items.out, items.from, items.kept, items.dropped
+	for _, i := range m.KeptItems {
+		if t := m.Todos[i]; t.Origin != todostore.OriginPerson && !view.unseen(t.Rev) {
+			m.KeptForSubtasks = append(m.KeptForSubtasks, i)
+		}
+	}
 	for i, j := range m.FromAgent {
 		if j < 0 {
 			continue
@@ -199,6 +231,18 @@ func mergeItem(cur, a todostore.Todo, view View, gone func(uid, content string))
 				}
 				if s.Evidence == "" && s.Status == todostore.Completed && c.Status == todostore.Completed {
 					s.Evidence = c.Evidence // finished work re-sent keeps its proof
+				}
+				if c.Origin == todostore.OriginPerson {
+					// The person's subtask: its text, and a tick or evidence
+					// on it, stay whatever the agent writes; the agent may
+					// tick it.
+					s.Content = c.Content
+					if c.Status == todostore.Completed {
+						s.Status = todostore.Completed
+					}
+					if c.Evidence != "" {
+						s.Evidence = c.Evidence
+					}
 				}
 				if c.Origin != "" {
 					s.Origin = c.Origin
@@ -379,8 +423,10 @@ func mergeOrdered[T any](current, incoming []T, spec mergeSpec[T]) ordered[T] {
 type Applied struct {
 	// Changed is true when the list on disk changed.
 	Changed bool
-	// Todos is the list on disk afterwards.
+	// Todos is the list on disk afterwards, and Read the session's
+	// AgentRead then.
 	Todos []todostore.Todo
+	Read  int
 	// Merge is the merge that was applied, its list normalized; when
 	// nothing changed it equals Todos.
 	Merge Merge
@@ -434,7 +480,7 @@ func applyAgentList(sess Session, list []todostore.Todo, now time.Time, rules fu
 	if err != nil {
 		return Applied{}, err
 	}
-	res.Todos = s.Todos
+	res.Todos, res.Read = s.Todos, s.AgentRead
 	return res, nil
 }
 

@@ -506,3 +506,73 @@ func TestMergeNeverUndoesThePerson(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeKeepsItemsCarryingThePersonsSubtasks: an agent's item that
+// carries a subtask the person added, ticked or gave evidence since the
+// agent's last read stays when the agent's list leaves it out, named as
+// kept for its subtasks; once the agent has read it, leaving it out
+// removes it (archived). A tick or evidence on the person's subtask, and
+// its text, stay whatever the agent's version says.
+func TestMergeKeepsItemsCarryingThePersonsSubtasks(t *testing.T) {
+	const read = 5
+	withSub := func(sub todostore.Subtask) []todostore.Todo {
+		return []todostore.Todo{
+			{Content: "keep", Status: todostore.Pending, UID: "t1", Rev: 0},
+			{Content: "agent item", Status: todostore.Pending, UID: "t2", Rev: 0, Subtasks: []todostore.Subtask{
+				{Content: "agent sub", Status: todostore.Pending, UID: "s3"}, sub}},
+		}
+	}
+	personSub := todostore.Subtask{Content: "person sub", Status: todostore.Pending, Origin: todostore.OriginPerson, UID: "s4", Rev: read + 1}
+	tickedSub := todostore.Subtask{Content: "agent sub 2", Status: todostore.Completed, Evidence: "ran it", UID: "s4", Rev: read + 1}
+	seenPersonSub := personSub
+	seenPersonSub.Rev = read
+	agentList := []todostore.Todo{{Content: "keep", Status: todostore.Pending, UID: "t1"}}
+	cases := []struct {
+		name  string
+		cur   []todostore.Todo
+		stays bool
+	}{
+		{"a person's subtask added since the agent's last read", withSub(personSub), true},
+		{"a tick and evidence the person gave since", withSub(tickedSub), true},
+		{"a person's subtask the agent has read", withSub(seenPersonSub), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			view := View{Read: read, Rev: read + 1, NextUID: 5}
+			m := MergeAgentList(c.cur, agentList, view)
+			sameSub := func(a, b todostore.Subtask) bool {
+				return a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.UID == b.UID
+			}
+			if got := len(m.Todos) == 2 && len(m.Todos[1].Subtasks) == 2 && sameSub(m.Todos[1].Subtasks[1], c.cur[1].Subtasks[1]); got != c.stays {
+				t.Fatalf("item kept with its subtasks: %v, want %v (%+v)", got, c.stays, m.Todos)
+			}
+			if c.stays {
+				if !reflect.DeepEqual(m.KeptItems, []int{1}) || len(m.Dropped) != 0 {
+					t.Errorf("kept %v, dropped %v", m.KeptItems, m.Dropped)
+				}
+				keptFor(t, m, []int{1})
+			} else if len(m.Dropped) != 1 || len(m.Dropped[0].Subtasks) != 2 {
+				t.Errorf("the agent's removal after its read: dropped %+v, want the item with its subtasks (archived)", m.Dropped)
+			}
+		})
+	}
+
+	// The agent's version of the person's subtask, read and re-sent:
+	// text, tick and evidence stay; the agent may tick it.
+	done := seenPersonSub
+	done.Status, done.Evidence = todostore.Completed, "the person's proof"
+	cur := withSub(done)
+	again := []todostore.Todo{{Content: "agent item", Status: todostore.Pending, UID: "t2", Subtasks: []todostore.Subtask{
+		{Content: "agent sub", Status: todostore.Pending, UID: "s3"},
+		{Content: "renamed by the agent", Status: todostore.Pending, UID: "s4"}}}}
+	m := MergeAgentList(cur, again, View{Read: read, Rev: read, NextUID: 5})
+	if got := m.Todos[0].Subtasks[1]; got.Content != "person sub" || got.Status != todostore.Completed || got.Evidence != "the person's proof" {
+		t.Errorf("the person's subtask after the agent's version: %+v", got)
+	}
+	cur[1].Subtasks[1] = seenPersonSub
+	again[0].Subtasks[1].Status = todostore.Completed
+	m = MergeAgentList(cur, again, View{Read: read, Rev: read, NextUID: 5})
+	if got := m.Todos[0].Subtasks[1]; got.Status != todostore.Completed {
+		t.Errorf("the agent cannot tick the person's subtask: %+v", got)
+	}
+}

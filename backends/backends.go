@@ -119,6 +119,11 @@ type Backend struct {
 	// from; VersionFlag prints its version and exits ("" when running it
 	// could wait on stdin, as an ACP adapter does). For `todosh doctor`.
 	Bin, Package, VersionFlag string
+	// VersionLine is the first line VersionFlag prints, with %s for the
+	// version number ("%s (Claude Code)"); doctor takes an executable
+	// whose line has another shape for another program, not this agent
+	// (GNU true --version prints "true (GNU coreutils) 9.1").
+	VersionLine string
 	// Check is what `todosh doctor` says of the agent at version v, by
 	// the known version rules (doctor.go); nil when nothing.
 	Check func(v string, getenv func(string) string) Check
@@ -168,19 +173,21 @@ type cliExtra struct {
 	// it loads them when it defers them (the row's MCPLoad).
 	spelling todotools.Spelling
 	load     continuation.Loader
-	// pkg is its npm package; check its doctor rules.
-	pkg   string
-	check func(v string, getenv func(string) string) Check
+	// pkg is its npm package; check its doctor rules; versionLine the
+	// row's VersionLine, "%s" (the bare number) when empty.
+	pkg, versionLine string
+	check            func(v string, getenv func(string) string) Check
 }
 
 // cliExtras are the CLIs this table knows more of; any other CLI of
 // clis.Kinds gets a row with its name and no MCP server.
 var cliExtras = map[string]cliExtra{
-	"claude": {title: "Claude Code", mcp: claudeMCP, spelling: todotools.SpellClaude, pkg: "@anthropic-ai/claude-code", check: checkClaude},
+	"claude": {title: "Claude Code", mcp: claudeMCP, spelling: todotools.SpellClaude, pkg: "@anthropic-ai/claude-code", check: checkClaude,
+		versionLine: "%s (Claude Code)"},
 	// Codex 0.169 offers MCP tools only behind its hosted tool_search: its
 	// request lists "Deferred tool namespaces: - mcp__todosh: ...", and a
 	// search for the server's name loads them all (docs/agents.md).
-	"codex": {title: "Codex CLI", mcp: codexMCP, spelling: todotools.SpellClaude, pkg: "@openai/codex", check: checkCodex,
+	"codex": {title: "Codex CLI", mcp: codexMCP, spelling: todotools.SpellClaude, pkg: "@openai/codex", check: checkCodex, versionLine: "codex-cli %s",
 		load: continuation.Loader{Tool: "tool_search", Query: agent.MCPName, Namespace: "mcp__" + agent.MCPName}},
 	"gemini": {title: "Gemini CLI", pkg: "@google/gemini-cli", check: checkGemini},
 	"qwen":   {title: "Qwen Code", pkg: "@qwen-code/qwen-code", check: checkQwen},
@@ -198,6 +205,9 @@ func cliRows() []Backend {
 		if x.title == "" {
 			x.title = name
 		}
+		if x.versionLine == "" {
+			x.versionLine = bareVersion
+		}
 		c, _ := clis.Capabilities(name)
 		caps := Caps{Tick: c.Tick, Pause: c.Pause, Resume: c.Resume, Usage: c.Usage}
 		flags := []Flag{FlagBin, FlagArg, FlagIdleCLI}
@@ -206,7 +216,7 @@ func cliRows() []Backend {
 			flags = append(flags, FlagEvidence)
 		}
 		rows = append(rows, Backend{Name: name, Summary: x.title + ", one headless process per turn", ToolSpelling: x.spelling, MCPLoad: x.load, Caps: caps, Flags: flags,
-			Bin: name, Package: x.pkg, VersionFlag: "--version", Check: x.check,
+			Bin: name, Package: x.pkg, VersionFlag: "--version", VersionLine: x.versionLine, Check: x.check,
 			Start: func(_ string, o Options) (Factory, error) {
 				if o.IdleLimit < 0 {
 					return nil, fmt.Errorf("--idle-limit %s is negative (0 turns it off)", o.IdleLimit)
@@ -295,12 +305,16 @@ type acpPreset struct {
 	usage bool
 }
 
+// bareVersion is the VersionLine of an agent whose --version prints the
+// number alone (Gemini CLI, Qwen Code, pi).
+const bareVersion = "%s"
+
 // acpRow is the row of an ACP agent. Every ACP agent gets todosh's MCP
 // server, so todosh's todo tools, tick and pause reach it.
 func acpRow(x acpPreset) Backend {
 	name := x.name
 	return Backend{Name: name, Summary: x.summary, TodoTool: todotools.Write, ToolSpelling: x.spelling,
-		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, Check: x.check,
+		Bin: x.bin, Package: x.pkg, VersionFlag: x.versionFlag, VersionLine: bareVersion, Check: x.check,
 		Caps:  Caps{Tick: true, Pause: true, Resume: true, MCP: true, Usage: x.usage},
 		Flags: []Flag{FlagBin, FlagArg, FlagApprove, FlagEvidence}, ACP: true,
 		Start: func(_ string, o Options) (Factory, error) {

@@ -94,6 +94,10 @@ func renderHistory(lines []todostore.HistoryLine, page int, now time.Time, cols 
 			row = " " + strings.Join([]string{strings.TrimSpace(num), at, who}, " ") + "  "
 		}
 		b.WriteString(historyRow(row, oneLine(l.Said()), cols))
+		if l.Gap != nil {
+			// What the history lost before this change: a revert stops here.
+			b.WriteString(todostore.FitLines(fmt.Sprintf(" %*s  lost from the history: %s\n", width, "⋯", l.Gap), cols))
+		}
 	}
 	b.WriteString(todostore.FitLines(pageLine(page, pages, "/todo history"), cols))
 	return b.String()
@@ -168,6 +172,9 @@ func runRevert(x *call) error {
 	sess, took, err := x.env.Store.Revert(x.env.SessionID, todostore.ByYou)
 	if errors.Is(err, todostore.ErrNothingToRevert) {
 		return fmt.Errorf("%w (this session's history holds no earlier change of the list; /todo history shows it)", err)
+	}
+	if errors.Is(err, todostore.ErrHistoryGap) {
+		return fmt.Errorf("not reverted, nothing changed: %w; /todo history shows the changes kept, and /todo restore N brings back the list after one of them", err)
 	}
 	if err != nil {
 		return err

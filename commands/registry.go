@@ -53,6 +53,13 @@ type Env struct {
 	// Agent is the line /help shows about the connected agent, from its
 	// row of the backend table ("agent: claude — …"); "" shows none.
 	Agent string
+	// Seen is the list the person last saw (the shell's record of what it
+	// showed), against which the positions they type resolve; ok false,
+	// or Seen nil, resolves them against the list as it is. Shown is told
+	// every list a command shows, whole or as its change line, so the
+	// shell's record follows; nil tells no one.
+	Seen  func() (todos []todostore.Todo, ok bool)
+	Shown func(todos []todostore.Todo)
 	// CanSwitch: the shell can open another session in place of this one
 	// (the terminal), so /todo list opens an agent's mirrored list as
 	// itself (SwitchTo) instead of copying it.
@@ -188,6 +195,9 @@ type call struct {
 	// before is the list as update last read it, before the command's
 	// change: printList derives its one line from it.
 	before []todostore.Todo
+	// unseen: the list update last read was not the one the person last
+	// saw (another process changed it), so printList shows it whole.
+	unseen bool
 	args   *Args
 	cmd    *command
 	name   string

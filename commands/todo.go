@@ -27,6 +27,10 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 	sess, _, err := env.Store.Commit(env.SessionID, todostore.ByYou, func(s *todostore.Session) error {
 		before := todostore.CloneTodos(s.Todos)
 		x.before = before
+		if x.env.Seen != nil {
+			seen, ok := x.env.Seen()
+			x.unseen = ok && !sameLayout(seen, before)
+		}
 		if err := fn(s); err != nil {
 			return err
 		}
@@ -35,7 +39,29 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 		}
 		return nil
 	})
+	var stale *staleError
+	if errors.As(err, &stale) {
+		// Refused: the person is shown the list as it is, whose
+		// positions they can use now.
+		x.showList(stale.now)
+	}
 	return sess, err
+}
+
+// showList prints a whole list and tells the shell it was shown.
+func (x *call) showList(todos []todostore.Todo) error {
+	x.shown(todos)
+	if len(todos) == 0 {
+		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
+	}
+	return x.print(todostore.FormatListSeen(todos, x.env.width(), x.work()))
+}
+
+// shown tells the shell (Env.Shown) that the person was shown todos.
+func (x *call) shown(todos []todostore.Todo) {
+	if x.env.Shown != nil {
+		x.env.Shown(todos)
+	}
 }
 
 // printList says in one line what a command changed and the progress
@@ -50,6 +76,7 @@ func (x *call) printList(note string, sess *todostore.Session) error {
 // printChange is printList with the change already computed, for a
 // command that knows more of it than the lists say (which way a swap went).
 func (x *call) printChange(note string, c todostore.ListChange, sess *todostore.Session) error {
+	x.shown(sess.Todos) // the person knows what they did, also with --quiet
 	if x.env.Quiet {
 		return nil
 	}
@@ -60,7 +87,12 @@ func (x *call) printChange(note string, c todostore.ListChange, sess *todostore.
 	case line == "":
 		line = "list unchanged — " + todostore.ProgressText(sess.Todos)
 	}
-	return x.printFit(todostore.DisplayLine(line) + "\n")
+	if err := x.printFit(todostore.DisplayLine(line) + "\n"); err != nil || !x.unseen {
+		return err
+	}
+	// Another process changed the list since the person last saw it: its
+	// positions are not those they knew, so they are shown the list.
+	return x.print("The list had changed since you last saw it; it is now:\n" + todostore.FormatListWidth(sess.Todos, x.env.width()))
 }
 
 // oneSelection reads the single position argument of delete, done,
@@ -104,10 +136,7 @@ func runShow(x *call) error {
 	if err != nil {
 		return err
 	}
-	if len(sess.Todos) == 0 {
-		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
-	}
-	return x.print(todostore.FormatListSeen(sess.Todos, x.env.width(), x.work()))
+	return x.showList(sess.Todos)
 }
 
 // runAdd implements /todo add [POS] TEXT. A first word shaped like a
@@ -135,7 +164,7 @@ func runAdd(x *call) error {
 	}
 	sess, err := x.update(func(s *todostore.Session) error {
 		if pos != nil && pos.HasSub {
-			item, sub, err := pos.InsertAt(s.Todos)
+			item, sub, err := x.insertAt(*pos, s.Todos)
 			if err != nil {
 				return err
 			}
@@ -150,7 +179,7 @@ func runAdd(x *call) error {
 		index := len(s.Todos)
 		if pos != nil {
 			var err error
-			if index, _, err = pos.InsertAt(s.Todos); err != nil {
+			if index, _, err = x.insertAt(*pos, s.Todos); err != nil {
 				return err
 			}
 		}
@@ -193,7 +222,7 @@ func runDelete(x *call) error {
 	}
 	gone := ""
 	sess, err := x.update(func(s *todostore.Session) error {
-		targets, err := sel.Targets(s.Todos)
+		targets, err := x.targets(sel, s.Todos)
 		if err != nil {
 			return err
 		}
@@ -291,7 +320,7 @@ func changeStatus(x *call, op statusOp) error {
 		return err
 	}
 	sess, err := x.update(func(s *todostore.Session) error {
-		targets, err := sel.Targets(s.Todos)
+		targets, err := x.targets(sel, s.Todos)
 		if err != nil {
 			return err
 		}
@@ -354,7 +383,7 @@ func runEdit(x *call) error {
 		return err
 	}
 	sess, err := x.update(func(s *todostore.Session) error {
-		item, sub, err := p.Target(s.Todos)
+		item, sub, err := x.target(p, s.Todos)
 		if err != nil {
 			return err
 		}
@@ -394,11 +423,11 @@ func runMove(x *call) error {
 	from, to := pos[0], pos[1]
 	var moved [2]todostore.Pos
 	sess, err := x.update(func(s *todostore.Session) error {
-		item, sub, err := from.Target(s.Todos)
+		item, sub, err := x.target(from, s.Todos)
 		if err != nil {
 			return err
 		}
-		dItem, dSub, err := to.Target(s.Todos)
+		dItem, dSub, err := x.target(to, s.Todos)
 		if err != nil {
 			return err
 		}

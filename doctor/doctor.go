@@ -190,7 +190,16 @@ func checkAgent(b *backends.Backend, o Options, chosen bool) Agent {
 	a.Usage = usageWords(b)
 	a.Version = packageVersion(path, b.Package)
 	if a.Version == "" && b.VersionFlag != "" {
-		a.Version = runVersion(path, b.VersionFlag, o.VersionTimeout)
+		line, answered := runVersion(path, b.VersionFlag, o.VersionTimeout)
+		switch a.Version = versionIn(line, b.VersionLine); {
+		case !answered:
+			// Slow (a node agent under load) or failing: not known, and
+			// not another program for all that.
+			a.Notes = append(a.Notes, fmt.Sprintf("%s %s did not answer within %s: version unknown", path, b.VersionFlag, o.VersionTimeout))
+		case a.Version == "":
+			a.Problems = append(a.Problems, notTheAgent(b, path, line))
+			return a
+		}
 	}
 	if b.Check != nil {
 		c := b.Check(a.Version, o.Getenv)
@@ -223,15 +232,50 @@ func packageVersion(path, pkg string) string {
 	return ""
 }
 
-// runVersion runs path flag with nothing on stdin and reads the first
-// version number it prints.
-func runVersion(path, flag string, timeout time.Duration) string {
+// runVersion runs path flag with nothing on stdin and returns the first
+// line it prints, without the spaces around it: on stdout, else on stderr
+// (pi 0.73 prints its version there); answered is false when it did not
+// end within timeout.
+func runVersion(path, flag string, timeout time.Duration) (line string, answered bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, flag)
 	cmd.WaitDelay = time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, _ := cmd.Output()
-	return findVersion(string(out))
+	if strings.TrimSpace(string(out)) == "" {
+		out = []byte(stderr.String())
+	}
+	line, _, _ = strings.Cut(strings.TrimLeft(string(out), " \t\r\n"), "\n")
+	return strings.TrimSpace(line), ctx.Err() == nil
+}
+
+// versionIn is the version number of line, the first line an agent's
+// --version printed, when line has the agent's shape (shape, with %s for
+// the number); "" when it has not: another program, whatever number it
+// prints, is not the agent.
+func versionIn(line, shape string) string {
+	v := findVersion(line)
+	if v == "" || shape != "" && line != fmt.Sprintf(shape, v) {
+		return ""
+	}
+	return v
+}
+
+// notTheAgent is the problem of an executable whose --version is not
+// the agent's: what it printed, and what the agent prints.
+func notTheAgent(b *backends.Backend, path, line string) backends.Problem {
+	what := fmt.Sprintf("%s: %s does not look like %s: its %s printed %q, where %s prints %q",
+		b.Name, path, b.Bin, b.VersionFlag, todostore.ShortLine(line, 60), b.Bin, fmt.Sprintf(b.VersionLine, "1.2.3"))
+	if line == "" {
+		what = fmt.Sprintf("%s: %s does not look like %s: its %s printed nothing", b.Name, path, b.Bin, b.VersionFlag)
+	}
+	fix := "give the path of " + b.Bin + " itself with --agent-bin"
+	if b.Package != "" {
+		fix += ", or install it: npm install -g " + b.Package
+	}
+	return backends.Problem{What: what, Fix: fix}
 }
 
 // checkMCP says whether todosh's own MCP server can be started: the

@@ -98,27 +98,11 @@ func (m *mcpPipe) writeList(items []string) (string, error) {
 	for i, it := range items {
 		todos[i] = map[string]any{"content": it, "status": "pending"}
 	}
-	raw, err := m.call("tools/call", map[string]any{"name": "todo_write", "arguments": map[string]any{"todos": todos}})
-	if err != nil {
-		return "", err
+	text, isErr, err := m.callTool("todo_write", map[string]any{"todos": todos})
+	if err == nil && isErr {
+		err = fmt.Errorf("todo_write: %s", text)
 	}
-	var res struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		b.WriteString(c.Text)
-	}
-	if res.IsError {
-		return "", fmt.Errorf("todo_write: %s", b.String())
-	}
-	return b.String(), nil
+	return text, err
 }
 
 // ackedAdd is the change line of a /todo add that succeeded.
@@ -336,6 +320,231 @@ func TestConcurrentStore(t *testing.T) {
 		}
 	}
 	t.Logf("%d shells × %d adds, %d agent writes, %d prune commands removing %d times; P holds %d items, M %d", shells, perShell+after, len(agentList), prunes, removals, len(p), len(m))
+
+	concurrentPositions(t, h)
+}
+
+// callTool calls one todo tool through the pipe and returns its text and
+// whether it is an error result.
+func (m *mcpPipe) callTool(name string, args map[string]any) (string, bool, error) {
+	raw, err := m.call("tools/call", map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		return "", false, err
+	}
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return "", false, err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String(), res.IsError, nil
+}
+
+var (
+	// personAck is the change line of a /todo add N.last that succeeded.
+	personAck = regexp.MustCompile(`^\+ \d+\.\d+ "(p\d+-\d+)"`)
+	// firstItem is item 1 of a list the shell printed.
+	firstItem = regexp.MustCompile(`^ *1\. \S+ (a\d)\b`)
+	// stableIDs is the line of a todo_read reply that gives each
+	// position's stable id.
+	stableIDs = regexp.MustCompile(`(\d+\.\d+) (s\d+)`)
+)
+
+// concurrentPositions runs, on one session an agent's hooks mirror
+// (claude-H), hook runs that reorder the agent's ten items (each a
+// `todosh hook claude tool` process with Claude's TodoWrite), shells that
+// each show the list and add a person's subtask to its item 1 (/todo add
+// 1.last), and an MCP client that ticks subtasks by the positions its
+// todo_read showed. Then, counted: every acknowledged person subtask is
+// there once, under the item that was 1 in the list its shell showed last
+// (never another); every acknowledged tick is on the subtask its position
+// named when it was read, and no other subtask is ticked.
+func concurrentPositions(t *testing.T, h home) {
+	const (
+		id      = "claude-H"
+		items   = 10
+		hooks   = 20
+		shells  = 3
+		perShel = 8
+		ticks   = 12
+	)
+	hook := func(order []int) error {
+		var todos []map[string]string
+		for _, k := range order {
+			todos = append(todos, map[string]string{"content": fmt.Sprintf("a%d", k), "status": "pending", "activeForm": "doing it"})
+		}
+		in, _ := json.Marshal(map[string]any{"session_id": "H", "cwd": h.dir, "hook_event_name": "PostToolUse",
+			"tool_name": "TodoWrite", "tool_input": map[string]any{"todos": todos}, "tool_response": map[string]any{}})
+		c := exec.Command(binary, "hook", "claude", "tool")
+		c.Env, c.Dir, c.Stdin = h.env(), h.dir, bytes.NewReader(in)
+		if out, err := c.CombinedOutput(); err != nil || len(out) > 0 {
+			return fmt.Errorf("hook: %v %q", err, out)
+		}
+		return nil
+	}
+	order := make([]int, items)
+	for k := range order {
+		order[k] = k
+	}
+	if err := hook(order); err != nil {
+		t.Fatal(err)
+	}
+	// The agent's subtasks, through its MCP server: a<k>-x<j>.
+	mc := h.startMCPPipe(t, id)
+	var todos []map[string]any
+	for k := 0; k < items; k++ {
+		var subs []map[string]any
+		for j := 0; j < 3; j++ {
+			subs = append(subs, map[string]any{"content": fmt.Sprintf("a%d-x%d", k, j), "status": "pending"})
+		}
+		todos = append(todos, map[string]any{"content": fmt.Sprintf("a%d", k), "status": "pending", "subtasks": subs})
+	}
+	if text, isErr, err := mc.callTool("todo_write", map[string]any{"todos": todos}); err != nil || isErr {
+		t.Fatalf("todo_write: %v %s", err, text)
+	}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, hooks+shells+1)
+	wg.Add(1)
+	go func() { // the hooks: each a rotation of the list, reversed every other time
+		defer wg.Done()
+		for r := 1; r <= hooks; r++ {
+			next := make([]int, items)
+			for k := range next {
+				next[k] = (k + r) % items
+				if r%2 == 1 {
+					next[k] = (items - 1 - k + r) % items
+				}
+			}
+			if err := hook(next); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	// The shells: for each add, the item it was meant for (item 1 of the
+	// list the shell showed last) and the acknowledgement.
+	type add struct{ name, meant string }
+	adds := make([][]add, shells)
+	for sh := 0; sh < shells; sh++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var in strings.Builder
+			for n := 0; n < perShel; n++ {
+				fmt.Fprintf(&in, "/todo show\n/todo add 1.last p%d-%d\n", sh, n)
+			}
+			cmd := exec.Command(binary, "--session", id)
+			cmd.Env, cmd.Dir = h.env(), h.dir
+			cmd.Stdin = strings.NewReader(in.String())
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				errs <- fmt.Errorf("shell %d: %v %s", sh, err, stderr.String())
+				return
+			}
+			meant := ""
+			for _, line := range strings.Split(string(out), "\n") {
+				if m := firstItem.FindStringSubmatch(line); m != nil {
+					meant = m[1]
+				}
+				if m := personAck.FindStringSubmatch(line); m != nil {
+					adds[sh] = append(adds[sh], add{m[1], meant})
+				}
+			}
+			// A refusal names what left the list; nothing else may fail.
+			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				if line != "" && !strings.Contains(line, "which is no longer on the list") {
+					errs <- fmt.Errorf("shell %d: %s", sh, line)
+				}
+			}
+		}()
+	}
+	// The MCP client: read, then tick by the position the read showed.
+	ticked := map[string]string{} // stable id → the subtask's text when read
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := 0; k < ticks; k++ {
+			text, isErr, err := mc.callTool("todo_read", map[string]any{})
+			if err != nil || isErr {
+				errs <- fmt.Errorf("todo_read: %v %s", err, text)
+				return
+			}
+			// The k-th agent subtask not ticked yet, by its position.
+			pos, uid := "", ""
+			for _, m := range stableIDs.FindAllStringSubmatch(text, -1) {
+				if _, done := ticked[m[2]]; !done && strings.Contains(text, m[1]+" [ ] \"a") {
+					pos, uid = m[1], m[2]
+					break
+				}
+			}
+			if pos == "" {
+				errs <- fmt.Errorf("no open agent subtask in %s", text)
+				return
+			}
+			if text, isErr, err := mc.callTool("todo_tick", map[string]any{"id": pos}); err != nil {
+				errs <- err
+				return
+			} else if !isErr {
+				ticked[uid] = pos
+			} else if !strings.Contains(text, "no longer on the list") {
+				errs <- fmt.Errorf("todo_tick %s: %s", pos, text)
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	sess, err := h.store().Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[string]string{} // person subtask → its item
+	count := map[string]int{}
+	for _, td := range sess.Todos {
+		for _, st := range td.Subtasks {
+			if st.Origin == todostore.OriginPerson {
+				parent[st.Content] = td.Content
+				count[st.Content]++
+			}
+			_, want := ticked[st.UID]
+			if got := st.Status == todostore.Completed; got != want {
+				t.Errorf("subtask %s %q: completed %v, acknowledged tick %v (a tick by position landed on another subtask)", st.UID, st.Content, got, want)
+			}
+		}
+	}
+	acked := 0
+	for sh := range adds {
+		for _, a := range adds[sh] {
+			acked++
+			switch {
+			case count[a.name] != 1:
+				t.Errorf("the person's %s is on the list %d times, want once", a.name, count[a.name])
+			case parent[a.name] != a.meant:
+				t.Errorf("the person's %s is under %s, but item 1 of the list its shell showed was %s", a.name, parent[a.name], a.meant)
+			}
+		}
+	}
+	if len(count) != acked {
+		t.Errorf("%d person subtasks on the list, %d acknowledged", len(count), acked)
+	}
+	if acked == 0 || len(ticked) == 0 {
+		t.Errorf("%d person subtasks and %d ticks acknowledged: nothing was tested", acked, len(ticked))
+	}
+	t.Logf("%d hook runs reordering; %d of %d person subtasks acknowledged, %d of %d ticks by position (each checked above)",
+		hooks, acked, shells*perShel, len(ticked), ticks)
 }
 
 // loadItems counts the items of session id by text (the seed excluded).

@@ -113,6 +113,12 @@ func TestDoctor(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "can be read by other users (chmod -R go-rwx") {
 		t.Errorf("open store: exit %d\n%s", r.code, r.stdout)
 	}
+	// Another program given as the agent is not the agent, whatever
+	// number its --version prints (GNU true: "true (GNU coreutils) 9.1").
+	r = doctorRun(t, h, bin, nil, "--agent", "claude", "--agent-bin", "/bin/true")
+	if r.code != 1 || !strings.Contains(r.stdout, "problem: claude: /bin/true does not look like claude") || strings.Contains(r.stdout, "ok: everything") {
+		t.Errorf("--agent-bin /bin/true: exit %d\n%s", r.code, r.stdout)
+	}
 	// Bad use is one line and status 2.
 	if r = doctorRun(t, h, bin, nil, "--agent-bin", "x"); r.code != 2 || !strings.Contains(r.stderr, "--agent-bin goes with --agent") {
 		t.Errorf("bad use: %+v", r)

@@ -19,11 +19,11 @@ func TestLiveSyncBetweenTwoShells(t *testing.T) {
 	if r := h.script(t, t.TempDir(), "", "--session", "shared", "-c", "/todo add theirs"); r.code != 0 {
 		t.Fatalf("second shell: exit %d, stderr %q", r.code, r.stderr)
 	}
-	shown := tm.expect("2. ○ theirs")
+	shown := tm.expect(`+ 2 "theirs"`)
 	if !strings.Contains(shown, "changed by another process") {
 		t.Errorf("the change arrived without its notice:\n%s", shown)
 	}
-	if strings.Count(shown, "2. ○ theirs") != 1 {
+	if strings.Count(shown, `+ 2 "theirs"`) != 1 {
 		t.Errorf("the change was shown more than once:\n%s", shown)
 	}
 	tm.expect("todosh 0/2 › /todo sh")
@@ -55,6 +55,46 @@ func TestLiveSyncBetweenTwoShells(t *testing.T) {
 		t.Errorf("the corrupt file was overwritten: %q", data)
 	}
 	tm.quit()
+}
+
+// The notice of another process's change names that change only: never
+// the shell's own edits before it, and with the right count.
+func TestLiveNoticeNamesOnlyTheOtherChange(t *testing.T) {
+	h := newHome(t)
+	tm := h.startTerm(t, "--session", "notice")
+	tm.expect("todosh › ")
+	other := func(text string) {
+		t.Helper()
+		if r := h.script(t, t.TempDir(), "", "--session", "notice", "-c", "/todo add "+text); r.code != 0 {
+			t.Fatalf("second shell: exit %d, stderr %q", r.code, r.stderr)
+		}
+	}
+	tm.run("/todo add mine")
+	other("theirs")
+	notice := lineWith(tm.expect(`theirs"`), "changed by another process")
+	if want := `todo list changed by another process: + 2 "theirs"`; notice != want {
+		t.Errorf("first notice %q, want %q", notice, want)
+	}
+	tm.expect("todosh 0/2 › ")
+	tm.run("/todo add mine too")
+	tm.run("/todo add and mine")
+	other("later")
+	notice = lineWith(tm.expect(`later"`), "changed by another process")
+	if want := `todo list changed by another process: + 5 "later"`; notice != want {
+		t.Errorf("second notice %q, want %q", notice, want)
+	}
+	tm.quit()
+}
+
+// lineWith is the last line of screen that contains s, "" for none.
+func lineWith(screen, s string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], s) {
+			return strings.TrimSpace(lines[i])
+		}
+	}
+	return ""
 }
 
 // Our own writes are never echoed back as changes from another process.

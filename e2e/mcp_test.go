@@ -344,9 +344,10 @@ func (h home) shell(t *testing.T, id, line string) {
 }
 
 // TestMCPTickAfterMove: after the person moves items in a shell, an
-// MCP client's tick by the position it read is refused (today it ticked
-// another item's subtask), and a tick by stable id lands on the subtask
-// it means and names it.
+// MCP client's tick by the position its last reply showed lands on the
+// subtask that position named there (it once ticked another item's
+// subtask), and names it; a tick by stable id lands on the subtask it
+// means.
 func TestMCPTickAfterMove(t *testing.T) {
 	h := newHome(t)
 	cs := h.mcpConnect(t, h.dir, nil, "--session", "mv")
@@ -360,12 +361,14 @@ func TestMCPTickAfterMove(t *testing.T) {
 	h.shell(t, "mv", "/todo move 2 1")
 
 	text, isErr = mcpCall(t, cs, todotools.Tick, map[string]any{"id": "1.1", "evidence": "TestQuoted"})
-	if !isErr || !strings.Contains(text, "changed since your last read") {
-		t.Fatalf("tick by a stale position: %v %s", isErr, text)
-	}
-	text, isErr = mcpCall(t, cs, todotools.Tick, map[string]any{"id": "s2", "evidence": "TestQuoted"})
 	if isErr || !strings.Contains(text, "Ticked 2.1 (s2) of item 2 (t1).\n  2 \"Parser\"\n  2.1 [x] \"quoted\"") {
-		t.Fatalf("tick s2: %v %s", isErr, text)
+		t.Fatalf("tick 1.1 as the reply showed it: %v %s", isErr, text)
+	}
+	if text, isErr = mcpCall(t, cs, todotools.Tick, map[string]any{"id": "s4"}); isErr || !strings.Contains(text, `1.1 [x] "usage"`) {
+		t.Fatalf("tick s4: %v %s", isErr, text)
+	}
+	if text, isErr = mcpCall(t, cs, todotools.Tick, map[string]any{"id": "s4"}); isErr {
+		t.Fatalf("untick s4: %v %s", isErr, text)
 	}
 	s, err := h.store().Load("mv")
 	if err != nil {
@@ -379,8 +382,9 @@ func TestMCPTickAfterMove(t *testing.T) {
 
 // TestMCPWriteNeverUndoesThePerson: an MCP client's todo_write restating
 // the list it last read does not undo the person's rename, completion or
-// added subtask made in a shell since; reusing id "1" is refused; the
-// reply says what was kept.
+// added subtask made in a shell since, and the reply says what was kept;
+// an id "1" names the item its last reply showed at 1, whose rename by
+// the person stays.
 func TestMCPWriteNeverUndoesThePerson(t *testing.T) {
 	h := newHome(t)
 	cs := h.mcpConnect(t, h.dir, nil, "--session", "pw")
@@ -395,10 +399,6 @@ func TestMCPWriteNeverUndoesThePerson(t *testing.T) {
 	h.shell(t, "pw", `/todo add 1.last "CRLF"`)
 	h.shell(t, "pw", "/todo done 2")
 
-	reuse := []map[string]any{{"id": "1", "content": "Something else", "status": "pending"}}
-	if text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": reuse}); !isErr || !strings.Contains(text, "changed since your last read") {
-		t.Errorf("todo_write reusing id 1 on a changed list: %v %s", isErr, text)
-	}
 	text, isErr := mcpCall(t, cs, todotools.Write, map[string]any{"todos": older})
 	if isErr {
 		t.Fatal(text)
@@ -420,5 +420,21 @@ func TestMCPWriteNeverUndoesThePerson(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("reply lacks %q:\n%s", w, text)
 		}
+	}
+
+	// Position 1 of the reply the agent last had, on a list the person
+	// changed since: the same item, and the person's rename stays.
+	cs2 := h.mcpConnect(t, h.dir, nil, "--session", "pw2")
+	if text, isErr := mcpCall(t, cs2, todotools.Write, map[string]any{"todos": older}); isErr {
+		t.Fatal(text)
+	}
+	h.shell(t, "pw2", `/todo edit 1 "Write the CSV parser"`)
+	reuse := []map[string]any{{"id": "1", "content": "Something else", "status": "pending"}, {"content": "Write tests", "status": "pending"}}
+	text, isErr = mcpCall(t, cs2, todotools.Write, map[string]any{"todos": reuse})
+	if isErr || !strings.Contains(text, `"Write the CSV parser": changed by the person since your last read, your version not applied`) {
+		t.Errorf("todo_write naming position 1 after the person's rename: %v %s", isErr, text)
+	}
+	if s, _ := h.store().Load("pw2"); len(s.Todos) != 2 || s.Todos[0].Content != "Write the CSV parser" {
+		t.Errorf("after position 1 was renamed: %s", todostore.FormatList(s.Todos))
 	}
 }

@@ -40,6 +40,34 @@ func TestReadmeScriptExample(t *testing.T) {
 	}
 }
 
+// TestResumeIsDocumentedAsItWorks: --resume and todosh mcp open the
+// session of the directory changed most recently (todostore.MostRecentIn);
+// no page and no --help may say "started".
+func TestResumeIsDocumentedAsItWorks(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join("..", "README.md"), filepath.Join("..", "ARCHITECTURE.md"))
+	texts := map[string]string{"todosh --help": newHome(t).script(t, t.TempDir(), "", "--help").stdout}
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[p] = string(b)
+	}
+	stale := regexp.MustCompile(`most\s+recent(ly)?\s+(session\s+)?started|most\s+recently\s+started`)
+	for name, text := range texts {
+		if m := stale.FindString(text); m != "" {
+			t.Errorf("%s says %q: the session opened is the one changed most recently", name, m)
+		}
+	}
+	if !strings.Contains(texts["todosh --help"], "changed most recently") {
+		t.Errorf("todosh --help does not say which session --resume opens:\n%s", texts["todosh --help"])
+	}
+}
+
 // TestDocLinks: every relative link in the README, ARCHITECTURE.md and
 // docs/ names a file of the repository, and every #anchor a heading of
 // that file, so the pages a newcomer follows are never dead ends.

@@ -268,7 +268,7 @@ func (h *hook) tool() ([]byte, []string, error) {
 				texts = append(texts, t.Content)
 			}
 		} else {
-			ct := clis.ClaudeTasks{Session: h.in.SessionID, Tasks: ref.Tasks}
+			ct := clis.ClaudeTasks{Session: h.in.SessionID, Tasks: ref.Tasks, View: agent.ViewOf(s)}
 			out, archived, err := ct.Apply(s.Todos, *res.Task)
 			if err != nil {
 				return err

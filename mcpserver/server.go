@@ -54,7 +54,7 @@ func (c Config) now() time.Time {
 }
 
 // ResolveSession picks the session the server serves: --session, else
-// $TODOSH_SESSION, else the most recent session of the directory, else a
+// $TODOSH_SESSION, else the session of the directory changed most recently, else a
 // new one.
 func ResolveSession(cfg Config) (string, error) {
 	if cfg.SessionID != "" {

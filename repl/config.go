@@ -58,7 +58,7 @@ type Config struct {
 	// SessionID opens (or creates) that session; "" starts a new one
 	// unless Resume is set. main.go validates it before anything runs.
 	SessionID string
-	// Resume reopens the most recent session whose cwd is Cwd.
+	// Resume reopens the session whose cwd is Cwd changed most recently.
 	Resume bool
 	// Commands are the -c lines, run in order before exiting; when set,
 	// stdin is not read.

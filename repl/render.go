@@ -35,11 +35,17 @@ type Renderer struct {
 	pending []byte // reply text after the last newline
 	maxLine int    // renderMaxLine; tests lower it to reach the cut cheaply
 
-	mu         sync.Mutex                // guards shown, shownTodos and known, and orders list output
+	mu         sync.Mutex                // guards shown, shownTodos, known and seen, and orders list output
 	shown      string                    // FormatList of the last list shown or known to the person
 	work       func() *todostore.Summary // the work log's receipts; nil: none shown
 	shownTodos []todostore.Todo
 	known      bool // shown is set
+	// seen is the last list the person was shown with its positions
+	// (whole, or as the result of their own command): a change line of
+	// another process's change ("list reordered") does not say where
+	// things are now, so positions still mean this one (Shown).
+	seen      []todostore.Todo
+	seenKnown bool
 
 	// InPlace shows the agent's status (agent.EventStatus) on one line
 	// rewritten in place, as in a terminal; otherwise each new status is a
@@ -235,8 +241,20 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 			r.write(renderOneLine(notice) + "\n")
 		}
 		r.write(r.pal.List(todostore.FormatListSeen(todos, r.width(), r.summary())))
+		r.seen, r.seenKnown = r.shownTodos, true
 	}
 	return true
+}
+
+// Shown is the list the person last saw with its positions: the last one
+// shown whole, or recorded with Seen (a command's own result); ok false
+// before any. A change line of another process's change does not count:
+// it does not say where things are now. Slash commands resolve positions
+// against it (commands.Env.Seen). It is never changed in place.
+func (r *Renderer) Shown() (todos []todostore.Todo, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen, r.seenKnown
 }
 
 // SetWork gives the renderer the session's work log, so the lists it
@@ -257,9 +275,11 @@ func (r *Renderer) Seen(todos []todostore.Todo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.known && todostore.SameTodos(todos, r.shownTodos) {
+		r.seen, r.seenKnown = r.shownTodos, true
 		return
 	}
 	r.shown, r.shownTodos, r.known = todostore.FormatList(todos), todostore.CloneTodos(todos), true
+	r.seen, r.seenKnown = r.shownTodos, true
 }
 
 // Error prints a line saying a prompt failed, after the reply text shown

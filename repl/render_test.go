@@ -265,3 +265,30 @@ func TestRenderFitsOwnLines(t *testing.T) {
 		}
 	}
 }
+
+// TestRendererShownIsTheListWithPositions: positions mean the last list
+// the person saw with its positions: one shown whole, or their own
+// command's result (Seen); another process's change shown as one line
+// (`↕ 1 "beta" (was 2)`) moves the base of the next change line, not that.
+func TestRendererShownIsTheListWithPositions(t *testing.T) {
+	var w strings.Builder
+	r := NewRenderer(&w)
+	if _, ok := r.Shown(); ok {
+		t.Fatal("a list seen before any was shown")
+	}
+	a := []todostore.Todo{{Content: "alpha", Status: todostore.Pending, UID: "t1"}, {Content: "beta", Status: todostore.Pending, UID: "t2"}}
+	r.Seen(a) // the person's own command left it so
+	b := []todostore.Todo{a[1], a[0]}
+	if !r.Changed(b, "todo list changed by another process:") || strings.Count(w.String(), "\n") != 1 {
+		t.Fatalf("the reorder was not shown as a change line: %q", w.String())
+	}
+	if got, ok := r.Shown(); !ok || got[0].Content != "alpha" {
+		t.Errorf("after a change line, positions mean %v, want the list shown before (alpha first)", got)
+	}
+	c := append(b, todostore.Todo{Content: "gamma", Status: todostore.Pending, UID: "t3"})
+	w.Reset()
+	r.show(c, "", true) // shown whole
+	if got, ok := r.Shown(); !ok || len(got) != 3 || got[0].Content != "beta" {
+		t.Errorf("after the whole list, positions mean %v", got)
+	}
+}

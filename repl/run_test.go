@@ -122,6 +122,26 @@ func TestResumeShowsReceipts(t *testing.T) {
 	}
 }
 
+// An agent that cannot start (OPENAI_API_KEY set, no model chosen)
+// refuses prompts only: a script of slash commands runs, and a prompt
+// after them fails with the cause, sending nothing.
+func TestRunSlashCommandsNeedNoAgent(t *testing.T) {
+	cfg := NewConfig()
+	cfg.Root, cfg.Cwd = t.TempDir(), "/src/project"
+	cfg.NewAgent = func(agent.Session) (agent.Agent, error) { return nil, errors.New("no model") }
+	cfg.Commands = []string{"/todo add x", "/todo show"}
+	var out, errOut bytes.Buffer
+	if status := Run(cfg, strings.NewReader(""), &out, &errOut); status != ExitOK || !strings.Contains(out.String(), "1. ○ x") {
+		t.Fatalf("status %d, stdout %q, stderr %q; want the list", status, out.String(), errOut.String())
+	}
+	cfg.Commands = []string{"/todo add y", "write the parser"}
+	out.Reset()
+	errOut.Reset()
+	if status := Run(cfg, strings.NewReader(""), &out, &errOut); status != ExitFailed || !strings.Contains(errOut.String(), "prompt not sent: start the agent: no model") {
+		t.Errorf("status %d, stderr %q; want %d and the cause", status, errOut.String(), ExitFailed)
+	}
+}
+
 func TestRunRefusesWhatCannotOpen(t *testing.T) {
 	tests := []struct {
 		name string
@@ -130,9 +150,6 @@ func TestRunRefusesWhatCannotOpen(t *testing.T) {
 	}{
 		{"bad session id", func(c *Config) { c.SessionID = "../x" }, "invalid session id"},
 		{"nothing to resume", func(c *Config) { c.Resume = true }, "no session was started in"},
-		{"agent fails to start", func(c *Config) {
-			c.NewAgent = func(agent.Session) (agent.Agent, error) { return nil, errors.New("no model") }
-		}, "start the agent: no model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

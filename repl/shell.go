@@ -81,6 +81,12 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop() // after a signal, never returns: exitOn exits
 	if sh.resumed {
 		sh.showResumed(sio)
+	} else if r, ok := sio.render.(*Renderer); ok {
+		// A script's positions mean the list as it was when it started,
+		// then as its own commands left it.
+		if sess, err := sh.store.LoadOrNew(sh.id); err == nil {
+			r.Seen(sess.Todos)
+		}
 	}
 	if len(cfg.Commands) > 0 {
 		return sh.runScript(ctx, sliceLines(cfg.Commands))
@@ -184,28 +190,39 @@ func open(cfg Config, sio shellIO) (*shell, error) {
 	}
 	asess := agent.Session{Store: store, ID: id, Cwd: cwd}
 	var ag agent.Agent
+	var agentErr error
 	if cfg.NewAgent != nil {
+		// A prompt needs the agent, a slash command does not: an agent
+		// that cannot start (no model chosen) refuses prompts only.
 		if ag, err = cfg.NewAgent(asess); err != nil {
-			return nil, fmt.Errorf("start the agent: %w", err)
+			ag, agentErr = nil, fmt.Errorf("start the agent: %w", err)
 		}
 	}
 	if sio.jsonl != nil {
 		sio.jsonl.session = id
+	}
+	env := &commands.Env{
+		Store: store, SessionID: id, Cwd: cwd,
+		Out: sio.out, Err: sio.err, Now: now,
+		Home: cfg.Home, Getenv: cfg.Getenv,
+		Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
+		Agent: agentLine(cfg.Backend), CanSwitch: sio.canSwitch,
+	}
+	if r, ok := sio.render.(*Renderer); ok {
+		// What the shell showed is the list the person saw: commands
+		// resolve positions against it and add what they show to it, so
+		// a notice of another process's change never repeats the
+		// person's own (docs/commands.md, "Positions").
+		env.Seen, env.Shown = r.Shown, r.Seen
 	}
 	sh := &shell{
 		store:    store,
 		id:       id,
 		cwd:      cwd,
 		registry: commands.NewRegistry(),
-		env: &commands.Env{
-			Store: store, SessionID: id, Cwd: cwd,
-			Out: sio.out, Err: sio.err, Now: now,
-			Home: cfg.Home, Getenv: cfg.Getenv,
-			Ask: sio.ask, Quiet: cfg.Quiet, Width: sio.width,
-			Agent: agentLine(cfg.Backend), CanSwitch: sio.canSwitch,
-		},
+		env:      env,
 		runner: &TurnRunner{
-			Agent: ag, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
+			Agent: ag, AgentErr: agentErr, Session: asess, Out: sio.out, Err: sio.err, Cwd: cwd,
 			Continue: !cfg.NoContinue, Budget: cfg.Budget, Delay: cfg.ContinueDelay,
 			Countdown: sio.countdown, render: sio.render, live: sio.live,
 			Backend: cfg.Backend, Ask: sio.permission,
@@ -229,7 +246,10 @@ func (s *shell) banner() string {
 		name = s.runner.Backend.Name
 	}
 	next := "Type a prompt for the agent, /help for commands, Ctrl-D to quit."
-	if s.runner.Agent == nil {
+	switch {
+	case s.runner.AgentErr != nil:
+		next = "todosh: " + s.runner.AgentErr.Error() + "\nPrompts are refused until it can; /todo commands work. Ctrl-D quits."
+	case s.runner.Agent == nil:
 		next = "No agent: /todo commands only (todosh --help lists agents). Ctrl-D quits."
 	}
 	return "todosh session " + s.id + " · agent " + name + "\n" + next + "\n"
@@ -243,8 +263,8 @@ func agentLine(b *backends.Backend) string {
 	return b.Describe()
 }
 
-// sessionID picks the session: the one named, the most recent one started
-// in cwd (--resume), or a new id. A named session wins over Resume.
+// sessionID picks the session: the one named, the one of cwd changed
+// most recently (--resume), or a new id. A named session wins over Resume.
 func sessionID(cfg Config, store *todostore.Store, cwd string, now func() time.Time) (string, error) {
 	switch {
 	case cfg.SessionID != "":

@@ -27,6 +27,9 @@ var errNoAgent = errors.New("no agent is connected")
 // TurnRunner runs one prompt from the person through the agent and the continuation policy.
 type TurnRunner struct {
 	Agent agent.Agent // nil: no agent connected
+	// AgentErr is why the agent could not be started (no model chosen):
+	// slash commands need no agent and run, a prompt is refused with it.
+	AgentErr error
 	// Backend is the agent's row of the backend table: the todo tools
 	// the continuation prompt may name. nil: only the agent's own tool.
 	Backend  *backends.Backend
@@ -123,6 +126,10 @@ func (r *TurnRunner) RunPrompt(ctx context.Context, prompt string) (typed string
 	r.resume = false
 	r.policy().SetEnabled(r.Continue)
 	r.Policy.SetBudget(r.Budget)
+	if r.Agent == nil && r.AgentErr != nil {
+		r.errLine("prompt not sent: " + r.AgentErr.Error())
+		return "", r.AgentErr
+	}
 	sess, err := r.startPrompt()
 	if err != nil {
 		r.errLine("prompt not sent: " + err.Error())

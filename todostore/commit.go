@@ -57,10 +57,13 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		}
 	}
 	next, changed, err := applyChange(st.sess, lines, fn)
-	if err != nil {
+	if err != nil && !(needHist && st.present) {
 		return st.sess.clone(), false, err
 	}
-	if !changed {
+	// A history read without the lock may catch a writer between its
+	// rename and its append (the file a change ahead), which fn may
+	// refuse (a gap): such a refusal is decided again under the lock.
+	if err == nil && !changed {
 		return next, false, nil // the same state, and already the caller's own copy
 	}
 	if err := s.ensureDirs(); err != nil {
@@ -120,10 +123,14 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
 	tail, known := s.cache.histTail(id, idOf(hinfo))
+	_, damaged := s.damaged.Load(id)
 	if !known {
 		if tail, err = readTail(hist, hinfo); err != nil {
 			return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 		}
+		// Another process wrote last: its chain is checked once, so a
+		// change after lost or renumbered lines is a snapshot.
+		damaged = damaged || !chainIntact(hist, tail)
 	}
 	// What the history must say first so that it explains the file
 	// (nothing, when its last line is the change that wrote it), read
@@ -132,10 +139,12 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	if !explained(tail, st) || len(archive) > 0 {
 		var last *HistoryLine
 		if _, ok := lostLine(tail.n, st); !ok && tail.n > 0 {
-			all, _ := readHistory(hist.Name())
-			if len(all) > 0 {
-				last = &all[len(all)-1]
-			}
+			// The list the history ends with, for the words of the change
+			// found on disk: read from its snapshot, never the whole file,
+			// so a change costs the same with 10 or 1,900 lines.
+			var whole bool
+			last, whole = readChainEnd(hist, tail)
+			damaged = damaged || !whole
 		} else if tail.n > 0 {
 			last = &HistoryLine{N: tail.n} // its list is not needed: the lost line is a snapshot
 		}
@@ -143,10 +152,14 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		st.sess.Archive = archive
 		newLines = catchUp(last, st)
 	}
-	n := tail.n + len(newLines) + 1
+	n := tail.n + 1
+	if len(newLines) > 0 {
+		n = newLines[len(newLines)-1].N + 1
+	}
 	hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt)
 	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: next.Todos,
-		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash)}
+		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash),
+		snap: damaged && len(newLines) == 0} // after damage, a line that reads by itself
 	newLines = append(newLines, line)
 	next.Change = &ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
 	out, items, err := encodeReusing(next, cur.Todos, st.items)
@@ -171,6 +184,9 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	capped, err := s.appendHistory(hist, tail, buf, len(newLines))
 	if err != nil {
 		return result, true, err
+	}
+	if damaged {
+		s.damaged.Delete(id)
 	}
 	if !capped {
 		if info, err := hist.Stat(); err == nil {
@@ -255,6 +271,10 @@ func lostLine(lastN int, st state) (HistoryLine, bool) {
 // line explains (found in a file written before the history, or by
 // another program). They are numbered after last; a list stated without
 // the line before it is a snapshot.
+//
+// Change numbers are never given twice: a session file whose change is
+// numbered past the history's end (lines were lost: the history was cut,
+// emptied or damaged) keeps its number, and the lines between are a Gap.
 func catchUp(last *HistoryLine, st state) []HistoryLine {
 	cur := st.sess
 	n := 0
@@ -271,7 +291,19 @@ func catchUp(last *HistoryLine, st state) []HistoryLine {
 		}
 		out = append(out, l)
 	}
+	// skipTo numbers the next line k, the changes before it missing.
+	skipTo := func(k int, l *HistoryLine) {
+		if k > n+1 {
+			from := n + 1
+			if n == 0 && last == nil {
+				from = 1
+			}
+			l.Gap = &Gap{From: from, To: k - 1}
+			n = k - 1
+		}
+	}
 	if l, ok := lostLine(n, st); ok && len(cur.Archive) == 0 {
+		skipTo(cur.Change.N, &l)
 		add(l)
 		return out
 	}
@@ -285,15 +317,23 @@ func catchUp(last *HistoryLine, st state) []HistoryLine {
 		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, Plural(len(a.Todos), "item")), Todos: todos, Base: true})
 	}
 	if !SameTodos(lastTodos, cur.Todos) || len(cur.Archive) > 0 {
-		if last == nil && st.present {
+		var l HistoryLine
+		if last == nil && st.present && (cur.Change == nil || cur.Change.N == 0) {
 			what := "the list as it was before its history began"
 			if len(cur.Todos) == 0 {
 				what = "the list was empty when its history began"
 			}
-			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: what, Todos: CloneTodos(cur.Todos), Base: true})
+			l = HistoryLine{At: cur.UpdatedAt, By: ByOther, What: what, Todos: CloneTodos(cur.Todos), Base: true}
 		} else {
-			add(HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(lastTodos, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos), snap: true})
+			l = HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(lastTodos, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos), snap: true}
 		}
+		if c := cur.Change; c != nil && c.N > n {
+			// The file was written by change c.N, which the history lacks,
+			// and changed since by another program: after it, with it
+			// missing.
+			skipTo(c.N+1, &l)
+		}
+		add(l)
 	}
 	return out
 }

@@ -126,6 +126,8 @@ func marshalLine(buf []byte, w *wireLine) ([]byte, error) {
 		b = appendTodosCompact(append(b, `,"dropped":`...), w.Dropped)
 	}
 	b = compactInt(b, "pid", w.PID)
+	b = compactInt(b, "lostFrom", w.LostFrom)
+	b = compactInt(b, "lostTo", w.LostTo)
 	return append(b, '}'), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,12 +73,19 @@ type HistoryLine struct {
 	// PID is the process that wrote the line, so a shell can tell a
 	// change another todosh made while it ran.
 	PID int `json:"pid,omitempty"`
+	// Gap is what the history lost just before this line (changes whose
+	// lines are missing or unreadable); nil when nothing. A revert never
+	// goes past one.
+	Gap *Gap `json:"-"`
 
 	// from is the snapshot line this line's delta chain starts at (its own
 	// N for a snapshot) and db the delta bytes written since it; hash is
 	// the checksum of Todos as written. None is set for a format-1 line.
 	from, db int
 	hash     string
+	// line is the line's number in the file (1-based), 0 when not read
+	// from one.
+	line int
 	// snap makes the writer state the whole list: the line does not
 	// follow from the line before it.
 	snap bool
@@ -119,6 +127,11 @@ type wireLine struct {
 	Base    bool            `json:"base,omitempty"`
 	Dropped []Todo          `json:"dropped,omitempty"`
 	PID     int             `json:"pid,omitempty"`
+	// LostFrom and LostTo are the changes a line's writer knew were
+	// missing before it (HistoryLine.Gap), so a history whose lost lines
+	// were its first still says so after the next change.
+	LostFrom int `json:"lostFrom,omitempty"`
+	LostTo   int `json:"lostTo,omitempty"`
 }
 
 // processStart and processID tell this process's lines from others'.
@@ -158,13 +171,90 @@ type BadLine struct {
 	Err  error
 }
 
+// Gap is damage a history shows before one of its lines: the changes
+// From..To are missing (none when From is 0), and the file's lines Lines
+// (1-based) were unreadable there.
+type Gap struct {
+	From, To int
+	Lines    []int
+}
+
+// String says what was lost: "changes 124-244 missing", "line 7
+// unreadable", or both.
+func (g Gap) String() string {
+	var parts []string
+	switch {
+	case g.From == 0:
+	case g.From == g.To:
+		parts = append(parts, fmt.Sprintf("change %d missing", g.From))
+	default:
+		parts = append(parts, fmt.Sprintf("changes %d-%d missing", g.From, g.To))
+	}
+	switch len(g.Lines) {
+	case 0:
+	case 1:
+		parts = append(parts, fmt.Sprintf("line %d unreadable", g.Lines[0]))
+	default:
+		parts = append(parts, fmt.Sprintf("lines %s unreadable", lineList(g.Lines)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lineList writes line numbers with runs joined: "3-5, 9".
+func lineList(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// gapBetween is the gap before a line numbered n whose good line before
+// it is numbered prev (0: none), with the unreadable lines bad between
+// them and badNs the change numbers those lines claim (0: unknown); nil
+// when nothing is lost. Before the first good line, change numbers are
+// missing only as far as unreadable lines tell: the cap drops old lines
+// on purpose.
+func gapBetween(prev, n int, bad []int, badNs []int) *Gap {
+	g := Gap{Lines: bad}
+	from := prev + 1
+	if prev == 0 {
+		from = n
+		for _, k := range badNs {
+			if k > 0 && k < from {
+				from = k
+			}
+		}
+	}
+	if from <= n-1 {
+		g.From, g.To = from, n-1
+	}
+	if g.From == 0 && len(g.Lines) == 0 {
+		return nil
+	}
+	return &g
+}
+
 // ParseHistory reads the lines of a history file, of either format. A
 // last line without its newline was torn by a crash and is ignored; any
 // other line that does not parse, breaks a limit, does not number after
 // the line before it, or is a delta whose line before it is missing or
 // whose result fails its checksum is returned in bad and skipped.
+//
+// A line after lost ones (unreadable lines, or change numbers skipped)
+// carries the Gap; lines after the last good one are only in bad.
 func ParseHistory(data []byte) (lines []HistoryLine, bad []BadLine) {
 	no := 0
+	var skipped, skippedNs []int // unreadable lines since the last good one
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -182,12 +272,28 @@ func ParseHistory(data []byte) (lines []HistoryLine, bad []BadLine) {
 		}
 		l, err := parseHistoryLine(raw, prev)
 		if err == nil && prev != nil && l.N <= prev.N {
-			err = fmt.Errorf("change %d after change %d", l.N, prev.N)
+			err = fmt.Errorf("change %d after change %d: two lines give one change number", l.N, prev.N)
 		}
 		if err != nil {
 			bad = append(bad, BadLine{Line: no, Err: err})
+			skipped = append(skipped, no)
+			if w, werr := parseWire(raw); werr == nil {
+				skippedNs = append(skippedNs, w.N)
+			}
 			continue
 		}
+		prevN := 0
+		if prev != nil {
+			prevN = prev.N
+		}
+		if g := gapBetween(prevN, l.N, skipped, skippedNs); g != nil {
+			if l.Gap != nil && (g.From == 0 || l.Gap.From < g.From) {
+				g.From, g.To = l.Gap.From, max(g.To, l.Gap.To) // the writer knew more was lost
+			}
+			l.Gap = g
+		}
+		l.line = no
+		skipped, skippedNs = nil, nil
 		lines = append(lines, l)
 	}
 	return lines, bad
@@ -219,6 +325,9 @@ func parseHistoryLine(raw []byte, prev *HistoryLine) (HistoryLine, error) {
 		return HistoryLine{}, err
 	}
 	l := HistoryLine{N: w.N, At: w.At, By: w.By, What: w.What, Revert: w.Revert, Base: w.Base, Dropped: w.Dropped, PID: w.PID, hash: w.H}
+	if w.LostFrom > 0 && w.LostFrom <= w.LostTo && w.LostTo < w.N {
+		l.Gap = &Gap{From: w.LostFrom, To: w.LostTo}
+	}
 	switch {
 	case w.V == 0 || w.From == w.N: // format 1, or a snapshot
 		if w.Todos != nil {
@@ -287,6 +396,9 @@ func encodeLinesTo(buf []byte, at lineChain, prev []Todo, lines []HistoryLine, l
 	for i := range lines {
 		l := &lines[i]
 		w := wireLine{N: l.N, V: historyFormat, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Base: l.Base, Dropped: l.Dropped, PID: l.PID, H: l.hash}
+		if l.Gap != nil && l.Gap.From > 0 {
+			w.LostFrom, w.LostTo = l.Gap.From, l.Gap.To
+		}
 		if w.H == "" {
 			w.H = hashString(listHash(l.Todos))
 		}
@@ -320,20 +432,41 @@ func encodeLinesTo(buf []byte, at lineChain, prev []Todo, lines []HistoryLine, l
 	return buf, at, nil
 }
 
-// HistoryError reports a history file that could not be read whole.
+// HistoryError reports a history file that could not be read whole:
+// its unreadable lines (Bad), and every place changes are missing (Gaps:
+// lines lost, cut or unreadable, and a session file ahead of its
+// history).
 type HistoryError struct {
 	Path string
 	Bad  []BadLine
+	Gaps []Gap
 }
 
 func (e *HistoryError) Error() string {
-	b := e.Bad[0]
-	more := ""
-	if len(e.Bad) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(e.Bad)-1)
+	var parts []string
+	if len(e.Bad) > 0 {
+		b := e.Bad[0]
+		more := ""
+		if len(e.Bad) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(e.Bad)-1)
+		}
+		parts = append(parts, fmt.Sprintf("line %d unreadable%s: %v", b.Line, more, b.Err))
 	}
-	return fmt.Sprintf("%s: line %d unreadable%s: %v (skipped and left in the file; the other changes are shown)", e.Path, b.Line, more, b.Err)
+	var missing []string
+	for _, g := range e.Gaps {
+		if g.From > 0 {
+			missing = append(missing, strings.TrimSuffix(Gap{From: g.From, To: g.To}.String(), " missing"))
+		}
+	}
+	if len(missing) > 0 {
+		parts = append(parts, strings.Join(missing, ", ")+" missing")
+	}
+	return fmt.Sprintf("%s: %s (the history is damaged: what is unreadable is skipped and left in the file, the other changes are shown)", e.Path, strings.Join(parts, "; "))
 }
+
+// Missing reports whether the history lost changes (a gap in its
+// numbers, or unreadable lines).
+func (e *HistoryError) Missing() bool { return len(e.Bad) > 0 || len(e.Gaps) > 0 }
 
 // History reads session id's changes, oldest first. A missing file is an
 // empty history. Unreadable lines are skipped and reported as a
@@ -345,13 +478,69 @@ func (s *Store) History(id string) ([]HistoryLine, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, err
 	}
-	lines, err := readHistory(s.SessionHistoryPath(id))
-	if st, rerr := s.readSession(id); rerr == nil && st.present {
+	path := s.SessionHistoryPath(id)
+	var lines []HistoryLine
+	var err error
+	prevN := -1 // the last change of the history read before
+	for try := 0; ; try++ {
+		lines, err = readHistory(path)
+		st, rerr := s.readSession(id)
+		if rerr != nil || !st.present {
+			break
+		}
 		var last *HistoryLine
+		lastN := 0
 		if len(lines) > 0 {
 			last = &lines[len(lines)-1]
+			lastN = last.N
 		}
-		lines = append(lines, catchUp(last, st)...)
+		more := catchUp(last, st)
+		if len(more) > 0 && more[0].Gap != nil && lastN != prevN && try < 100 {
+			// Read without the lock: the file is ahead when writers
+			// appended their lines after this read of the history. It is
+			// read again until it stops growing before anything is
+			// called lost.
+			prevN = lastN
+			continue
+		}
+		var herr *HistoryError
+		if len(more) > 0 && errors.As(err, &herr) {
+			// Unreadable lines after the last good one were lost before
+			// the list the file holds.
+			var after []int
+			for _, b := range herr.Bad {
+				if last == nil || b.Line > last.line {
+					after = append(after, b.Line)
+				}
+			}
+			if len(after) > 0 {
+				if more[0].Gap == nil {
+					more[0].Gap = &Gap{}
+				}
+				more[0].Gap.Lines = after
+			}
+		}
+		lines = append(lines, more...)
+		break
+	}
+	var gaps []Gap
+	for _, l := range lines {
+		if l.Gap != nil {
+			gaps = append(gaps, *l.Gap)
+		}
+	}
+	var herr *HistoryError
+	switch {
+	case errors.As(err, &herr):
+		herr.Gaps = gaps
+	case err == nil && len(gaps) > 0:
+		herr = &HistoryError{Path: path, Gaps: gaps}
+		err = herr
+	}
+	if herr != nil {
+		// The next change states the whole list, so the history reads
+		// whole again from there.
+		s.damaged.Store(id, true)
 	}
 	return lines, err
 }
@@ -366,6 +555,7 @@ func readHistory(path string) ([]HistoryLine, error) {
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, 2*MaxHistoryBytes))
+	historyRead.Add(int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("read history %s: %w", path, err)
 	}
@@ -389,6 +579,117 @@ type histTail struct {
 	last   *HistoryLine // set only when the history was read whole
 }
 
+// historyRead counts the bytes read from history files, for the test
+// that a change reads what it needs of one, not the whole file.
+var historyRead atomic.Int64
+
+// maxChainBytes bounds how far back readChainEnd looks for the snapshot
+// a history's last line is a delta of: a chain is at most snapshotEvery
+// lines and the session file's size (at most MaxFileSize) in deltas.
+const maxChainBytes = 2*MaxFileSize + 64<<10
+
+// readChain reads the lines of the history open as f that the chain of
+// its last line spans, whose tail is t: from the snapshot it starts at
+// (numbered t.from) to the end of the last complete line. It reads
+// backwards, each byte once; ok is false when that snapshot is not found
+// within maxChainBytes.
+func readChain(f *os.File, t histTail) (data []byte, ok bool) {
+	head := []byte(`{"n":` + strconv.Itoa(t.from) + `,`)
+	from := t.end
+	for window := int64(16 << 10); ; window *= 2 {
+		if t.end-from > maxChainBytes {
+			return nil, false
+		}
+		next := max(t.end-window, 0)
+		more := make([]byte, from-next)
+		historyRead.Add(int64(len(more)))
+		if _, err := f.ReadAt(more, next); err != nil && err != io.EOF {
+			return nil, false
+		}
+		data = append(more, data...)
+		from = next
+		// The chain starts at a line that opens with its head: at the
+		// file's start or after a newline.
+		for i := len(data); i > 0; {
+			j := bytes.LastIndex(data[:i], head)
+			if j < 0 {
+				break
+			}
+			if j == 0 && from == 0 || j > 0 && data[j-1] == '\n' {
+				return data[j:], true
+			}
+			i = j
+		}
+		if from == 0 {
+			return nil, false
+		}
+	}
+}
+
+// readChainEnd reads the list the history open as f ends with, whose tail
+// is t: from the snapshot its last line's chain starts at to that line,
+// never the whole file. whole is false when that chain cannot be read
+// whole (lines lost or damaged in it); the line returned is then the last
+// that could be read, numbered at least t.n.
+func readChainEnd(f *os.File, t histTail) (last *HistoryLine, whole bool) {
+	if t.n == 0 {
+		return nil, true
+	}
+	broken := &HistoryLine{N: t.n, Todos: []Todo{}}
+	data, ok := readChain(f, t)
+	if !ok {
+		return broken, false
+	}
+	lines, bad := ParseHistory(data)
+	if len(lines) == 0 {
+		return broken, false
+	}
+	whole = len(bad) == 0 && lines[0].N == t.from && lines[len(lines)-1].N == t.n
+	for _, l := range lines[1:] {
+		whole = whole && l.Gap == nil
+	}
+	last = &lines[len(lines)-1]
+	last.N = max(last.N, t.n)
+	return last, whole
+}
+
+// chainIntact reports whether the lines of the chain of the history's
+// last line (tail t) are all there, by their first bytes only: each one
+// numbered after the one before and stated from the chain's snapshot. A
+// change made after one of them was lost or renumbered (a flipped byte)
+// states the whole list instead of a delta no reader could apply.
+func chainIntact(f *os.File, t histTail) bool {
+	if t.n == 0 || t.from == t.n {
+		return true
+	}
+	data, ok := readChain(f, t)
+	if !ok {
+		return false
+	}
+	want := t.from
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		n, rest, ok := leadingInt(data, `{"n":`)
+		if !ok || n != want {
+			return false
+		}
+		if n > t.from {
+			if _, rest, ok = leadingInt(rest, `,"v":`); !ok {
+				return false
+			}
+			if from, _, ok := leadingInt(rest, `,"from":`); !ok || from != t.from {
+				return false
+			}
+		}
+		want++
+		data = data[i+1:]
+	}
+	return want == t.n+1
+}
+
 // wireHead is the part of a line the tail needs; decoding into it skips
 // the list.
 type wireHead struct {
@@ -410,6 +711,7 @@ func readTail(f *os.File, info os.FileInfo) (histTail, error) {
 	for window := int64(4 << 10); ; window *= 2 {
 		start := max(t.size-window, 0)
 		buf := make([]byte, t.size-start)
+		historyRead.Add(int64(len(buf)))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
 			return t, err
 		}
@@ -649,12 +951,37 @@ func before(lines []HistoryLine, i int) []Todo {
 // back.
 var ErrNothingToRevert = errors.New("nothing to revert")
 
+// ErrHistoryGap is returned by Revert when taking back the last change
+// would go past changes the history lost: what the list was before them
+// is not known. The error names the change and the gap.
+var ErrHistoryGap = errors.New("the history has a gap")
+
+// gapFrom is the first gap in lines[i:] (nil: none), with the change it
+// stands before.
+func gapFrom(lines []HistoryLine, i int) (*Gap, int) {
+	for ; i < len(lines); i++ {
+		if lines[i].Gap != nil {
+			return lines[i].Gap, lines[i].N
+		}
+	}
+	return nil, 0
+}
+
 // Revert takes back the last change of the list (see RevertTarget) as a
-// new change by, and returns the change it took back.
+// new change by, and returns the change it took back. It never goes past
+// a gap in the history (ErrHistoryGap): the list before lost changes is
+// not known.
 func (s *Store) Revert(id string, by Author) (*Session, HistoryLine, error) {
 	var took HistoryLine
 	sess, changed, err := s.commit(id, by, true, func(sess *Session, lines []HistoryLine) error {
 		i, ok := RevertTarget(lines)
+		from := i
+		if !ok {
+			from = 0
+		}
+		if g, at := gapFrom(lines, from); g != nil {
+			return fmt.Errorf("%w before change %d (%s): what the list was before it is not known", ErrHistoryGap, at, g)
+		}
 		if !ok {
 			return ErrNothingToRevert
 		}

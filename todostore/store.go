@@ -39,8 +39,11 @@ type Store struct {
 	watchSource eventSource
 
 	sweepOnce sync.Once // leftover temp files are removed at the first write
-	cache     sessionCache
-	dirs      dirsChecked
+	// damaged holds the ids whose history a read found damaged: the next
+	// change of each states the whole list (a snapshot).
+	damaged sync.Map
+	cache   sessionCache
+	dirs    dirsChecked
 }
 
 // ResolveRoot returns $TODOSH_HOME if set, else .todosh in the home

@@ -408,6 +408,26 @@ func TestMostRecentIn(t *testing.T) {
 	}
 }
 
+// TestMostRecentInIsTheLastChanged: --resume and todosh mcp open the
+// session of the directory changed last, not the one started last: the
+// list a person last worked on (docs/commands.md).
+func TestMostRecentInIsTheLastChanged(t *testing.T) {
+	s := testStore(t)
+	now := time.Now()
+	for _, id := range []string{"started-first", "started-last"} {
+		if _, err := s.Update(id, func(sess *Session) error { sess.Cwd = "/p"; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chtimes(s.Path("started-last"), now.Add(-time.Hour), now.Add(-time.Hour))
+	if _, err := s.Update("started-first", addTodo("changed last")); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.MostRecentIn("/p"); err != nil || id != "started-first" {
+		t.Errorf("MostRecentIn(/p) = %q, %v; want the session changed last", id, err)
+	}
+}
+
 // TestHostileFiles covers session files that must be refused with a
 // one-line error naming the path, by Load and by Update, and left exactly
 // as they were.

@@ -22,6 +22,10 @@ type ClaudeTasks struct {
 	// Session is the Claude session id the tasks belong to.
 	Session string       `json:"session"`
 	Tasks   []ClaudeTask `json:"tasks"`
+	// View is what the agent has seen of the list (agent.ViewOf): a task
+	// deleted whose item stays by the merge rule (agent.View.Stays) keeps
+	// its item.
+	View agent.View `json:"-"`
 }
 
 // TaskOp is one Task tool call that succeeded, for ClaudeTasks.Apply:
@@ -49,7 +53,9 @@ type TaskOp struct {
 //     item is gone (the person deleted or renamed it) is forgotten: it
 //     stays deleted unless the agent creates it again.
 //   - Deleting a task removes its item and returns it in archived, except
-//     an item the person added, which stays.
+//     an item that stays by the merge rule (ct.View.Stays): the person's,
+//     or one the person changed or gave a subtask since the agent's last
+//     read.
 //
 // The returned list is normalized; todos is not changed.
 func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived []todostore.Todo, err error) {
@@ -85,8 +91,8 @@ func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived [
 	k := ct.itemOf(out, i, ct.Tasks[i].Subject)
 	if op.Delete {
 		ct.remove(i)
-		if out[k].Origin == todostore.OriginPerson {
-			return out, nil, nil
+		if ct.View.Stays(out[k]) {
+			return out, nil, nil // the person's, or changed since the agent's last read
 		}
 		return todostore.RemoveTodo(out, k), out[k : k+1], nil
 	}

@@ -590,6 +590,17 @@ func TestClaudeTaskApply(t *testing.T) {
 			}
 		})
 	}
+	// Deleting the task of an item that carries a subtask the person
+	// added since the agent's last read keeps the item (agent.View.Stays);
+	// once the agent has read it, the delete removes it.
+	withSub := []todostore.Todo{{Content: "a", Status: P, Rev: 0, Subtasks: []todostore.Subtask{{Content: "person's", Status: P, Origin: todostore.OriginPerson, Rev: 3}}}}
+	for read, want := range map[int]string{2: "a:pending", 3: ""} {
+		ct := ClaudeTasks{Tasks: tasks("1", "a"), View: agent.View{Read: read, Rev: 3}}
+		out, archived, err := ct.Apply(withSub, TaskOp{ID: "1", Delete: true})
+		if err != nil || show(out) != want || (want == "") != (len(archived) == 1) {
+			t.Errorf("delete with the agent's read at %d: list %q, archived %v, %v; want %q", read, show(out), archived, err, want)
+		}
+	}
 	// Completing an item ticks its subtasks; the activeForm is kept.
 	ct := ClaudeTasks{Tasks: tasks("1", "p")}
 	out, _, _ := ct.Apply([]todostore.Todo{{Content: "p", Status: I, Subtasks: []todostore.Subtask{{Content: "s", Status: P}}}}, TaskOp{ID: "1", Status: C, ActiveForm: "Doing p"})

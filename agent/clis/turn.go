@@ -534,7 +534,7 @@ func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 	var next ClaudeTasks
 	listChanged := false
 	s, changed, err := agent.UpdateIfChanged(a.sess, func(s *todostore.Session) (bool, error) {
-		next = ClaudeTasks{Session: st.tasks.Session, Tasks: slices.Clone(st.tasks.Tasks)}
+		next = ClaudeTasks{Session: st.tasks.Session, Tasks: slices.Clone(st.tasks.Tasks), View: agent.ViewOf(s)}
 		out, archived, err := next.Apply(s.Todos, op)
 		if err != nil {
 			return false, err

@@ -163,6 +163,9 @@ func (b *Backend) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.
 		}
 		b.saveConv(emit)
 	}()
+	if turn.TodoContext != "" {
+		b.tools.SawPrompt() // the prompt shows the list: the positions the model gives mean it
+	}
 	system := Message{Role: "system", Content: SystemPrompt(turn.TodoContext, b.tools.RequireEvidence)}
 	specs := b.tools.Specs()
 	onText := func(s string) { emit(agent.Event{Kind: agent.EventText, Text: s}) }

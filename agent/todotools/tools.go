@@ -13,6 +13,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -119,9 +120,49 @@ type Tools struct {
 	RequireEvidence bool
 	// Now stamps archive entries; nil means time.Now.
 	Now func() time.Time
+
+	// shown is the list these tools last showed the agent (a todo_read
+	// or todo_write reply), against which its positions resolve: the
+	// session's agentRead is shared by every agent of the session (an
+	// agent's hooks mark it too), so it cannot say what this one saw.
+	// shownRead is the session's agentRead just after that show: when it
+	// has moved on, the agent (or another agent of the session) was shown
+	// a newer list, so the positions are refused rather than guessed.
+	mu        sync.Mutex
+	shown     []todostore.Todo
+	shownRead int
+	shownOK   bool
 	// Board runs the board tools for the session; nil offers none
 	// (boardcmd.Tools is the one implementation).
 	Board Board
+}
+
+// saw records todos as the list the agent was last shown, at the
+// session's agentRead read.
+func (t *Tools) saw(todos []todostore.Todo, read int) {
+	t.mu.Lock()
+	t.shown, t.shownRead, t.shownOK = todostore.CloneTodos(todos), read, true
+	t.mu.Unlock()
+}
+
+// SawPrompt records that the agent is shown the session's list in a
+// turn's prompt (the backends that run these tools in process call it at
+// a turn's start): the list on disk, when it is the one the agent's last
+// read marked.
+func (t *Tools) SawPrompt() {
+	s, err := t.Session.Load()
+	if err == nil && s.AgentRead == s.Rev {
+		t.saw(s.Todos, s.AgentRead)
+	}
+}
+
+// seen is the list the agent was last shown by these tools, for a
+// session whose agentRead is read; ok false before any, and stale when
+// the session's agentRead moved on since.
+func (t *Tools) seen(read int) (todos []todostore.Todo, ok, stale bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.shown, t.shownOK, t.shownOK && read != t.shownRead
 }
 
 // Board is the project's shared board as the board tools reach it: each
@@ -382,6 +423,7 @@ func (t *Tools) read(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	t.saw(sess.Todos, sess.AgentRead)
 	return Outcome{Result: toolListWithIDs(sess.Todos), Todos: sess.Todos}, nil
 }
 
@@ -463,18 +505,30 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 	var (
 		item, sub int
 		ticked    bool
+		fresh     bool // the list is the one the agent last saw
 	)
 	rc := t.receipts()
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
-		item, sub, err = toolFind(s, id)
+		seen, seenOK, stale := t.seen(s.AgentRead)
+		switch {
+		case stale && todostore.IsPosition(id) && !sameLayout(seen, s.Todos):
+			return fmt.Errorf("the list changed since your last read, so position %s may name another subtask now: "+
+				"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+		case seenOK:
+			item, sub, err = toolFindSeen(s.Todos, seen, id)
+			fresh = sameLayout(seen, s.Todos)
+		default:
+			item, sub, err = toolFind(s, id)
+			fresh = !s.AgentStale()
+		}
 		if err != nil {
 			return err
 		}
 		if sub < 0 {
 			return toolNotSubtask(s.Todos[item], item)
 		}
-		if !s.AgentStale() {
+		if fresh {
 			s.MarkAgentRead() // the agent saw the list; it knows its own tick
 		}
 		todostore.OwnSubtasks(&s.Todos[item]) // they are shared with the store's cache (copy on write)
@@ -498,7 +552,61 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if fresh {
+		t.saw(sess.Todos, sess.AgentRead) // what it saw, and its own tick
+	}
 	return Outcome{Result: toolTickResult(sess.Todos, item, sub, ticked), Changed: true, Todos: sess.Todos}, nil
+}
+
+// toolFindSeen resolves the id of a todo_tick for an agent these tools
+// showed the list seen: a stable id anywhere in the list now, or a
+// position in seen, followed to its entry now by stable id. An entry that
+// left the list is refused: the position never lands on another one.
+func toolFindSeen(now, seen []todostore.Todo, id string) (item, sub int, err error) {
+	if !todostore.IsPosition(id) {
+		return toolFindUID(now, id)
+	}
+	i, j, err := todostore.FindID(seen, id)
+	if err != nil {
+		return 0, 0, err
+	}
+	uid := seen[i].UID
+	if j >= 0 {
+		uid = seen[i].Subtasks[j].UID
+	}
+	if item, sub, ok := todostore.FindUID(now, uid); ok && uid != "" && (sub < 0) == (j < 0) {
+		return item, sub, nil
+	}
+	return 0, 0, fmt.Errorf("position %s named an entry of the list you last read that is no longer on the list: "+
+		"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+}
+
+// toolFindUID finds a stable id in todos.
+func toolFindUID(todos []todostore.Todo, id string) (item, sub int, err error) {
+	item, sub, ok := todostore.FindUID(todos, id)
+	if !ok {
+		return 0, 0, fmt.Errorf("no item or subtask has the id %q (it may have been removed): call %s for the ids", todostore.ShortLine(id, 20), Read)
+	}
+	return item, sub, nil
+}
+
+// sameLayout reports whether two lists hold the same stable ids in the
+// same places, so a position means the same entry in both.
+func sameLayout(a, b []todostore.Todo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].UID == "" || a[i].UID != b[i].UID || len(a[i].Subtasks) != len(b[i].Subtasks) {
+			return false
+		}
+		for j := range a[i].Subtasks {
+			if a[i].Subtasks[j].UID == "" || a[i].Subtasks[j].UID != b[i].Subtasks[j].UID {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // toolFind resolves the id of a todo_tick: a stable id ("s4", "t3")
@@ -507,11 +615,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 // person moved or removed items.
 func toolFind(s *todostore.Session, id string) (item, sub int, err error) {
 	if !todostore.IsPosition(id) {
-		item, sub, ok := todostore.FindUID(s.Todos, id)
-		if !ok {
-			return 0, 0, fmt.Errorf("no item or subtask has the id %q (it may have been removed): call %s for the ids", todostore.ShortLine(id, 20), Read)
-		}
-		return item, sub, nil
+		return toolFindUID(s.Todos, id)
 	}
 	if s.AgentStale() {
 		return 0, 0, fmt.Errorf("the list changed since your last read, so position %s may name another subtask now: "+
@@ -608,6 +712,21 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if cur, err := t.Session.Load(); err != nil {
+		return Outcome{}, err
+	} else if seen, ok, stale := t.seen(cur.AgentRead); ok && !stale {
+		// A position names the item of the list these tools last showed
+		// the agent: its stable id says which one it is now. (After a
+		// newer show, ApplyAgentListShown refuses positions on a list
+		// changed since.)
+		for i := range agentList {
+			if p := agentList[i].ID; p != "" {
+				if k, j, err := todostore.FindID(seen, p); err == nil && j < 0 && seen[k].UID != "" {
+					agentList[i].ID, agentList[i].UID = "", seen[k].UID
+				}
+			}
+		}
+	}
 	rc := t.receipts()
 	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
 		return toolCheckMerge(current, agentList, m, t.RequireEvidence, rc)
@@ -618,6 +737,7 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	t.saw(res.Todos, res.Read) // the reply shows the whole list
 	return Outcome{Result: toolWriteResult(res), Changed: res.Changed, Todos: res.Todos}, nil
 }
 
@@ -813,7 +933,11 @@ func toolWriteResult(res agent.Applied) string {
 			return fmt.Sprintf("  %s (%s) %s: %s", st.ID, st.UID, todostore.QuoteForModel(todostore.ShortLine(st.Content, 80)), why)
 		}
 		for _, i := range m.KeptItems {
-			b.WriteString(itemLine(i, "left out by your list, kept") + "\n")
+			why := "left out by your list, kept"
+			if slices.Contains(m.KeptForSubtasks, i) {
+				why += ": it carries subtasks the person added or changed since your last read"
+			}
+			b.WriteString(itemLine(i, why) + "\n")
 		}
 		for _, i := range m.KeptChanges {
 			b.WriteString(itemLine(i, "changed by the person since your last read, your version not applied") + "\n")

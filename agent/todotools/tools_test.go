@@ -601,10 +601,12 @@ func personEdit(t *testing.T, tools *Tools, fn func(s *todostore.Session)) {
 	}
 }
 
-// TestToolTickAfterMove: after the person moves items, a tick by the
-// position the agent last read is refused instead of landing on another
-// item's subtask; a tick by stable id lands on the subtask the agent
-// means wherever it is now, and the reply names its text and its item's.
+// TestToolTickAfterMove: after the person moves items, a tick by position
+// names the subtask at that position in the list the agent last read,
+// wherever it is now (never another item's subtask), and the reply names
+// its text and its item's; once that subtask left the list, the position
+// is refused and nothing changes. A tick by stable id lands on the
+// subtask wherever it is.
 func TestToolTickAfterMove(t *testing.T) {
 	tools := toolTestTools(t, []todostore.Todo{
 		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}}},
@@ -617,30 +619,29 @@ func TestToolTickAfterMove(t *testing.T) {
 	personEdit(t, tools, func(s *todostore.Session) { s.Todos[0], s.Todos[1] = s.Todos[1], s.Todos[0] }) // /todo move 2 1
 
 	out := tools.Call(Tick, []byte(`{"id":"1.1"}`))
-	if !out.IsError || !strings.Contains(out.Result, "changed since your last read") || !strings.Contains(out.Result, "unchanged") {
-		t.Fatalf("tick by a stale position: %+v", out)
-	}
-	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending} | Parser:pending{quoted:pending}" {
-		t.Fatalf("a refused tick changed the list: %s", got)
-	}
-	out = tools.Call(Tick, []byte(`{"id":"s2"}`))
 	if out.IsError {
-		t.Fatal(out.Result)
+		t.Fatalf("tick by the position the agent read: %+v", out)
 	}
 	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending} | Parser:completed{quoted:completed}" {
-		t.Errorf("tick s2 landed elsewhere: %s", got)
+		t.Errorf("tick 1.1 of the list read landed elsewhere: %s", got)
 	}
 	if !strings.Contains(out.Result, "Ticked 2.1 (s2) of item 2 (t1).\n  2 \"Parser\"\n  2.1 [x] \"quoted\"\n") {
 		t.Errorf("the tick's reply does not name what it ticked:\n%s", out.Result)
 	}
-	// The tick did not show the moved list, so positions stay refused
-	// until the agent reads it; then they name what the read showed.
-	if out := tools.Call(Tick, []byte(`{"id":"1.1"}`)); !out.IsError {
-		t.Errorf("a position after a tick of a changed list was taken: %s", out.Result)
+	// The subtask the position named is gone: refused, nothing changed.
+	personEdit(t, tools, func(s *todostore.Session) { s.Todos = s.Todos[:1] }) // /todo delete 2
+	if out := tools.Call(Tick, []byte(`{"id":"1.1"}`)); !out.IsError || !strings.Contains(out.Result, "no longer on the list") || !strings.Contains(out.Result, "unchanged") {
+		t.Errorf("a position whose subtask was deleted: %s", out.Result)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending}" {
+		t.Fatalf("a refused tick changed the list: %s", got)
+	}
+	if out := tools.Call(Tick, []byte(`{"id":"s4"}`)); out.IsError || !strings.Contains(out.Result, `1.1 [x] "usage"`) {
+		t.Errorf("tick s4: %s", out.Result)
 	}
 	tools.Call(Read, nil)
-	if out := tools.Call(Tick, []byte(`{"id":"1.1"}`)); out.IsError || !strings.Contains(out.Result, `1.1 [x] "usage"`) {
-		t.Errorf("tick 1.1 after a read: %s", out.Result)
+	if out := tools.Call(Tick, []byte(`{"id":"1.1"}`)); out.IsError || !strings.Contains(out.Result, `1.1 [ ] "usage"`) {
+		t.Errorf("tick 1.1 after a read (unticks it): %s", out.Result)
 	}
 	if out := tools.Call(Tick, []byte(`{"id":"s9"}`)); !out.IsError || !strings.Contains(out.Result, `no item or subtask has the id "s9"`) {
 		t.Errorf("tick of an unknown id: %s", out.Result)
@@ -694,5 +695,43 @@ func TestToolWriteNeverUndoesThePerson(t *testing.T) {
 	}
 	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Write the CSV parser:in_progress{quoted:completed, CRLF:pending} | Write tests:in_progress" {
 		t.Errorf("after a read: %s", got)
+	}
+}
+
+// TestToolTickAfterAnotherAgentsRead: the session's agentRead is shared
+// by every agent of the session; another one (an agent's hooks) that
+// reorders the list and is shown it must not make this agent's positions
+// name other subtasks: a position is refused then (this agent may have
+// been shown the newer list too, or not), nothing changes, and after a
+// todo_read positions name the list it showed.
+func TestToolTickAfterAnotherAgentsRead(t *testing.T) {
+	tools := toolTestTools(t, []todostore.Todo{
+		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}, {Content: "CRLF", Status: todostore.Pending}}},
+		{Content: "Docs", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "usage", Status: todostore.Pending}}},
+	})
+	tools.Call(Read, nil)
+	// A hook's TodoWrite reorders the list, then its stop hook shows the
+	// list to its agent: agentRead is the list's revision again.
+	if _, _, err := tools.Session.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+		s.Todos[0], s.Todos[1] = s.Todos[1], s.Todos[0]
+		s.Todos[1].Subtasks = []todostore.Subtask{s.Todos[1].Subtasks[1], s.Todos[1].Subtasks[0]}
+		s.MarkAgentRead()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const after = "Docs:pending{usage:pending} | Parser:pending{CRLF:pending, quoted:pending}"
+	if out := tools.Call(Tick, []byte(`{"id":"1.2"}`)); !out.IsError || !strings.Contains(out.Result, "changed since your last read") {
+		t.Fatalf("tick 1.2 after another agent's read: %s", out.Result)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != after {
+		t.Errorf("a refused tick changed the list: %s", got)
+	}
+	tools.Call(Read, nil)
+	if out := tools.Call(Tick, []byte(`{"id":"2.1"}`)); out.IsError {
+		t.Fatalf("tick 2.1 after a read: %s", out.Result)
+	}
+	if got := toolTestSummary(toolTestLoad(t, tools).Todos); got != "Docs:pending{usage:pending} | Parser:in_progress{CRLF:completed, quoted:pending}" {
+		t.Errorf("tick 2.1 of the list read (CRLF) landed elsewhere: %s", got)
 	}
 }
