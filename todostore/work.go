@@ -60,6 +60,14 @@ type WorkLine struct {
 	In  int64 `json:"in,omitempty"`
 	Out int64 `json:"out,omitempty"`
 
+	// Since is set on a usage report an agent gives only at a turn's end
+	// (Codex's turn.completed, Gemini's result stats, an ACP prompt
+	// response): the time the turn began. Such a report is charged to the
+	// items in progress during the turn, not to Item (ChargeTurns).
+	// Began is the item in progress when the turn began.
+	Since time.Time `json:"since,omitzero"`
+	Began string    `json:"began,omitempty"`
+
 	// Sees is set by a writer that sees the agent's work (a wrapped CLI's
 	// stream, an ACP agent, the hooks): the session then shows work, and
 	// a completion without a receipt is "done (reported)", even before
@@ -315,10 +323,11 @@ type Summary struct {
 	Bad int
 }
 
-// Summarize sums the log per item.
+// Summarize sums the log per item, a turn-end usage report charged as
+// ChargeTurns says.
 func (w WorkLog) Summarize() Summary {
 	s := Summary{Items: map[string]ItemWork{}, Bad: w.Bad}
-	for _, l := range w.Lines {
+	for _, l := range ChargeTurns(w.Lines) {
 		iw := s.Unattributed
 		if l.Item != "" {
 			iw = s.Items[l.Item]
