@@ -93,3 +93,23 @@ func TestSplitTokensAddsUp(t *testing.T) {
 		}
 	}
 }
+
+// TestAttributeAt: usage read after it was spent (a transcript's message)
+// goes to the item in progress when it was written, by the history.
+func TestAttributeAt(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hist := []HistoryLine{
+		{At: t0.Add(time.Second), Todos: []Todo{{UID: "a", Status: InProgress}, {UID: "b", Status: Pending}}},
+		{At: t0.Add(3 * time.Second), Todos: []Todo{{UID: "a", Status: Completed}, {UID: "b", Status: Pending}}},
+	}
+	for _, c := range []struct {
+		at         int
+		item, next string
+	}{{0, "", ""}, {1, "a", ""}, {2, "a", ""}, {3, "", "b"}, {9, "", "b"}} {
+		l := WorkLine{Item: "x", Next: "y"}
+		AttributeAt(&l, hist, t0.Add(time.Duration(c.at)*time.Second))
+		if l.Item != c.item || l.Next != c.next {
+			t.Errorf("at %ds: item %q next %q, want %q %q", c.at, l.Item, l.Next, c.item, c.next)
+		}
+	}
+}
