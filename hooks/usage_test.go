@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -232,5 +234,33 @@ func TestStopUsageFromTranscript(t *testing.T) {
 	}
 	if len(l.Items) != 2 || l.Items[0].In != 100 || l.Items[0].Out != 20 || l.Items[1].In != 100 || l.Total.In != 200 || l.Total.Out != 40 {
 		t.Errorf("ledger %+v", l)
+	}
+}
+
+// BenchmarkHookStopTranscript is a Claude stop with a budget on a prompt
+// of 200 model messages in a 1,000-message transcript, all recorded by an
+// earlier stop: read the transcript's prompt, count it, find every message
+// in the work log, decide.
+func BenchmarkHookStopTranscript(b *testing.B) {
+	claude, h, _ := benchHarness(b)
+	h.budget = 1 << 40
+	var sb strings.Builder
+	for p := 0; p < 5; p++ {
+		prompt := fmt.Sprintf("p%d", p)
+		sb.WriteString(`{"type":"user","promptId":"` + prompt + `","message":{"role":"user","content":"go"}}` + "\n")
+		for m := 0; m < 200; m++ {
+			fmt.Fprintf(&sb, `{"timestamp":"2026-03-01T10:00:00Z","type":"assistant","message":{"id":"m%d_%d","role":"assistant","content":[{"type":"text","text":"working on it %d"}],"usage":{"input_tokens":1000,"cache_read_input_tokens":20000,"output_tokens":300}}}`+"\n", p, m, m)
+		}
+	}
+	path := filepath.Join(b.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	stop := hookInput(claude, KindStop, map[string]any{"last_assistant_message": "working on it 199", "transcript_path": path, "prompt_id": "p4"})
+	h.run("claude", KindStop, stop)
+	b.ResetTimer()
+	defer benchcpu.PerOp(b)()
+	for b.Loop() {
+		h.run("claude", KindStop, stop)
 	}
 }
