@@ -69,6 +69,11 @@ type Event struct {
 	Tool *ToolCall
 	// Usage is an EventUsage's tokens.
 	Usage *Usage
+	// AtEnd is set on an EventUsage the agent gives only when the turn
+	// ends (Codex's turn.completed, Gemini's result stats, an ACP prompt
+	// response): the work log charges it to the items in progress during
+	// the turn (todostore.ChargeTurns), not to the one it ended on.
+	AtEnd bool
 }
 
 // ToolKind is what a tool call did, as far as receipts care.

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -25,12 +26,14 @@ func TestHooksTokenBudget(t *testing.T) {
 	}
 	transcript := filepath.Join(h.dir, "transcript.jsonl")
 	// The transcript as Claude Code writes it: an earlier prompt, then
-	// this one's lines, each model message on lines sharing its id.
+	// this one's lines, each model message on lines sharing its id, the
+	// last one the message the Stop hook names (else the gate waits for
+	// it).
 	lines := `{"type":"user","message":{"role":"user","content":"earlier"},"promptId":"p0"}` + "\n" +
 		`{"type":"assistant","message":{"id":"m0","content":[],"usage":{"input_tokens":9000,"output_tokens":10}},"parent_tool_use_id":null}` + "\n" +
 		`{"type":"user","message":{"role":"user","content":"Build csvkit-lite"},"promptId":"p1"}` + "\n"
 	message := func(id string) string {
-		return `{"type":"assistant","message":{"id":"` + id + `","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":200,"cache_read_input_tokens":100,"output_tokens":10}},"parent_tool_use_id":null}` + "\n"
+		return `{"type":"assistant","message":{"id":"` + id + `","content":[{"type":"text","text":"I'll stop here for now."}],"usage":{"input_tokens":200,"cache_read_input_tokens":100,"output_tokens":10}},"parent_tool_use_id":null}` + "\n"
 	}
 	stop := func(turn int) (blocked bool, said []string) {
 		outs := f.fire("Stop", "", map[string]any{"last_assistant_message": "I'll stop here for now.", "stop_hook_active": turn > 0,
@@ -63,6 +66,13 @@ func TestHooksTokenBudget(t *testing.T) {
 	}
 	if blocked, said := stop(1); blocked || len(said) != 1 || said[0] != "todosh: stopped: token budget reached: 620 of 500" {
 		t.Fatalf("at the budget: blocked %v, said %q", blocked, said)
+	}
+	// Each stop recorded the prompt's messages in the mirror's work log,
+	// each once: /todo cost shows them (m1's 310 once, though two stops
+	// read it, and m2's), not the earlier prompt's.
+	r = h.script(t, h.dir, "", "--session", "claude-"+f.session, "-c", "/todo cost")
+	if total := regexp.MustCompile(`(?m)^\s*total.*$`).FindString(r.stdout); r.code != 0 || !regexp.MustCompile(`in\s+600\s+out\s+20\s`).MatchString(total) {
+		t.Errorf("/todo cost: %+v", r)
 	}
 	// An agent whose hooks give no usage takes no token budget.
 	r = h.script(t, h.dir, "", "hooks", "install", "codex", "--budget-tokens", "500")

@@ -33,6 +33,9 @@ type Config struct {
 	// BudgetTokens is the stop gate's token budget per prompt, 0 for none
 	// (`todosh hook AGENT stop --budget-tokens N`, usage.go).
 	BudgetTokens int64
+	// Sleep waits between reads of a transcript that does not show the
+	// agent's last message yet (usage.go); time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // Off reports why the hooks do nothing in this environment, "" when they
@@ -184,7 +187,17 @@ func (h *hook) stop() ([]byte, []string, error) {
 	if ok, err := h.exists(); !ok {
 		return nil, nil, err
 	}
-	spent, notices := h.spent()
+	msgs, notices, read := h.promptUsage()
+	if h.cfg.BudgetTokens <= 0 {
+		notices = nil // the ledger's tokens alone are no cause to speak up
+	}
+	if read {
+		if err := h.recordUsage(msgs); err != nil {
+			notices = append(notices, "token usage not recorded: "+err.Error())
+		}
+	}
+	spent, more := h.spent(msgs, read)
+	notices = append(notices, more...)
 	var out StopOut
 	receipt, _, werr := h.receipts()
 	if werr != nil {

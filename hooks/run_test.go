@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/internal/benchcpu"
@@ -55,6 +56,9 @@ type harness struct {
 	t     testing.TB
 	store *todostore.Store
 	env   map[string]string
+	// budget and sleep are Config's BudgetTokens and Sleep.
+	budget int64
+	sleep  func(time.Duration)
 }
 
 func newHarness(t testing.TB) *harness {
@@ -71,7 +75,7 @@ func (h *harness) run(agentName string, k Kind, input string) (stdout, stderr st
 
 func (h *harness) runRC(agentName string, k Kind, input string) (stdout, stderr string, rc int) {
 	var out, errb bytes.Buffer
-	cfg := Config{Store: h.store, Getenv: func(k string) string { return h.env[k] }}
+	cfg := Config{Store: h.store, Getenv: func(k string) string { return h.env[k] }, BudgetTokens: h.budget, Sleep: h.sleep}
 	rc = Run(cfg, agentName, string(k), strings.NewReader(input), &out, &errb)
 	return out.String(), errb.String(), rc
 }

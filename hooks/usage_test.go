@@ -1,12 +1,16 @@
 package hooks
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -28,8 +32,8 @@ func TestClaudeTranscriptUsage(t *testing.T) {
 		{"00000000-0000-0000-0000-000000000000", agent.Usage{}, false},
 		{"", agent.Usage{}, false},
 	} {
-		got, notices, ok := claudeTranscriptUsage(data, tc.prompt)
-		if got != tc.want || ok != tc.ok || len(notices) > 0 {
+		msgs, notices, ok := claudeTranscriptUsage(data, tc.prompt)
+		if got := total(msgs); got != tc.want || ok != tc.ok || len(notices) > 0 {
 			t.Errorf("prompt %q: %+v %v %q, want %+v %v", tc.prompt, got, ok, notices, tc.want, tc.ok)
 		}
 	}
@@ -37,8 +41,8 @@ func TestClaudeTranscriptUsage(t *testing.T) {
 	bad := `{"type":"user","message":{"role":"user","content":"go"},"promptId":"p1"}` + "\n" +
 		`{"type":"assistant","message":{"id":"m1","content":[],"usage":{"input_tokens":-9,"output_tokens":1}},"parent_tool_use_id":null}` + "\n" +
 		`{"type":"assistant","message":{"id":"m2","content":[],"usage":{"input_tokens":5,"output_tokens":1}},"parent_tool_use_id":null}` + "\n"
-	if got, notices, ok := claudeTranscriptUsage([]byte(bad), "p1"); got != (agent.Usage{Input: 5, Output: 1}) || !ok || len(notices) != 1 {
-		t.Errorf("bad counts: %+v %v %q", got, ok, notices)
+	if msgs, notices, ok := claudeTranscriptUsage([]byte(bad), "p1"); total(msgs) != (agent.Usage{Input: 5, Output: 1}) || !ok || len(notices) != 1 {
+		t.Errorf("bad counts: %+v %v %q", msgs, ok, notices)
 	}
 }
 
@@ -137,9 +141,126 @@ func FuzzClaudeTranscriptUsage(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"user","promptId":"p"}`+"\n"+`{"type":"assistant","message":{"id":"m","usage":{"input_tokens":1e13}}}`), "p")
 	f.Fuzz(func(t *testing.T, data []byte, prompt string) {
-		u, _, ok := claudeTranscriptUsage(data, prompt)
+		msgs, _, ok := claudeTranscriptUsage(data, prompt)
+		u := total(msgs)
 		if u.Input < 0 || u.Output < 0 || u.Input > agent.MaxUsage || u.Output > agent.MaxUsage || !ok && u != (agent.Usage{}) {
 			t.Fatalf("usage %+v ok %v", u, ok)
 		}
 	})
+}
+
+// TestShowsReply: the gate knows whether the transcript shows the message
+// the agent stopped with yet: after the prompt's last user line, as JSON
+// writes its text.
+func TestShowsReply(t *testing.T) {
+	const (
+		user = `{"type":"user","promptId":"p1","message":{"role":"user","content":"go"}}` + "\n"
+		done = `{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"All <done> \"now\"\n\nbye"}]}}` + "\n"
+	)
+	for _, tc := range []struct {
+		part, reply string
+		want        bool
+	}{
+		{user + done, "All <done> \"now\"\n\nbye", true},
+		{user, "All <done> \"now\"\n\nbye", false},
+		{done + user, "All <done> \"now\"\n\nbye", false}, // the same words before the gate's feedback
+		{user, "", true},
+		{user, "  \n ", true},
+	} {
+		if got := showsReply([]byte(tc.part), tc.reply); got != tc.want {
+			t.Errorf("%q in %q: %v, want %v", tc.reply, tc.part, got, tc.want)
+		}
+	}
+}
+
+// TestStopUsageFromTranscript: the stop gate records what the prompt's
+// messages spent in the session's work log, each once and on the item in
+// progress when it was written, so /todo cost shows a hooks session's
+// tokens; and it counts the last message although Claude Code had not
+// written it to the transcript yet when the Stop hook ran (it writes
+// every 100 ms): 240 of a budget of 200, not 120.
+func TestStopUsageFromTranscript(t *testing.T) {
+	claude, _ := Lookup("claude")
+	h := newHarness(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	now := t0
+	h.store.Now = func() time.Time { return now }
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	line := func(at time.Time, s string) string {
+		return strings.Replace(s, "{", `{"timestamp":"`+at.Format(time.RFC3339Nano)+`",`, 1) + "\n"
+	}
+	msg := func(at time.Time, id, content string) string {
+		return line(at, `{"type":"assistant","promptId":"p1","message":{"id":"`+id+`","role":"assistant","content":[`+content+`],"usage":{"input_tokens":100,"output_tokens":20}}}`)
+	}
+	transcript := line(t0, `{"type":"user","promptId":"p1","message":{"role":"user","content":"go"}}`) +
+		msg(t0.Add(2*time.Second), "m1", `{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"go test"}}`) +
+		line(t0.Add(3*time.Second), `{"type":"user","promptId":"p1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu1","content":"ok"}]}}`)
+	last := msg(t0.Add(5*time.Second), "m2", `{"type":"text","text":"Both done."}`)
+	if err := os.WriteFile(path, []byte(transcript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(time.Second)
+	h.tool(claude, [2]string{"one", "in_progress"}, [2]string{"two", "pending"})
+	now = t0.Add(4 * time.Second)
+	h.tool(claude, [2]string{"one", "completed"}, [2]string{"two", "in_progress"})
+	now = t0.Add(6 * time.Second)
+
+	h.budget = 200
+	waits := 0
+	h.sleep = func(time.Duration) {
+		if waits++; waits == 2 { // Claude Code's write of the last message lands
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(last)
+			f.Close()
+		}
+	}
+	stop := func() (string, string) {
+		return h.run("claude", KindStop, hookInput(claude, KindStop, map[string]any{
+			"last_assistant_message": "Both done.", "stop_hook_active": false, "transcript_path": path, "prompt_id": "p1"}))
+	}
+	out, errs := stop()
+	if !strings.Contains(out, "token budget reached: 240 of 200") || errs != "" {
+		t.Errorf("stop: stdout %q stderr %q; want the budget reached at 240", out, errs)
+	}
+	for range 2 { // a stop after a continuation reads the same messages again
+		if _, errs := stop(); errs != "" {
+			t.Errorf("stop again: stderr %q", errs)
+		}
+	}
+	id := "claude-sess-1"
+	l, err := h.store.Ledger(id, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 || l.Items[0].In != 100 || l.Items[0].Out != 20 || l.Items[1].In != 100 || l.Total.In != 200 || l.Total.Out != 40 {
+		t.Errorf("ledger %+v", l)
+	}
+}
+
+// BenchmarkHookStopTranscript is a Claude stop with a budget on a prompt
+// of 200 model messages in a 1,000-message transcript, all recorded by an
+// earlier stop: read the transcript's prompt, count it, find every message
+// in the work log, decide.
+func BenchmarkHookStopTranscript(b *testing.B) {
+	claude, h, _ := benchHarness(b)
+	h.budget = 1 << 40
+	var sb strings.Builder
+	for p := 0; p < 5; p++ {
+		prompt := fmt.Sprintf("p%d", p)
+		sb.WriteString(`{"type":"user","promptId":"` + prompt + `","message":{"role":"user","content":"go"}}` + "\n")
+		for m := 0; m < 200; m++ {
+			fmt.Fprintf(&sb, `{"timestamp":"2026-03-01T10:00:00Z","type":"assistant","message":{"id":"m%d_%d","role":"assistant","content":[{"type":"text","text":"working on it %d"}],"usage":{"input_tokens":1000,"cache_read_input_tokens":20000,"output_tokens":300}}}`+"\n", p, m, m)
+		}
+	}
+	path := filepath.Join(b.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	stop := hookInput(claude, KindStop, map[string]any{"last_assistant_message": "working on it 199", "transcript_path": path, "prompt_id": "p4"})
+	h.run("claude", KindStop, stop)
+	b.ResetTimer()
+	defer benchcpu.PerOp(b)()
+	for b.Loop() {
+		h.run("claude", KindStop, stop)
+	}
 }

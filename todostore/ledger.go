@@ -118,7 +118,7 @@ func BuildLedger(todos []Todo, hist []HistoryLine, work WorkLog, now time.Time) 
 			row(uid).InProgress += now.Sub(at)
 		}
 	}
-	for _, w := range work.Lines {
+	for _, w := range ChargeTurns(work.Lines) {
 		r := &l.Unattributed
 		if w.Item != "" {
 			r = row(w.Item)

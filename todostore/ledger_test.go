@@ -55,9 +55,12 @@ func TestBuildLedger(t *testing.T) {
 }
 
 // FuzzLedgerAddsUp: whatever the work log holds, the rows add up to the
-// total exactly.
+// total exactly, and the total is what the log's lines add up to (a
+// turn-end report split over items loses and gains no token).
 func FuzzLedgerAddsUp(f *testing.F) {
 	f.Add([]byte(`{"at":"2026-01-01T00:00:02Z","item":"t1","in":5,"out":2}` + "\n" + `{"at":"2026-01-01T00:00:03Z","in":1,"tool":"x"}` + "\n"))
+	f.Add([]byte(`{"at":"2026-01-01T00:00:02Z","next":"t2","tool":"x"}` + "\n" + `{"at":"2026-01-01T00:00:02Z","item":"t1","tool":"y"}` + "\n" +
+		`{"at":"2026-01-01T00:00:03Z","in":1001,"out":7,"since":"2026-01-01T00:00:01Z","began":"t3"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w := ParseWork(data)
 		l := BuildLedger([]Todo{{UID: "t1", Content: "a", Status: InProgress}}, nil, w, time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
@@ -69,6 +72,13 @@ func FuzzLedgerAddsUp(f *testing.F) {
 		}
 		if in != l.Total.In || out != l.Total.Out || calls != l.Total.Calls {
 			t.Fatalf("rows add up to %d/%d/%d, total %+v", in, out, calls, l.Total)
+		}
+		var logIn, logOut int64
+		for _, line := range w.Lines {
+			logIn, logOut = logIn+line.In, logOut+line.Out
+		}
+		if logIn != l.Total.In || logOut != l.Total.Out {
+			t.Fatalf("log adds up to %d/%d, total %+v", logIn, logOut, l.Total)
 		}
 	})
 }

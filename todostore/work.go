@@ -60,6 +60,18 @@ type WorkLine struct {
 	In  int64 `json:"in,omitempty"`
 	Out int64 `json:"out,omitempty"`
 
+	// Since is set on a usage report an agent gives only at a turn's end
+	// (Codex's turn.completed, Gemini's result stats, an ACP prompt
+	// response): the time the turn began. Such a report is charged to the
+	// items in progress during the turn, not to Item (ChargeTurns).
+	// Began is the item in progress when the turn began.
+	Since time.Time `json:"since,omitzero"`
+	Began string    `json:"began,omitempty"`
+	// Msg is the agent's id of the model message a usage report is of,
+	// when the report was read from its transcript (the hooks): a message
+	// is recorded once, however many stops read it.
+	Msg string `json:"msg,omitempty"`
+
 	// Sees is set by a writer that sees the agent's work (a wrapped CLI's
 	// stream, an ACP agent, the hooks): the session then shows work, and
 	// a completion without a receipt is "done (reported)", even before
@@ -89,6 +101,7 @@ func checkWork(l *WorkLine) error {
 	}
 	l.Tool = ShortLine(l.Tool, maxWorkText)
 	l.Target = ShortLine(l.Target, maxWorkText)
+	l.Msg = ShortLine(l.Msg, maxWorkText)
 	switch l.Kind {
 	case WorkEdit, WorkExecute, "read", "other", "":
 	default:
@@ -119,6 +132,19 @@ func AttributeTo(l *WorkLine, todos []Todo) {
 	}
 }
 
+// AttributeAt fills l's Item and Next from the list as it was at the time
+// at, by the history hist (oldest first): the list of the newest change
+// made at or before at. Before the first change no item was in progress.
+func AttributeAt(l *WorkLine, hist []HistoryLine, at time.Time) {
+	l.Item, l.Next = "", ""
+	for i := len(hist) - 1; i >= 0; i-- {
+		if !hist[i].At.After(at) {
+			AttributeTo(l, hist[i].Todos)
+			return
+		}
+	}
+}
+
 // RecordWork appends one line to session id's work log, attributed to the
 // item in progress in the session file now (a stat while the file is
 // unchanged), and returns the line as written. A session without a file
@@ -127,14 +153,26 @@ func AttributeTo(l *WorkLine, todos []Todo) {
 // processes never interleave within a line. A bad line (ErrBadUsage)
 // writes nothing.
 func (s *Store) RecordWork(id string, l WorkLine) (WorkLine, error) {
+	return s.recordWork(id, l, true)
+}
+
+// RecordAttributed is RecordWork for a line its caller attributed
+// already (AttributeAt: usage read after it was spent).
+func (s *Store) RecordAttributed(id string, l WorkLine) (WorkLine, error) {
+	return s.recordWork(id, l, false)
+}
+
+func (s *Store) recordWork(id string, l WorkLine, attribute bool) (WorkLine, error) {
 	if err := checkWork(&l); err != nil {
 		return l, err
 	}
 	if l.At.IsZero() {
 		l.At = s.Now()
 	}
-	if sess, err := s.ReadShared(id); err == nil {
-		AttributeTo(&l, sess.Todos)
+	if attribute {
+		if sess, err := s.ReadShared(id); err == nil {
+			AttributeTo(&l, sess.Todos)
+		}
 	}
 	data, err := json.Marshal(l)
 	if err != nil {
@@ -315,10 +353,11 @@ type Summary struct {
 	Bad int
 }
 
-// Summarize sums the log per item.
+// Summarize sums the log per item, a turn-end usage report charged as
+// ChargeTurns says.
 func (w WorkLog) Summarize() Summary {
 	s := Summary{Items: map[string]ItemWork{}, Bad: w.Bad}
-	for _, l := range w.Lines {
+	for _, l := range ChargeTurns(w.Lines) {
 		iw := s.Unattributed
 		if l.Item != "" {
 			iw = s.Items[l.Item]

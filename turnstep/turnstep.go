@@ -147,7 +147,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// The first list the agent writes, so finishing an item of a list
 	// written in the same turn counts as progress (continuation.Turn.First).
 	var first []todostore.Todo
-	work := s.workRecorder(emit)
+	work := s.workRecorder(before, emit)
 	// What the turn spent, for the prompt's budget (continuation.Budget).
 	var tokens int64
 	record := func(ev agent.Event) {
@@ -221,14 +221,23 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 // workRecorder returns what records each event of a turn that the work
 // log keeps (a tool call that ended, tokens spent) in the session's work
 // log, attributed to the item in progress then (todostore.RecordWork).
-// What cannot be recorded is said once per turn, never a failure of the
-// turn.
-func (s Step) workRecorder(emit func(agent.Event)) func(agent.Event) {
+// A usage report given only at the turn's end carries when the turn began
+// and the item in progress then (before, the list the turn started
+// with), so the ledger charges it to the items the turn worked on
+// (todostore.ChargeTurns). What cannot be recorded is said once per turn,
+// never a failure of the turn.
+func (s Step) workRecorder(before []todostore.Todo, emit func(agent.Event)) func(agent.Event) {
 	said := false
+	began := todostore.WorkLine{}
+	todostore.AttributeTo(&began, before)
+	since := s.Session.Store.Now()
 	return func(ev agent.Event) {
 		w, ok := agent.WorkLine(ev)
 		if !ok {
 			return
+		}
+		if ev.AtEnd {
+			w.Since, w.Began = since, began.Item
 		}
 		w.Sees = agent.ShowsWork(s.Agent)
 		if _, err := s.Session.Store.RecordWork(s.Session.ID, w); err != nil && !said {

@@ -136,6 +136,9 @@ func TestBegin(t *testing.T) {
 type workingAgent struct {
 	sess agent.Session
 	work bool
+	// atEnd reports the turn's usage only when it ends, after putting the
+	// next item in progress (Codex, Gemini, an ACP agent).
+	atEnd bool
 }
 
 func (w *workingAgent) Name() string     { return "working" }
@@ -145,12 +148,20 @@ func (w *workingAgent) RunTurn(_ context.Context, _ agent.Turn, emit func(agent.
 	if w.work {
 		emit(agent.Event{Kind: agent.EventToolCall, Text: "Bash go test", Tool: &agent.ToolCall{ID: "1", Name: "Bash", Kind: agent.ToolExecute, Target: "go test"}})
 		emit(agent.Event{Kind: agent.EventToolCall, Tool: agent.Ended("1", "Bash", agent.ToolExecute, "go test", true, nil)})
-		emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Input: 100, Output: 7}})
+		if !w.atEnd {
+			emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Input: 100, Output: 7}})
+		}
 	}
 	_, err := w.sess.Update(func(s *todostore.Session) error {
 		s.Todos[0].Status = todostore.Completed
+		if w.atEnd {
+			s.Todos[1].Status = todostore.InProgress
+		}
 		return nil
 	})
+	if w.atEnd {
+		emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Input: 100, Output: 7}, AtEnd: true})
+	}
 	return agent.Result{FinalText: "ok"}, err
 }
 
@@ -215,5 +226,32 @@ func TestRunSpendsBudget(t *testing.T) {
 	}
 	if d := out.Decision; d.Continue || d.Reason != continuation.TokenBudget || d.Line != "stopped: token budget reached: 1,001 of 1,000" {
 		t.Errorf("decision %+v", d)
+	}
+}
+
+// TestRunChargesTurnEndUsage: a usage report given only at the turn's end
+// is charged to the item the turn worked on, not to the one in progress
+// when it ended (issue 26's by-hand check: Gemini's item 1 showed 0
+// tokens, item 2 took turn 1's).
+func TestRunChargesTurnEndUsage(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	if _, err := sess.Update(func(s *todostore.Session) error {
+		s.Todos = todos(todostore.InProgress, todostore.Pending)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	step := Step{Agent: &workingAgent{sess: sess, work: true, atEnd: true}, Session: sess, Policy: continuation.New(),
+		Tools: func() continuation.Tools { return continuation.Tools{Todo: "TodoWrite"} }}
+	if _, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.Ledger("s1", st.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Items[0].In != 100 || l.Items[0].Out != 7 || l.Items[1].In != 0 || l.Total.In != 100 {
+		t.Errorf("ledger: item 1 %+v, item 2 %+v, total %+v; want the turn's 100 on item 1", l.Items[0], l.Items[1], l.Total)
 	}
 }

@@ -38,6 +38,7 @@ func (a *Agent) emitUsage(resp acp.PromptResponse, emit func(agent.Event)) {
 	}
 	m := agent.UsageMeter{Name: a.cfg.Name}
 	if ev, ok := m.Add(u); ok {
+		ev.AtEnd = ev.Kind == agent.EventUsage
 		emit(ev)
 	}
 }

@@ -52,6 +52,9 @@ func TestTurnUsage(t *testing.T) {
 		if _, err := a.RunTurn(context.Background(), agent.Turn{Prompt: "[[plan]]"}, func(ev agent.Event) {
 			if ev.Kind == agent.EventUsage {
 				got = append(got, *ev.Usage)
+				if !ev.AtEnd { // the prompt's response: the whole turn's, at its end
+					t.Errorf("%v: usage not marked as the turn's end", tc.env)
+				}
 			}
 		}); err != nil {
 			t.Fatal(err)

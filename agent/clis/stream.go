@@ -70,6 +70,9 @@ type Update struct {
 	Load  string
 	Tool  *agent.ToolCall
 	Usage *agent.Usage
+	// AtEnd is set on an UpdateUsage the CLI gives only when the turn
+	// ends (agent.Event.AtEnd).
+	AtEnd bool
 }
 
 // toolCalls are the calls a parser saw start and not yet end, by the

@@ -513,7 +513,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 	case UpdateUsage:
 		st.usage.Input += u.Usage.Input
 		st.usage.Output += u.Usage.Output
-		emit(agent.Event{Kind: agent.EventUsage, Usage: u.Usage})
+		emit(agent.Event{Kind: agent.EventUsage, Usage: u.Usage, AtEnd: u.AtEnd})
 	}
 }
 

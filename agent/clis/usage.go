@@ -20,11 +20,11 @@ type usageMeter struct {
 	m agent.UsageMeter
 }
 
-func (u *usageMeter) send(ev agent.Event, ok bool, emit func(Update)) {
+func (u *usageMeter) send(ev agent.Event, ok, atEnd bool, emit func(Update)) {
 	switch {
 	case !ok:
 	case ev.Kind == agent.EventUsage:
-		emit(Update{Kind: UpdateUsage, Usage: ev.Usage})
+		emit(Update{Kind: UpdateUsage, Usage: ev.Usage, AtEnd: atEnd})
 	case ev.Kind == agent.EventNotice:
 		emit(Update{Kind: UpdateNotice, Text: ev.Text})
 	}
@@ -34,21 +34,23 @@ func (u *usageMeter) send(ev agent.Event, ok bool, emit func(Update)) {
 func (u *usageMeter) add(name string, in agent.Usage, emit func(Update)) {
 	u.m.Name = name
 	ev, ok := u.m.Add(in)
-	u.send(ev, ok, emit)
+	u.send(ev, ok, false, emit)
 }
 
-// to passes on what a running total adds.
+// to passes on what a running total adds. Codex and Gemini give theirs
+// only when the turn ends: AtEnd.
 func (u *usageMeter) to(name string, total agent.Usage, emit func(Update)) {
 	u.m.Name = name
 	ev, ok := u.m.To(total)
-	u.send(ev, ok, emit)
+	u.send(ev, ok, true, emit)
 }
 
-// atLeast passes on what a total at the end adds to the parts reported.
+// atLeast passes on what a total at the end adds to the parts reported:
+// AtEnd.
 func (u *usageMeter) atLeast(name string, total agent.Usage, emit func(Update)) {
 	u.m.Name = name
 	ev, ok := u.m.AtLeast(total)
-	u.send(ev, ok, emit)
+	u.send(ev, ok, true, emit)
 }
 
 // usageFields reads the counts named by keys from the JSON object raw and

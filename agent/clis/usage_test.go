@@ -247,3 +247,35 @@ func TestTurnUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageAtEnd: a usage report a CLI gives only at the turn's end
+// (Codex's turn.completed, Gemini CLI's stats, what Claude's result line
+// adds) is marked so, and the work log charges it to the items the turn
+// worked on; a request's own (Claude's and pi's messages) is not.
+func TestUsageAtEnd(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		parser    Parser
+		atEnd, of int
+	}{
+		{"testdata/transcripts/codex/codex-run1.jsonl", &CodexParser{}, 1, 1},
+		{"testdata/transcripts/gemini/gemini-run1.jsonl", &GeminiParser{}, 1, 1},
+		{"testdata/transcripts/claude-todowrite/claude-run1.jsonl", &ClaudeParser{}, 1, 4},
+	} {
+		atEnd, of := 0, 0
+		data := bytes.Join(readLines(t, tc.file), []byte("\n"))
+		if err := ParseStream(bytes.NewReader(data), "test", tc.parser, func(u Update) {
+			if u.Kind == UpdateUsage {
+				of++
+				if u.AtEnd {
+					atEnd++
+				}
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if atEnd != tc.atEnd || of != tc.of {
+			t.Errorf("%s: %d of %d usage reports at the end, want %d of %d", tc.file, atEnd, of, tc.atEnd, tc.of)
+		}
+	}
+}
