@@ -11,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
@@ -30,6 +31,10 @@ type settings struct {
 	// usage: the inner agent reports the tokens it spends
 	// (backends.Caps.Usage), so a token budget can hold it.
 	usage bool
+	// RequireEvidence is --require-evidence; evidence says the agent
+	// serves todosh's todo tools, which hold it; evidenceChosen that the
+	// editor chose it, so the session's store setting is written.
+	RequireEvidence, evidence, evidenceChosen bool
 }
 
 // The ids of todosh's own config options: one id, one option builder,
@@ -39,6 +44,7 @@ const (
 	optAttempts     = "todosh_attempts"
 	optBudgetTokens = "todosh_budget_tokens"
 	optBudgetTime   = "todosh_budget_time"
+	optEvidence     = "todosh_require_evidence"
 )
 
 // The budgets the editor offers besides none and the flag's: a select
@@ -68,15 +74,9 @@ type ownOption struct {
 // ownOptions is the one table of todosh's config options, shown after the
 // inner agent's.
 var ownOptions = []ownOption{
-	{optContinue, func(s settings) acp.SessionConfigOption {
-		return acp.SessionConfigOption{Boolean: &acp.SessionConfigOptionBoolean{Id: optContinue, Type: "boolean",
-			Name: "todosh: continue a lazy agent", CurrentValue: s.Continue,
-			Description: acp.Ptr("Continue the agent inside the prompt while todo items stay open (todosh acp --no-continue turns it off)")}}
-	}, func(s *settings, r acp.SetSessionConfigOptionRequest) error {
-		v, err := boolValue(r)
-		s.Continue = v
-		return err
-	}, nil},
+	boolRow(optContinue, "todosh: continue a lazy agent",
+		"Continue the agent inside the prompt while todo items stay open (todosh acp --no-continue turns it off)",
+		func(s settings) bool { return s.Continue }, func(s *settings, v bool) { s.Continue = v }, nil),
 	{optAttempts, func(s settings) acp.SessionConfigOption {
 		var opts []acp.SessionConfigSelectOption
 		for n := 1; n <= maxAttemptsChoice; n++ {
@@ -104,6 +104,24 @@ var ownOptions = []ownOption{
 	budgetRow(budgetLimit[time.Duration]{optBudgetTime, "todosh: time budget per prompt",
 		"Stop continuing a prompt once its turns took this long (todosh acp --budget-time; /todo budget +10m raises it for one prompt)",
 		timeChoices, func(b *continuation.Budget) *time.Duration { return &b.Time }, timeValue, timeValue}, nil),
+	boolRow(optEvidence, "todosh: require evidence",
+		"Refuse to complete a todo without evidence, and where todosh sees the agent's work, without a receipt (todosh acp --require-evidence)",
+		func(s settings) bool { return s.RequireEvidence }, func(s *settings, v bool) { s.RequireEvidence, s.evidenceChosen = v, true },
+		func(s settings) bool { return s.evidence }),
+}
+
+// boolRow is the ownOptions row of an on/off setting.
+func boolRow(id, name, desc string, get func(settings) bool, set func(*settings, bool), offered func(settings) bool) ownOption {
+	return ownOption{id, func(s settings) acp.SessionConfigOption {
+		return acp.SessionConfigOption{Boolean: &acp.SessionConfigOptionBoolean{Id: acp.SessionConfigId(id), Type: "boolean",
+			Name: name, CurrentValue: get(s), Description: acp.Ptr(desc)}}
+	}, func(s *settings, r acp.SetSessionConfigOptionRequest) error {
+		v, err := boolValue(r)
+		if err == nil {
+			set(s, v)
+		}
+		return err
+	}, offered}
 }
 
 // budgetLimit is one limit of continuation.Budget as an option: its
@@ -317,6 +335,13 @@ func (ss *session) applySettings() {
 	ss.policy.SetEnabled(s.Continue)
 	ss.policy.SetMaxNoProgress(s.Attempts)
 	ss.policy.SetBudget(s.Budget)
+	if s.evidenceChosen {
+		// Recorded in the store, where todosh's todo tools read it at
+		// each call, also in the todosh mcp the agent started.
+		if _, err := ss.store.SetRequireEvidence(ss.id, s.RequireEvidence); err != nil {
+			ss.say("todosh: require evidence not applied: " + err.Error() + "\n\n")
+		}
+	}
 }
 
 // innerSettled records the inner agent's settings when its session opens
@@ -523,5 +548,6 @@ func relayError(method string, err error) error {
 // initialSettings are a new session's settings from todosh acp's flags.
 func initialSettings(cfg Config) settings {
 	return settings{Continue: cfg.Continue, Attempts: continuation.MaxNoProgress, Budget: cfg.Budget, flagBudget: cfg.Budget,
-		usage: cfg.Backend != nil && cfg.Backend.Caps.Usage}
+		usage:           cfg.Backend != nil && cfg.Backend.Caps.Usage,
+		RequireEvidence: cfg.RequireEvidence, evidence: cfg.Backend != nil && slices.Contains(cfg.Backend.Flags, backends.FlagEvidence)}
 }

@@ -200,7 +200,7 @@ func TestACPServeSettings(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	s := e.firstThread(ctx, r.h.dir)
-	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts todosh_budget_time" {
+	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Errorf("session/new's configOptions = %s, want todosh's own (the agent has not started)", ids)
 	}
 	e.mustPrompt(s.SessionId, `/todo add "one"`)
@@ -217,7 +217,7 @@ func TestACPServeSettings(t *testing.T) {
 			opts = u.ConfigOptions
 		}
 	}
-	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time" {
+	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Errorf("config_option_update after the agent started: %s", ids)
 	}
 	// The editor's choices reach the agent.
@@ -225,7 +225,7 @@ func TestACPServeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("set_config_option model: %v", err)
 	}
-	if ids := optionIDs(set.ConfigOptions); ids != "mode model todosh_continue todosh_attempts todosh_budget_time" || set.ConfigOptions[1].Select.CurrentValue != "smart" {
+	if ids := optionIDs(set.ConfigOptions); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" || set.ConfigOptions[1].Select.CurrentValue != "smart" {
 		t.Errorf("set_config_option's answer: %s", ids)
 	}
 	if _, err := e.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "plan"}); err != nil {
@@ -274,7 +274,7 @@ func TestACPServeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2.Modes == nil || s2.Models == nil || optionIDs(s2.ConfigOptions) != "mode model todosh_continue todosh_attempts todosh_budget_time" {
+	if s2.Modes == nil || s2.Models == nil || optionIDs(s2.ConfigOptions) != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Errorf("the second session/new: modes %v models %v options %s", s2.Modes, s2.Models, optionIDs(s2.ConfigOptions))
 	}
 }
@@ -596,7 +596,7 @@ func TestACPServeSettingsFromModes(t *testing.T) {
 			opts = u.ConfigOptions
 		}
 	}
-	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time" {
+	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Fatalf("options after the agent started: %s", ids)
 	}
 	e.mustPrompt(id, "[[settings]]")
@@ -629,7 +629,7 @@ func TestACPServeBudgetSettings(t *testing.T) {
 		}
 		return "(not offered)"
 	}
-	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts todosh_budget_tokens todosh_budget_time" {
+	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts todosh_budget_tokens todosh_budget_time todosh_require_evidence" {
 		t.Fatalf("session/new's configOptions = %s", ids)
 	}
 	if c := current(s.ConfigOptions, "todosh_budget_tokens"); c != "none" {
@@ -671,5 +671,39 @@ func TestACPServeBudgetSettings(t *testing.T) {
 	e.mustPrompt(s.SessionId, "go on")
 	if text := e.text(); !strings.Contains(text, "todosh: all done") {
 		t.Errorf("with no token budget the list was not finished:\n%s", text)
+	}
+}
+
+// TestACPServeEvidenceSetting: the editor's "require evidence" reaches
+// todosh's MCP server, which the agent started without
+// --require-evidence: ticking a subtask with no evidence is refused from
+// the next prompt on, and allowed again once the editor turns it off.
+func TestACPServeEvidenceSetting(t *testing.T) {
+	r := newACP(t)
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	s := e.firstThread(ctx, r.h.dir)
+	set := func(on bool) {
+		t.Helper()
+		res, err := e.conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{Boolean: &acp.SetSessionConfigOptionBoolean{SessionId: s.SessionId, ConfigId: "todosh_require_evidence", Type: "boolean", Value: on}})
+		if err != nil {
+			t.Fatalf("todosh_require_evidence %v: %v", on, err)
+		}
+		for _, o := range res.ConfigOptions {
+			if o.Boolean != nil && o.Boolean.Id == "todosh_require_evidence" && o.Boolean.CurrentValue != on {
+				t.Errorf("set_config_option's answer: require evidence %v, want %v", o.Boolean.CurrentValue, on)
+			}
+		}
+	}
+	set(true)
+	e.mustPrompt(s.SessionId, "[[mcp]] keep the list")
+	if text := e.text(); !strings.Contains(text, "todo_tick refused") {
+		t.Fatalf("with require evidence on, a tick without evidence was not refused:\n%s", text)
+	}
+	set(false)
+	e.mustPrompt(s.SessionId, "[[mcp]] keep the list")
+	if text := e.text(); strings.Count(text, "todo_tick refused") != 1 || !strings.Contains(text, "Used todosh's tools") {
+		t.Errorf("with require evidence off, the tools refused:\n%s", text)
 	}
 }

@@ -128,6 +128,7 @@ func (s *Store) sessionFiles(id string) []string {
 		s.WorkPath(id),
 		s.ConvPath(id),
 		s.ThreadPath(id),
+		s.EvidencePath(id),
 		s.lockPath(id),
 	}
 }
