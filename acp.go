@@ -75,5 +75,6 @@ func parseACPFlags(args []string, stdout io.Writer, getenv func(string) string) 
 	var err error
 	cfg.Backend, cfg.NewAgent, err = ag.choose(fs, nil, "give the agent's command after -- (todosh acp -- CMD ARGS)")
 	cfg.Continue, cfg.LockTimeout, cfg.Budget = !ag.noContinue, ag.lockTimeout, ag.budget
+	cfg.RequireEvidence = ag.opts.RequireEvidence
 	return cfg, err
 }

@@ -51,20 +51,37 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 
 // subcommand is an entry of the binary besides the shell: `todosh NAME`.
 type subcommand struct {
-	name  string
-	usage string // its line in the shell's --help
-	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
+	name string
+	// help is its --help, or its usage line alone; the shell's --help
+	// lists the usage lines it starts with, so the two agree.
+	help string
+	note string // after its first usage line in the shell's --help
+	run  func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
 }
 
 // subcommands is the one table of them: dispatch and the usage lines of
 // --help come from it, so a new entry is one row and its file.
 var subcommands = []subcommand{
-	{"mcp", "todosh mcp [--session ID] [--require-evidence]", runMCP},
-	{"acp", "todosh acp [--agent NAME] [-- CMD [ARG]...]   (for editors)", runACP},
-	{"hooks", "todosh hooks install|uninstall AGENT [--project] | status", runHooks},
-	{"hook", "todosh hook AGENT EVENT   (run by an agent's hooks)", runHook},
-	{"board", "todosh board COMMAND [ARG]...   (the project's shared board)", runBoard},
-	{"doctor", "todosh doctor [--agent NAME] [--output jsonl]   (for a bug report)", runDoctor},
+	{"mcp", mcpUsage, "", runMCP},
+	{"acp", acpUsage, "(for editors)", runACP},
+	{"hooks", hooksUsage, "", runHooks},
+	{"hook", "usage: todosh hook AGENT EVENT", "(run by an agent's hooks)", runHook},
+	{"board", boardUsage, "(the project's shared board)", runBoard},
+	{"doctor", doctorUsage, "(for a bug report)", runDoctor},
+}
+
+// usageLines are the usage lines a --help text starts with: the
+// "usage: " line and the indented lines after it, without the indent.
+func usageLines(help string) []string {
+	lines := strings.Split(help, "\n")
+	out := []string{strings.TrimPrefix(lines[0], "usage: ")}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "       todosh ") {
+			break
+		}
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out
 }
 
 // usage is the first part of --help; the flags follow it.
@@ -72,7 +89,12 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: todosh [--agent NAME [-- CMD [ARG]...]] [--session ID | --resume] [-c CMD]...\n")
 	for _, c := range subcommands {
-		b.WriteString("       " + c.usage + "\n")
+		for i, l := range usageLines(c.help) {
+			if i == 0 && c.note != "" {
+				l += "   " + c.note
+			}
+			b.WriteString("       " + l + "\n")
+		}
 	}
 	b.WriteString("       (todosh SUBCOMMAND --help says more)\n")
 	b.WriteString(usageText)

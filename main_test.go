@@ -381,3 +381,35 @@ func TestAgentFlagsShared(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpListsSubcommandUsage: every usage line a subcommand's own --help
+// starts with is in the shell's --help (todosh hooks install's
+// --budget-tokens was missing there).
+func TestHelpListsSubcommandUsage(t *testing.T) {
+	var shell bytes.Buffer
+	if _, err := parseFlags([]string{"--help"}, &shell, noEnv, false); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help: %v", err)
+	}
+	checked := 0
+	for _, c := range subcommands {
+		var out, errOut bytes.Buffer
+		c.run([]string{"--help"}, strings.NewReader(""), &out, &errOut, noEnv)
+		lines := strings.Split(out.String(), "\n")
+		if !strings.HasPrefix(lines[0], "usage: todosh "+c.name+" ") {
+			continue // no usage lines of its own to compare
+		}
+		for i, l := range lines {
+			l = strings.TrimSpace(strings.TrimPrefix(l, "usage:"))
+			if i > 0 && !strings.HasPrefix(l, "todosh "+c.name+" ") {
+				break
+			}
+			checked++
+			if !strings.Contains(shell.String(), "       "+l) {
+				t.Errorf("todosh %s --help has %q; todosh --help does not:\n%s", c.name, l, shell.String())
+			}
+		}
+	}
+	if checked < 5 {
+		t.Errorf("compared %d usage lines; want the hooks, mcp and acp ones at least", checked)
+	}
+}

@@ -3,13 +3,17 @@ package acpserve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todostore"
 )
 
 // This file is a session's settings as the editor sees them: the inner
@@ -21,15 +25,37 @@ import (
 type settings struct {
 	Continue bool
 	Attempts int // attempts without progress before continuation stops
+	// Budget is each prompt's (continuation.Policy.SetBudget); flagBudget
+	// the one todosh acp started with, kept among the choices.
+	Budget, flagBudget continuation.Budget
+	// usage: the inner agent reports the tokens it spends
+	// (backends.Caps.Usage), so a token budget can hold it.
+	usage bool
+	// RequireEvidence is --require-evidence; evidence says the agent
+	// serves todosh's todo tools, which hold it; evidenceChosen that the
+	// editor chose it, so the session's store setting is written.
+	RequireEvidence, evidence, evidenceChosen bool
 }
 
-// The ids of todosh's own config options. Budgets (usage) and
-// --require-evidence will be more rows of ownOptions when they exist: one
-// id, one option builder, one setter each.
+// The ids of todosh's own config options: one id, one option builder,
+// one setter each.
 const (
-	optContinue = "todosh_continue"
-	optAttempts = "todosh_attempts"
+	optContinue     = "todosh_continue"
+	optAttempts     = "todosh_attempts"
+	optBudgetTokens = "todosh_budget_tokens"
+	optBudgetTime   = "todosh_budget_time"
+	optEvidence     = "todosh_require_evidence"
 )
+
+// The budgets the editor offers besides none and the flag's: a select
+// option carries fixed values (ACP's SessionConfigSelectOption).
+var (
+	tokenChoices = []int64{10_000, 50_000, 200_000}
+	timeChoices  = []time.Duration{5 * time.Minute, 15 * time.Minute, time.Hour}
+)
+
+// noBudget is the value of a budget option that sets no limit.
+const noBudget = "none"
 
 // maxAttemptsChoice is the highest "attempts without progress" the editor
 // offers.
@@ -41,20 +67,16 @@ type ownOption struct {
 	id    string
 	build func(settings) acp.SessionConfigOption
 	set   func(*settings, acp.SetSessionConfigOptionRequest) error
+	// offered says whether the session has the option (nil: always).
+	offered func(settings) bool
 }
 
 // ownOptions is the one table of todosh's config options, shown after the
 // inner agent's.
 var ownOptions = []ownOption{
-	{optContinue, func(s settings) acp.SessionConfigOption {
-		return acp.SessionConfigOption{Boolean: &acp.SessionConfigOptionBoolean{Id: optContinue, Type: "boolean",
-			Name: "todosh: continue a lazy agent", CurrentValue: s.Continue,
-			Description: acp.Ptr("Continue the agent inside the prompt while todo items stay open (todosh acp --no-continue turns it off)")}}
-	}, func(s *settings, r acp.SetSessionConfigOptionRequest) error {
-		v, err := boolValue(r)
-		s.Continue = v
-		return err
-	}},
+	boolRow(optContinue, "todosh: continue a lazy agent",
+		"Continue the agent inside the prompt while todo items stay open (todosh acp --no-continue turns it off)",
+		func(s settings) bool { return s.Continue }, func(s *settings, v bool) { s.Continue = v }, nil),
 	{optAttempts, func(s settings) acp.SessionConfigOption {
 		var opts []acp.SessionConfigSelectOption
 		for n := 1; n <= maxAttemptsChoice; n++ {
@@ -74,7 +96,109 @@ var ownOptions = []ownOption{
 		}
 		s.Attempts = n
 		return nil
-	}},
+	}, nil},
+	budgetRow(budgetLimit[int64]{optBudgetTokens, "todosh: token budget per prompt",
+		"Stop continuing a prompt once its turns spent this many tokens, as the agent reports them (todosh acp --budget-tokens; /todo budget +N raises it for one prompt)",
+		tokenChoices, func(b *continuation.Budget) *int64 { return &b.Tokens }, tokenValue, tokenName},
+		func(s settings) bool { return s.usage }),
+	budgetRow(budgetLimit[time.Duration]{optBudgetTime, "todosh: time budget per prompt",
+		"Stop continuing a prompt once its turns took this long (todosh acp --budget-time; /todo budget +10m raises it for one prompt)",
+		timeChoices, func(b *continuation.Budget) *time.Duration { return &b.Time }, timeValue, timeValue}, nil),
+	boolRow(optEvidence, "todosh: require evidence",
+		"Refuse to complete a todo without evidence, and where todosh sees the agent's work, without a receipt (todosh acp --require-evidence)",
+		func(s settings) bool { return s.RequireEvidence }, func(s *settings, v bool) { s.RequireEvidence, s.evidenceChosen = v, true },
+		func(s settings) bool { return s.evidence }),
+}
+
+// boolRow is the ownOptions row of an on/off setting.
+func boolRow(id, name, desc string, get func(settings) bool, set func(*settings, bool), offered func(settings) bool) ownOption {
+	return ownOption{id, func(s settings) acp.SessionConfigOption {
+		return acp.SessionConfigOption{Boolean: &acp.SessionConfigOptionBoolean{Id: acp.SessionConfigId(id), Type: "boolean",
+			Name: name, CurrentValue: get(s), Description: acp.Ptr(desc)}}
+	}, func(s *settings, r acp.SetSessionConfigOptionRequest) error {
+		v, err := boolValue(r)
+		if err == nil {
+			set(s, v)
+		}
+		return err
+	}, offered}
+}
+
+// budgetLimit is one limit of continuation.Budget as an option: its
+// choices besides none, the flag's and the current one, and how a limit
+// is written as a value and shown.
+type budgetLimit[T int64 | time.Duration] struct {
+	id, name, desc string
+	choices        []T
+	field          func(*continuation.Budget) *T
+	value, show    func(T) string
+}
+
+// budgetRow is the ownOptions row of a budget limit: a select of none
+// and each limit in order.
+func budgetRow[T int64 | time.Duration](l budgetLimit[T], offered func(settings) bool) ownOption {
+	limits := func(s settings) []T {
+		ls := append(slices.Clone(l.choices), *l.field(&s.flagBudget), *l.field(&s.Budget))
+		slices.Sort(ls)
+		return slices.DeleteFunc(slices.Compact(ls), func(v T) bool { return v <= 0 })
+	}
+	build := func(s settings) acp.SessionConfigOption {
+		opts := []acp.SessionConfigSelectOption{{Value: noBudget, Name: noBudget}}
+		for _, v := range limits(s) {
+			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(l.value(v)), Name: l.show(v)})
+		}
+		current := noBudget
+		if v := *l.field(&s.Budget); v > 0 {
+			current = l.value(v)
+		}
+		return acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: acp.SessionConfigId(l.id), Type: "select",
+			Name: l.name, CurrentValue: acp.SessionConfigValueId(current), Description: acp.Ptr(l.desc),
+			Options: acp.SessionConfigSelectOptions{Ungrouped: (*acp.SessionConfigSelectOptionsUngrouped)(&opts)}}}
+	}
+	set := func(s *settings, r acp.SetSessionConfigOptionRequest) error {
+		values := []string{noBudget}
+		for _, v := range limits(*s) {
+			values = append(values, l.value(v))
+		}
+		if r.ValueId != nil {
+			if string(r.ValueId.Value) == noBudget {
+				*l.field(&s.Budget) = 0
+				return nil
+			}
+			for _, v := range limits(*s) {
+				if l.value(v) == string(r.ValueId.Value) {
+					*l.field(&s.Budget) = v
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("want one of %s", strings.Join(values, ", "))
+	}
+	return ownOption{l.id, build, set, offered}
+}
+
+// tokenValue is a token budget as an option value: 10000.
+func tokenValue(n int64) string { return strconv.FormatInt(n, 10) }
+
+// tokenName shows a token budget: 10k tokens, 1,500 tokens.
+func tokenName(n int64) string {
+	if n%1000 == 0 {
+		return todostore.Thousands(n/1000) + "k tokens"
+	}
+	return todostore.Thousands(n) + " tokens"
+}
+
+// timeValue is a time budget as an option value and its name: 5m, 1h,
+// 1h30m, 90s is 1m30s.
+func timeValue(d time.Duration) string {
+	v := d.String()
+	if strings.HasSuffix(v, "m0s") {
+		v = strings.TrimSuffix(v, "0s")
+	}
+	if strings.HasSuffix(v, "h0m") {
+		v = strings.TrimSuffix(v, "0m")
+	}
+	return v
 }
 
 // boolValue reads a boolean option's value: a boolean, or "true"/"false"
@@ -118,7 +242,9 @@ func MergeOptions(inner []acp.SessionConfigOption, s settings) []acp.SessionConf
 		}
 	}
 	for _, o := range ownOptions {
-		out = append(out, o.build(s))
+		if o.offered == nil || o.offered(s) {
+			out = append(out, o.build(s))
+		}
 	}
 	return out
 }
@@ -208,6 +334,14 @@ func (ss *session) applySettings() {
 	s := ss.settingsNow()
 	ss.policy.SetEnabled(s.Continue)
 	ss.policy.SetMaxNoProgress(s.Attempts)
+	ss.policy.SetBudget(s.Budget)
+	if s.evidenceChosen {
+		// Recorded in the store, where todosh's todo tools read it at
+		// each call, also in the todosh mcp the agent started.
+		if _, err := ss.store.SetRequireEvidence(ss.id, s.RequireEvidence); err != nil {
+			ss.say("todosh: require evidence not applied: " + err.Error() + "\n\n")
+		}
+	}
 }
 
 // innerSettled records the inner agent's settings when its session opens
@@ -289,7 +423,7 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionCon
 	}
 	id := configID(p)
 	for _, o := range ownOptions {
-		if o.id != id {
+		if o.id != id || o.offered != nil && !o.offered(ss.settingsNow()) {
 			continue
 		}
 		ss.cfgMu.Lock()
@@ -413,5 +547,7 @@ func relayError(method string, err error) error {
 
 // initialSettings are a new session's settings from todosh acp's flags.
 func initialSettings(cfg Config) settings {
-	return settings{Continue: cfg.Continue, Attempts: continuation.MaxNoProgress}
+	return settings{Continue: cfg.Continue, Attempts: continuation.MaxNoProgress, Budget: cfg.Budget, flagBudget: cfg.Budget,
+		usage:           cfg.Backend != nil && cfg.Backend.Caps.Usage,
+		RequireEvidence: cfg.RequireEvidence, evidence: cfg.Backend != nil && slices.Contains(cfg.Backend.Flags, backends.FlagEvidence)}
 }

@@ -9,6 +9,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent/acpagent"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -52,7 +53,7 @@ func TestMergeOptions(t *testing.T) {
 	for _, o := range got {
 		ids = append(ids, optionID(o))
 	}
-	if strings.Join(ids, " ") != "model todosh_continue todosh_attempts" || got[1].Boolean.Name == "the agent's own" || !got[1].Boolean.CurrentValue {
+	if strings.Join(ids, " ") != "model todosh_continue todosh_attempts todosh_budget_time" || got[1].Boolean.Name == "the agent's own" || !got[1].Boolean.CurrentValue {
 		t.Errorf("MergeOptions = %v", ids)
 	}
 	if got[2].Select.CurrentValue != "3" {
@@ -115,5 +116,68 @@ func TestInnerOptions(t *testing.T) {
 	}
 	if got := InnerOptions(acpagent.SessionConfig{}); len(got) != 0 {
 		t.Errorf("nothing told: %v", got)
+	}
+}
+
+// TestBudgetOptions: the token budget is offered only with an agent that
+// reports usage; each budget's values are none, the fixed choices and the
+// flag's, in order, and a value outside them is refused.
+func TestBudgetOptions(t *testing.T) {
+	flag := continuation.Budget{Tokens: 600, Time: 90 * time.Second}
+	s := settings{Continue: true, Attempts: 3, Budget: flag, flagBudget: flag, usage: true}
+	byID := map[string]acp.SessionConfigOption{}
+	for _, o := range MergeOptions(nil, s) {
+		byID[optionID(o)] = o
+	}
+	values := func(id string) string {
+		o, ok := byID[id]
+		if !ok {
+			return "(not offered)"
+		}
+		var vs []string
+		for _, x := range *o.Select.Options.Ungrouped {
+			vs = append(vs, string(x.Value)+"="+x.Name)
+		}
+		return string(o.Select.CurrentValue) + ": " + strings.Join(vs, " ")
+	}
+	for id, want := range map[string]string{
+		optBudgetTokens: "600: none=none 600=600 tokens 10000=10k tokens 50000=50k tokens 200000=200k tokens",
+		optBudgetTime:   "1m30s: none=none 1m30s=1m30s 5m=5m 15m=15m 1h=1h",
+	} {
+		if got := values(id); got != want {
+			t.Errorf("%s = %s, want %s", id, got, want)
+		}
+	}
+	for _, c := range []struct {
+		id, value string
+		want      continuation.Budget
+		bad       bool
+	}{
+		{optBudgetTokens, "50000", continuation.Budget{Tokens: 50_000, Time: flag.Time}, false},
+		{optBudgetTokens, "none", continuation.Budget{Time: flag.Time}, false},
+		{optBudgetTime, "1h", continuation.Budget{Tokens: 600, Time: time.Hour}, false},
+		{optBudgetTime, "none", continuation.Budget{Tokens: 600}, false},
+		{optBudgetTokens, "123", flag, true},
+		{optBudgetTime, "-5m", flag, true},
+		{optBudgetTime, "5m0s", flag, true},
+	} {
+		next := s
+		for _, o := range ownOptions {
+			if o.id == c.id {
+				err := o.set(&next, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{ConfigId: acp.SessionConfigId(c.id), Value: acp.SessionConfigValueId(c.value)}})
+				if (err != nil) != c.bad {
+					t.Errorf("%s=%s: error %v, want an error %v", c.id, c.value, err, c.bad)
+				}
+			}
+		}
+		if !c.bad && next.Budget != c.want {
+			t.Errorf("%s=%s: budget %+v, want %+v", c.id, c.value, next.Budget, c.want)
+		}
+	}
+	s.usage = false
+	for _, o := range MergeOptions(nil, s) {
+		if optionID(o) == optBudgetTokens {
+			t.Errorf("a token budget offered with an agent that reports no usage")
+		}
 	}
 }

@@ -40,6 +40,9 @@ type Config struct {
 	// Budget is what each prompt may spend (--budget-tokens,
 	// --budget-time).
 	Budget continuation.Budget
+	// RequireEvidence is --require-evidence, the editor's setting's
+	// start.
+	RequireEvidence bool
 	// LockTimeout is how long a change waits for another todosh's lock.
 	LockTimeout time.Duration
 	// Home and Getenv are for /todo list (other agents' saved lists).

@@ -272,6 +272,9 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 	defer ss.turn.Unlock()
 	ss.notePrompt(text)
 	defer ss.rec.flush()
+	// The editor's settings hold from the next prompt, /todo included:
+	// /todo budget shows the budget chosen, and /todo budget +N raises it.
+	ss.applySettings()
 	if IsTodoCommand(text) {
 		return ss.todo(ctx, strings.TrimSpace(text))
 	}
@@ -281,7 +284,6 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 	if ctx.Err() != nil {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
-	ss.applySettings()
 	if ss.agent == nil {
 		return acp.PromptResponse{}, internalError("no agent is connected: start todosh acp with --agent NAME (todosh --help lists them) or -- CMD ARGS for any ACP agent; /todo works without one")
 	}

@@ -118,6 +118,11 @@ func TestDropMirrored(t *testing.T) {
 	foreign := func(id string, age time.Duration) listRow {
 		return listRow{Source: "claude", ID: id, mirror: "claude-" + id, ModTime: at.Add(-age)}
 	}
+	attached := func(id, to string, age time.Duration) listRow {
+		r := foreign(id, age)
+		r.attached = to
+		return r
+	}
 	tests := []struct {
 		name string
 		rows []listRow
@@ -129,6 +134,9 @@ func TestDropMirrored(t *testing.T) {
 		{"mirror is the current session", []listRow{own("claude-a", 0), foreign("a", time.Hour)}, []string{"claude-a"}},
 		{"not mirrored", []listRow{own("cur", 0), own("claude-b", 0), foreign("a", time.Hour)}, []string{"cur", "claude-b", "a"}},
 		{"a foreign list never mirrors another", []listRow{own("cur", 0), {Source: "qwen", ID: "claude-a", mirror: "qwen-claude-a"}, foreign("a", time.Hour)}, []string{"cur", "claude-a", "a"}},
+		{"attached, older", []listRow{own("cur", 0), own("s1", time.Minute), attached("a", "s1", time.Hour)}, []string{"cur", "s1"}},
+		{"attached, changed since", []listRow{own("cur", 0), own("s1", time.Hour), attached("a", "s1", time.Minute)}, []string{"cur", "s1", "a"}},
+		{"attached to a session not listed", []listRow{own("cur", 0), attached("a", "gone", time.Hour)}, []string{"cur", "a"}},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -183,5 +191,30 @@ func TestListShowsMirroredListOnce(t *testing.T) {
 	}
 	if got := list(); strings.Count(got, "[claude]") != 1 {
 		t.Errorf("want the changed [claude] list shown beside its session:\n%s", got)
+	}
+}
+
+// TestListShowsAttachedListOnce: a todosh session that ran Claude Code as
+// its agent (`todosh --agent claude`: the session is attached to Claude's
+// session, where hooks do nothing) keeps the same list as Claude's own
+// task folder of that session, which /todo list then leaves out.
+func TestListShowsAttachedListOnce(t *testing.T) {
+	const claudeID = "12ec3832-a7d8-4254-b780-88c4e469102c" // the sample's list
+	env, out := newTestEnv(t)
+	env.Home = t.TempDir()
+	copySavedLists(t, env.Home, time.Hour)
+	const ran = "20261126-144833-cdbe"
+	if _, _, err := env.Store.Commit(ran, todostore.ByAgent, func(s *todostore.Session) error {
+		s.Agent = &todostore.AgentRef{Kind: "claude", Session: claudeID}
+		s.Todos = parseSpec(t, "+Create;>Parse;-Test")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewRegistry().Run(env, "/todo list"); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Contains(got, claudeID) || !strings.Contains(got, ran) {
+		t.Errorf("want the session %s and not Claude's own list %s:\n%s", ran, claudeID, got)
 	}
 }

@@ -29,8 +29,10 @@ type listRow struct {
 	// listing, so their numbers are not reused for another session.
 	removed bool
 	// mirror is, for another agent's list, the todosh session its hooks
-	// keep of the same list (todostore.ForeignEntry.Mirror).
-	mirror string
+	// keep of the same list (todostore.ForeignEntry.Mirror); attached the
+	// todosh session that ran the agent in that session of its own
+	// (todostore.Store.AttachedTo), which keeps the same list too.
+	mirror, attached string
 	// load parses the row's list; it is called only for rows shown or
 	// chosen. One function serves every row of a source, so listing
 	// 10 000 sessions allocates no closure per row.
@@ -86,14 +88,18 @@ func foreignRows(env *Env) ([]listRow, error) {
 	rows := make([]listRow, len(entries))
 	for i, e := range entries {
 		rows[i] = listRow{Source: e.Source, ID: e.Name, Path: e.Path, ModTime: e.ModTime, mirror: e.Mirror(), load: load}
+		if env.Store != nil {
+			rows[i].attached = env.Store.AttachedTo(e.Mirror())
+		}
 	}
 	return rows, nil
 }
 
 // dropMirrored leaves out the other agents' lists that a todosh session
-// of rows already mirrors (the agent's hooks keep claude-<id> for
-// Claude's list <id>), so one list is shown once, as the session that can
-// be resumed and reverted; unless the agent's file changed after the
+// of rows already keeps (the agent's hooks keep claude-<id> for Claude's
+// list <id>; `todosh --agent claude` keeps its own session attached to
+// Claude's session <id>), so one list is shown once, as the session that
+// can be resumed and reverted; unless the agent's file changed after the
 // session did (hooks turned off since), when both are shown.
 func dropMirrored(rows []listRow) []listRow {
 	own := map[string]time.Time{}
@@ -102,9 +108,12 @@ func dropMirrored(rows []listRow) []listRow {
 			own[r.ID] = r.ModTime
 		}
 	}
+	kept := func(r listRow, id string) bool {
+		at, ok := own[id]
+		return id != "" && ok && !r.ModTime.After(at)
+	}
 	return slices.DeleteFunc(rows, func(r listRow) bool {
-		at, ok := own[r.mirror]
-		return r.Source != "" && ok && !r.ModTime.After(at)
+		return r.Source != "" && (kept(r, r.mirror) || kept(r, r.attached))
 	})
 }
 

@@ -197,15 +197,11 @@ func TestACPServeNoUpdateBeforeAnswer(t *testing.T) {
 func TestACPServeSettings(t *testing.T) {
 	r := newACP(t, "FAKEACP_LAZY=1")
 	e := startEditor(t, r.h, r.env, "--", fakeacp)
-	e.initialize()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	s, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: r.h.dir, McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts" {
-		t.Errorf("session/new's configOptions = %s, want todosh's two (the agent has not started)", ids)
+	s := e.firstThread(ctx, r.h.dir)
+	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
+		t.Errorf("session/new's configOptions = %s, want todosh's own (the agent has not started)", ids)
 	}
 	e.mustPrompt(s.SessionId, `/todo add "one"`)
 	if strings.Contains(r.received(t), `"method":"session/new"`) {
@@ -221,7 +217,7 @@ func TestACPServeSettings(t *testing.T) {
 			opts = u.ConfigOptions
 		}
 	}
-	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts" {
+	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Errorf("config_option_update after the agent started: %s", ids)
 	}
 	// The editor's choices reach the agent.
@@ -229,7 +225,7 @@ func TestACPServeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("set_config_option model: %v", err)
 	}
-	if ids := optionIDs(set.ConfigOptions); ids != "mode model todosh_continue todosh_attempts" || set.ConfigOptions[1].Select.CurrentValue != "smart" {
+	if ids := optionIDs(set.ConfigOptions); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" || set.ConfigOptions[1].Select.CurrentValue != "smart" {
 		t.Errorf("set_config_option's answer: %s", ids)
 	}
 	if _, err := e.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "plan"}); err != nil {
@@ -278,9 +274,21 @@ func TestACPServeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2.Modes == nil || s2.Models == nil || optionIDs(s2.ConfigOptions) != "mode model todosh_continue todosh_attempts" {
+	if s2.Modes == nil || s2.Models == nil || optionIDs(s2.ConfigOptions) != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Errorf("the second session/new: modes %v models %v options %s", s2.Modes, s2.Models, optionIDs(s2.ConfigOptions))
 	}
+}
+
+// firstThread initializes the connection and opens a thread in dir,
+// whose answer it returns.
+func (e *editor) firstThread(ctx context.Context, dir string) acp.NewSessionResponse {
+	e.t.Helper()
+	e.initialize()
+	s, err := e.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
 }
 
 // optionIDs names config options in order.
@@ -588,7 +596,7 @@ func TestACPServeSettingsFromModes(t *testing.T) {
 			opts = u.ConfigOptions
 		}
 	}
-	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts" {
+	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Fatalf("options after the agent started: %s", ids)
 	}
 	e.mustPrompt(id, "[[settings]]")
@@ -597,5 +605,105 @@ func TestACPServeSettingsFromModes(t *testing.T) {
 	}
 	if log := r.received(t); !strings.Contains(log, `"method":"session/set_mode"`) || !strings.Contains(log, `"method":"session/set_model"`) {
 		t.Errorf("set_mode and set_model did not reach the agent:\n%s", log)
+	}
+}
+
+// TestACPServeBudgetSettings: with an agent that reports usage, the
+// editor gets todosh's token and time budgets as config options (none
+// when todosh acp had no flag); choosing 10k tokens stops the next prompt
+// at it, through the fake's "reports usage" scenario; choosing a time
+// budget shows in /todo budget; a value outside the choices is refused;
+// none lifts the budget. An agent that reports no usage is offered no
+// token budget (TestACPServeSettings).
+func TestACPServeBudgetSettings(t *testing.T) {
+	r := newACP(t, "FAKEACP_USAGE=4000,1000")
+	e := startEditor(t, r.h, r.env, "--agent", "acp:claude", "--agent-bin", fakeacp)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	s := e.firstThread(ctx, r.h.dir)
+	current := func(opts []acp.SessionConfigOption, id string) string {
+		for _, o := range opts {
+			if o.Select != nil && string(o.Select.Id) == id {
+				return string(o.Select.CurrentValue)
+			}
+		}
+		return "(not offered)"
+	}
+	if ids := optionIDs(s.ConfigOptions); ids != "todosh_continue todosh_attempts todosh_budget_tokens todosh_budget_time todosh_require_evidence" {
+		t.Fatalf("session/new's configOptions = %s", ids)
+	}
+	if c := current(s.ConfigOptions, "todosh_budget_tokens"); c != "none" {
+		t.Errorf("token budget without --budget-tokens = %s, want none", c)
+	}
+	set := func(id, value string) []acp.SessionConfigOption {
+		t.Helper()
+		res, err := e.conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{SessionId: s.SessionId, ConfigId: acp.SessionConfigId(id), Value: acp.SessionConfigValueId(value)}})
+		if err != nil {
+			t.Fatalf("set_config_option %s=%s: %v", id, value, err)
+		}
+		if c := current(res.ConfigOptions, id); c != value {
+			t.Errorf("set_config_option %s=%s answered %s", id, value, c)
+		}
+		return res.ConfigOptions
+	}
+	set("todosh_budget_tokens", "10000")
+	e.mustPrompt(s.SessionId, "[[plan]] build csvkit-lite")
+	text := e.text()
+	for _, want := range []string{"todosh: continuing 1/3 — 2 open items", "todosh: stopped: token budget reached: 10,000 of 10,000"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the editor's text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "all done") {
+		t.Fatalf("went on past the budget chosen in the editor:\n%s", text)
+	}
+	set("todosh_budget_time", "15m")
+	e.mustPrompt(s.SessionId, "/todo budget")
+	if text := e.text(); !strings.Contains(text, "of 15m0s spent") {
+		t.Errorf("/todo budget after choosing 15m:\n%s", text)
+	}
+	_, err := e.conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{SessionId: s.SessionId, ConfigId: "todosh_budget_tokens", Value: "123"}})
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Code != -32602 {
+		t.Errorf("a token budget outside the choices: %v, want invalid params", err)
+	}
+	set("todosh_budget_tokens", "none")
+	e.mustPrompt(s.SessionId, "go on")
+	if text := e.text(); !strings.Contains(text, "todosh: all done") {
+		t.Errorf("with no token budget the list was not finished:\n%s", text)
+	}
+}
+
+// TestACPServeEvidenceSetting: the editor's "require evidence" reaches
+// todosh's MCP server, which the agent started without
+// --require-evidence: ticking a subtask with no evidence is refused from
+// the next prompt on, and allowed again once the editor turns it off.
+func TestACPServeEvidenceSetting(t *testing.T) {
+	r := newACP(t)
+	e := startEditor(t, r.h, r.env, "--", fakeacp)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	s := e.firstThread(ctx, r.h.dir)
+	set := func(on bool) {
+		t.Helper()
+		res, err := e.conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{Boolean: &acp.SetSessionConfigOptionBoolean{SessionId: s.SessionId, ConfigId: "todosh_require_evidence", Type: "boolean", Value: on}})
+		if err != nil {
+			t.Fatalf("todosh_require_evidence %v: %v", on, err)
+		}
+		for _, o := range res.ConfigOptions {
+			if o.Boolean != nil && o.Boolean.Id == "todosh_require_evidence" && o.Boolean.CurrentValue != on {
+				t.Errorf("set_config_option's answer: require evidence %v, want %v", o.Boolean.CurrentValue, on)
+			}
+		}
+	}
+	set(true)
+	e.mustPrompt(s.SessionId, "[[mcp]] keep the list")
+	if text := e.text(); !strings.Contains(text, "todo_tick refused") {
+		t.Fatalf("with require evidence on, a tick without evidence was not refused:\n%s", text)
+	}
+	set(false)
+	e.mustPrompt(s.SessionId, "[[mcp]] keep the list")
+	if text := e.text(); strings.Count(text, "todo_tick refused") != 1 || !strings.Contains(text, "Used todosh's tools") {
+		t.Errorf("with require evidence off, the tools refused:\n%s", text)
 	}
 }

@@ -215,6 +215,9 @@ func (s *Store) writeSession(id string, cur *Session, prevItems [][]byte, next *
 	if s.AfterWrite != nil {
 		s.AfterWrite(id, out.bytes())
 	}
+	if a := next.Agent; a != nil && (cur.Agent == nil || cur.Agent.Kind != a.Kind || cur.Agent.Session != a.Session) {
+		s.linkAgent(id, a)
+	}
 	var same func(int) bool // the items whose encodings were cur's (prevItems)
 	if len(items) == len(next.Todos) && len(prevItems) == len(items) {
 		// Both nil when the list took encoding/json's way: compared then.

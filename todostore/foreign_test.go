@@ -439,3 +439,32 @@ func TestForeignEntriesEmptiedAndMirror(t *testing.T) {
 		t.Errorf("entries = %q, want %q", got, want)
 	}
 }
+
+// TestAttachedTo: a session attached to an agent's session is found by
+// the agent session's mirror id; an agent session id that is no file name
+// is never linked, and an unknown one finds nothing.
+func TestAttachedTo(t *testing.T) {
+	s := Open(t.TempDir())
+	commit := func(id, kind, agentSession string) {
+		t.Helper()
+		if _, _, err := s.Commit(id, ByAgent, func(x *Session) error {
+			x.Agent = &AgentRef{Kind: kind, Session: agentSession}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("20261126-144833-cdbe", "claude", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5")
+	commit("20261126-144900-aaaa", "claude", "../../escape")
+	if got := s.AttachedTo(MirrorID("claude", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5")); got != "20261126-144833-cdbe" {
+		t.Errorf("AttachedTo = %q, want the session", got)
+	}
+	for _, m := range []string{MirrorID("claude", "../../escape"), MirrorID("codex", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5"), "claude-unknown"} {
+		if got := s.AttachedTo(m); got != "" {
+			t.Errorf("AttachedTo(%q) = %q, want none", m, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "..", "escape")); err == nil {
+		t.Errorf("an agent session id wrote outside the store")
+	}
+}

@@ -131,6 +131,7 @@ func (s *Store) sessionFiles(id string) []string {
 		s.WorkPath(id),
 		s.ConvPath(id),
 		s.ThreadPath(id),
+		s.EvidencePath(id),
 		s.lockPath(id),
 	}
 }

@@ -25,7 +25,7 @@ type receiptCheck struct {
 // under --require-evidence; nil when todosh sees no work in the session
 // (or the log cannot be read: the text rule then applies, as before).
 func (t *Tools) receipts() *receiptCheck {
-	if !t.RequireEvidence || t.Session.Store == nil {
+	if !t.requireEvidence() || t.Session.Store == nil {
 		return nil
 	}
 	log, err := t.Session.Store.Work(t.Session.ID)
@@ -88,4 +88,16 @@ func codeSpans(s string) []string {
 		}
 		s = s[j+1:]
 	}
+}
+
+// requireEvidence is whether completing work needs evidence now: the
+// session's setting when one is recorded (an editor's choice, read at
+// every call), else RequireEvidence.
+func (t *Tools) requireEvidence() bool {
+	if t.Session.Store != nil {
+		if on, set := t.Session.Store.RequireEvidence(t.Session.ID); set {
+			return on
+		}
+	}
+	return t.RequireEvidence
 }

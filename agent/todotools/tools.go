@@ -539,7 +539,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 			s.Todos[item].Subtasks[sub] = st
 			return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Pending)
 		}
-		if a.Evidence == "" && t.RequireEvidence {
+		if a.Evidence == "" && t.requireEvidence() {
 			return fmt.Errorf("subtask %d.%d needs evidence to be ticked (evidence is required in this session): "+
 				"give what you ran or saw in the evidence argument", item+1, sub+1)
 		}
@@ -729,7 +729,7 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	}
 	rc := t.receipts()
 	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
-		return toolCheckMerge(current, agentList, m, t.RequireEvidence, rc)
+		return toolCheckMerge(current, agentList, m, t.requireEvidence(), rc)
 	})
 	if errors.Is(err, agent.ErrStalePositions) {
 		return Outcome{}, fmt.Errorf("%v: call %s and send the items with their stable ids (such as \"t3\"), or without ids", err, Read)
@@ -1021,7 +1021,7 @@ func (t *Tools) board(name string, args []byte) (Outcome, error) {
 		}
 		text, err = t.Board.Claim(t.Session, a.ID, a.Next, a.Lease)
 	default:
-		if t.RequireEvidence && strings.TrimSpace(a.Evidence) == "" {
+		if t.requireEvidence() && strings.TrimSpace(a.Evidence) == "" {
 			return Outcome{}, errors.New("evidence is required")
 		}
 		text, err = t.Board.Done(t.Session, a.ID, a.Evidence)
