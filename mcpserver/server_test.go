@@ -228,6 +228,34 @@ func TestHandle(t *testing.T) {
 	}
 }
 
+// TestNewerProtocolRefused: a client of MCP 2026-07-28 starts with
+// server/discover and then opens subscriptions/listen, a call that stays
+// open; served, it held every later call behind it (calls are handed over
+// one at a time) and Claude Code 2.1.332 waited 3 s, then connected again.
+// Both are "method not found", so the client falls back to initialize at
+// once, and the calls after them are answered.
+func TestNewerProtocolRefused(t *testing.T) {
+	replies := exchange(t, Config{Store: todostore.Open(t.TempDir()), Cwd: "/src", Version: "7"}, "h",
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,`,
+		`{"jsonrpc":"2.0","id":3,"result":{"capabilities"`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+	}
+	if len(replies) != len(want) {
+		t.Fatalf("replies %q, want %d", replies, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(replies[i], w) {
+			t.Errorf("reply %d: %s, want %s…", i, replies[i], w)
+		}
+	}
+}
+
 // FuzzHandle: after the handshake, any frame gets no reply or exactly one
 // JSON-RPC reply with the frame's id, a result or an error; nothing
 // panics and the session goes on (a ping after it is answered).

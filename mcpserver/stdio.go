@@ -10,6 +10,7 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,6 +112,15 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 	}
 }
 
+// unserved are the methods of MCP 2026-07-28 (SEP-2575) that the SDK
+// would serve but todosh does not: `server/discover` answered made a
+// client (Claude Code 2.1.332) go on with `subscriptions/listen`, a call
+// that stays open, and calls are handed over one at a time, so its next
+// call waited behind it until the client gave up after 3 s and connected
+// again with `initialize`. Answered "method not found", a client falls
+// back to `initialize` at once (docs/mcp.md).
+var unserved = map[string]bool{"server/discover": true, "subscriptions/listen": true}
+
 // decodeLine is the message of one line, the error reply to send for it,
 // or neither (a blank line).
 func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *FrameError) {
@@ -177,8 +187,30 @@ func trimSpace(b []byte) []byte {
 }
 
 // Read is the next valid message. A call waits until the call before it
-// is answered; the end of input waits until every call is answered.
+// is answered; the end of input waits until every call is answered. A
+// call of an unserved method is answered here, in its turn, and never
+// reaches the SDK.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.read(ctx)
+		req, isCall := msg.(*jsonrpc.Request)
+		if err != nil || !isCall || !req.IsCall() || !unserved[req.Method] {
+			return msg, err
+		}
+		// read waited for the calls before it and counted this one: it
+		// is answered now.
+		c.mu.Lock()
+		delete(c.pending, req.ID)
+		c.mu.Unlock()
+		id, _ := json.Marshal(req.ID.Raw())
+		if err := c.writeFrame(errorReply(id, CodeMethodNotFound, "method not found: "+req.Method)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// read is the next valid message, as Read, unserved methods included.
+func (c *stdioConn) read(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
