@@ -148,9 +148,12 @@ func TestLiveRegionInPlace(t *testing.T) {
 
 // Resizing during a turn redraws the region at the new width; what stays
 // is the agent's text and the end of the turn, not the region.
+// The first prompt only puts a list in the region, so its continuations
+// need no countdown: at the default 3s each, the three of them took 9s of
+// expect's 10s bound, and under load the wait for "stopped:" ran out.
 func TestLiveRegionResize(t *testing.T) {
 	h := newHome(t)
-	tm := h.startSized(t, 60, 24, fakeshell, []string{"NO_COLOR=1"})
+	tm := h.startSized(t, 60, 24, fakeshell, []string{"FAKESHELL_DELAY=0s", "NO_COLOR=1"})
 	tm.expect("› ")
 	tm.typ("go" + enter)
 	tm.expect("stopped:")
