@@ -116,6 +116,11 @@ func TestLiveRegionInPlace(t *testing.T) {
 			tm := h.startSized(t, cols, 24, fakeshell, []string{"FAKESHELL_DELAY=1500ms", "NO_COLOR=1"})
 			tm.expect("› ")
 			tm.typ("go" + enter)
+			// One wait per countdown: the three of them in one took
+			// 4.5s of expect's bound.
+			tm.expect("continuing 1/3")
+			tm.expect("continuing 2/3")
+			tm.expect("continuing 3/3")
 			// At 20 columns the decision wraps at a word, its rest
 			// indented; at 40 it fits.
 			tm.expect("stopped: 3 attempts")
