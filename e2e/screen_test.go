@@ -116,6 +116,11 @@ func TestLiveRegionInPlace(t *testing.T) {
 			tm := h.startSized(t, cols, 24, fakeshell, []string{"FAKESHELL_DELAY=1500ms", "NO_COLOR=1"})
 			tm.expect("› ")
 			tm.typ("go" + enter)
+			// One wait per countdown: the three of them in one took
+			// 4.5s of expect's bound.
+			tm.expect("continuing 1/3")
+			tm.expect("continuing 2/3")
+			tm.expect("continuing 3/3")
 			// At 20 columns the decision wraps at a word, its rest
 			// indented; at 40 it fits.
 			tm.expect("stopped: 3 attempts")
@@ -148,9 +153,12 @@ func TestLiveRegionInPlace(t *testing.T) {
 
 // Resizing during a turn redraws the region at the new width; what stays
 // is the agent's text and the end of the turn, not the region.
+// The first prompt only puts a list in the region, so its continuations
+// need no countdown: at the default 3s each, the three of them took 9s of
+// expect's 10s bound, and under load the wait for "stopped:" ran out.
 func TestLiveRegionResize(t *testing.T) {
 	h := newHome(t)
-	tm := h.startSized(t, 60, 24, fakeshell, []string{"NO_COLOR=1"})
+	tm := h.startSized(t, 60, 24, fakeshell, []string{"FAKESHELL_DELAY=0s", "NO_COLOR=1"})
 	tm.expect("› ")
 	tm.typ("go" + enter)
 	tm.expect("stopped:")

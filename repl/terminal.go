@@ -170,9 +170,17 @@ func (e *editor) Readline() (string, error) {
 }
 
 // ReadlineWithDefault reads one line at the prompt, starting with what.
+// readline draws the prompt with what before it switches the terminal to
+// raw mode, so keys typed as soon as the prompt shows were echoed by the
+// terminal itself (the line then shown twice, a pasted CR turned into a
+// second line): the terminal is made raw first. Terminal.MakeRaw while raw
+// does nothing, so readline's own switch and its way back still pair up.
 func (e *editor) ReadlineWithDefault(what string) (string, error) {
 	e.reading.Store(true)
 	defer e.reading.Store(false)
+	if err := e.Instance.Terminal.EnterRawMode(); err == nil {
+		defer e.Instance.Terminal.ExitRawMode()
+	}
 	return e.Instance.ReadlineWithDefault(what)
 }
 

@@ -23,6 +23,10 @@ type fakeTerminal struct {
 
 	mu  sync.Mutex
 	out bytes.Buffer
+	// raw is the mode MakeRaw and ExitRaw switch; cooked holds every
+	// prompt drawn while it was off, when a terminal echoes keys itself.
+	raw    bool
+	cooked []string
 
 	exited chan int // runFake: RunTerminal's status when it returns
 }
@@ -36,8 +40,8 @@ func (f *fakeTerminal) Size() (int, int)          { return f.cols, f.rows }
 func (f *fakeTerminal) OnResize(func())           {}
 func (f *fakeTerminal) Input() io.ReadCloser      { return f.inR }
 func (f *fakeTerminal) Output() io.Writer         { return f }
-func (f *fakeTerminal) MakeRaw() error            { return nil }
-func (f *fakeTerminal) ExitRaw() error            { return nil }
+func (f *fakeTerminal) MakeRaw() error            { return f.setRaw(true) }
+func (f *fakeTerminal) ExitRaw() error            { return f.setRaw(false) }
 func (f *fakeTerminal) PollMode() (func(), error) { return func() {}, nil }
 func (f *fakeTerminal) NoEcho() func()            { return func() {} }
 func (f *fakeTerminal) SaveMode() func()          { return func() {} }
@@ -48,9 +52,19 @@ func (f *fakeTerminal) ReadKey([]byte) (int, error) {
 	return 0, nil
 }
 
+func (f *fakeTerminal) setRaw(on bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.raw = on
+	return nil
+}
+
 func (f *fakeTerminal) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !f.raw && strings.Contains(string(p), "› ") {
+		f.cooked = append(f.cooked, string(p))
+	}
 	return f.out.Write(p)
 }
 
@@ -254,5 +268,21 @@ func TestEditorLinesAfterReadlineDrawNoPrompt(t *testing.T) {
 	io.WriteString(ed.Stderr(), "acp: failed\n")
 	if got := ft.screen()[before:]; got != "⠋ 0s · working\nacp: failed\n" {
 		t.Errorf("lines written after Readline showed as %q", got)
+	}
+}
+
+// The prompt is drawn only in raw mode: drawn before it (as readline's
+// ReadlineWithDefault does), keys typed as soon as it shows were echoed by
+// the terminal as well as by readline, so the line showed twice and a
+// pasted CR became an empty line in the paste.
+func TestFakeTerminalPromptDrawnInRawMode(t *testing.T) {
+	ft, _, stop := runFake(t)
+	ft.typ(t, "/todo add one\r")
+	ft.wait(t, "todosh 0/1 › ")
+	stop()
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	if len(ft.cooked) > 0 {
+		t.Errorf("prompts drawn outside raw mode: %q", ft.cooked)
 	}
 }

@@ -22,7 +22,8 @@ type Terminal interface {
 	// Output is the screen: the line editor, the live region and every
 	// line printed go there.
 	Output() io.Writer
-	// MakeRaw and ExitRaw switch the raw mode of line editing on and off.
+	// MakeRaw and ExitRaw switch the raw mode of line editing on and off;
+	// MakeRaw while raw does nothing, and the first ExitRaw ends it.
 	MakeRaw() error
 	ExitRaw() error
 	// PollMode is the raw mode of the countdown: ReadKey then returns the
@@ -105,6 +106,11 @@ func (t *ttyTerminal) Input() io.ReadCloser { return readline.NewCancelableStdin
 func (t *ttyTerminal) Output() io.Writer { return t.out }
 
 func (t *ttyTerminal) MakeRaw() error {
+	if t.raw != nil {
+		// Already raw (the editor's switch before readline's): keep the
+		// mode the first switch saved, so ExitRaw goes back to it.
+		return nil
+	}
 	st, err := readline.MakeRaw(int(t.in.Fd()))
 	if err == nil {
 		t.raw = st
