@@ -208,7 +208,8 @@ func (m *messageLines) add(u agent.Usage) {
 // 360 of a prompt's 480 tokens. The Stop hook's input has that message's
 // text (last_assistant_message), so the gate reads the transcript again
 // until the prompt shows the message after its last user line (a tool
-// result or the gate's own feedback), for at most transcriptWait.
+// result or the gate's own feedback), for at most transcriptWait, when a
+// token budget is set.
 const (
 	transcriptWait = 2 * time.Second
 	transcriptPoll = 20 * time.Millisecond
@@ -234,7 +235,11 @@ func (h *hook) promptUsage() (msgs []messageUsage, notices []string, ok bool) {
 			return nil, []string{"token usage not read: " + err.Error()}, false
 		}
 		part, shown := promptPart(data, h.in.PromptID)
-		if shown && showsReply(part, h.in.Reply()) {
+		// Only a budget needs the last message now: without one the
+		// ledger takes what is there, and a stop never waits (the wait,
+		// up to transcriptWait at every stop whose reply the transcript
+		// does not spell as expected, cost a session 2 s a stop).
+		if shown && showsReply(part, h.in.Reply()) || h.cfg.BudgetTokens <= 0 {
 			return h.a.usage(data, h.in.PromptID)
 		}
 		if waited >= transcriptWait {
