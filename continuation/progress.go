@@ -90,20 +90,26 @@ func openCount(todos []todostore.Todo) int {
 // both lists carry them, else by match.
 func pairTodos(before, after []todostore.Todo) []int {
 	if hasUIDs(before, after) {
-		at := make(map[string]int, len(before))
-		for j, t := range before {
-			at[t.UID] = j
-		}
-		pair := make([]int, len(after))
-		for i, t := range after {
-			pair[i] = -1
-			if j, ok := at[t.UID]; ok {
-				pair[i] = j
-			}
-		}
-		return pair
+		return pairByUID(before, after, func(t todostore.Todo) string { return t.UID })
 	}
 	return matchTodos(before, after)
+}
+
+// pairByUID pairs every item of after with the item of before that has the
+// same uid, or -1 when before has none.
+func pairByUID[T any](before, after []T, uid func(T) string) []int {
+	at := make(map[string]int, len(before))
+	for j, x := range before {
+		at[uid(x)] = j
+	}
+	pair := make([]int, len(after))
+	for i, x := range after {
+		pair[i] = -1
+		if j, ok := at[uid(x)]; ok {
+			pair[i] = j
+		}
+	}
+	return pair
 }
 
 // hasUIDs reports whether every item of both lists has its stable id, as
@@ -128,18 +134,7 @@ func pairSubtasks(before, after []todostore.Subtask) []int {
 		}
 	}
 	if uids {
-		at := make(map[string]int, len(before))
-		for j, s := range before {
-			at[s.UID] = j
-		}
-		pair := make([]int, len(after))
-		for i, s := range after {
-			pair[i] = -1
-			if j, ok := at[s.UID]; ok {
-				pair[i] = j
-			}
-		}
-		return pair
+		return pairByUID(before, after, func(s todostore.Subtask) string { return s.UID })
 	}
 	keys := func(ss []todostore.Subtask) []string {
 		out := make([]string, len(ss))
