@@ -92,10 +92,11 @@ func (p *Policy) overBudget() bool {
 
 // budgetStop is the stop of a spent budget and its line, the tokens' first.
 func (p *Policy) budgetStop() (StopReason, string) {
-	if b := p.Budget(); b.Tokens > 0 && p.spent.Tokens >= b.Tokens {
+	b := p.Budget()
+	if b.Tokens > 0 && p.spent.Tokens >= b.Tokens {
 		return TokenBudget, fmt.Sprintf("stopped: token budget reached: %s of %s", todostore.Thousands(p.spent.Tokens), todostore.Thousands(b.Tokens))
 	}
-	return TimeBudget, fmt.Sprintf("stopped: time budget reached: %s of %s", roundTime(p.spent.Time), roundTime(p.Budget().Time))
+	return TimeBudget, fmt.Sprintf("stopped: time budget reached: %s of %s", roundTime(p.spent.Time), roundTime(b.Time))
 }
 
 // Resume is what follows a raise of the budget after a prompt stopped at
@@ -109,13 +110,11 @@ func (p *Policy) Resume(after []todostore.Todo, tools Tools) Decision {
 		p.lastStop = r
 		return Decision{Reason: r, Line: line}
 	}
-	switch open := openCount(after); {
+	switch {
 	case p.paused:
 		return stop(Paused, pauseLine(p.reason))
-	case open == 0:
+	case openCount(after) == 0:
 		return stop(NoOpenItems, doneLine(after, after))
-	}
-	switch {
 	case p.overBudget():
 		return stop(p.budgetStop())
 	case p.perPrompt >= MaxPerPrompt:

@@ -89,56 +89,44 @@ func openCount(todos []todostore.Todo) int {
 // pairTodos pairs every item of after with an item of before: by uid when
 // both lists carry them, else by match.
 func pairTodos(before, after []todostore.Todo) []int {
-	if hasUIDs(before, after) {
-		at := make(map[string]int, len(before))
-		for j, t := range before {
-			at[t.UID] = j
-		}
-		pair := make([]int, len(after))
-		for i, t := range after {
-			pair[i] = -1
-			if j, ok := at[t.UID]; ok {
-				pair[i] = j
-			}
-		}
+	if pair, ok := pairByUID(before, after, func(t todostore.Todo) string { return t.UID }); ok {
 		return pair
 	}
 	return matchTodos(before, after)
 }
 
-// hasUIDs reports whether every item of both lists has its stable id, as
-// every list read from the store does.
-func hasUIDs(before, after []todostore.Todo) bool {
-	for _, l := range [][]todostore.Todo{before, after} {
-		for _, t := range l {
-			if t.UID == "" {
-				return false
+// pairByUID pairs every item of after with the item of before that has the
+// same uid, or -1 when before has none. ok is false, and nothing paired,
+// unless both lists have items and every item has its stable id, as every
+// list read from the store does.
+func pairByUID[T any](before, after []T, uid func(T) string) (pair []int, ok bool) {
+	if len(before) == 0 || len(after) == 0 {
+		return nil, false
+	}
+	for _, l := range [][]T{before, after} {
+		for _, x := range l {
+			if uid(x) == "" {
+				return nil, false
 			}
 		}
 	}
-	return len(before) > 0 && len(after) > 0
+	at := make(map[string]int, len(before))
+	for j, x := range before {
+		at[uid(x)] = j
+	}
+	pair = make([]int, len(after))
+	for i, x := range after {
+		pair[i] = -1
+		if j, ok := at[uid(x)]; ok {
+			pair[i] = j
+		}
+	}
+	return pair, true
 }
 
 // pairSubtasks pairs subtasks as pairTodos pairs items.
 func pairSubtasks(before, after []todostore.Subtask) []int {
-	uids := len(before) > 0 && len(after) > 0
-	for _, l := range [][]todostore.Subtask{before, after} {
-		for _, s := range l {
-			uids = uids && s.UID != ""
-		}
-	}
-	if uids {
-		at := make(map[string]int, len(before))
-		for j, s := range before {
-			at[s.UID] = j
-		}
-		pair := make([]int, len(after))
-		for i, s := range after {
-			pair[i] = -1
-			if j, ok := at[s.UID]; ok {
-				pair[i] = j
-			}
-		}
+	if pair, ok := pairByUID(before, after, func(s todostore.Subtask) string { return s.UID }); ok {
 		return pair
 	}
 	keys := func(ss []todostore.Subtask) []string {

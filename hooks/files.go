@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/todosh/todosh/todostore"
 )
 
 // Settings files are the person's. Install and uninstall change only
@@ -372,21 +374,8 @@ func (r Record) put(path string, was *fileWas) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(string(r))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(string(r)), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".hooks-files-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), string(r))
+	return todostore.WriteFileAtomic(string(r), append(data, '\n'))
 }

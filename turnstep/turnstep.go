@@ -231,6 +231,7 @@ func (s Step) workRecorder(before []todostore.Todo, emit func(agent.Event)) func
 	began := todostore.WorkLine{}
 	todostore.AttributeTo(&began, before)
 	since := s.Session.Store.Now()
+	sees := agent.ShowsWork(s.Agent)
 	return func(ev agent.Event) {
 		w, ok := agent.WorkLine(ev)
 		if !ok {
@@ -239,7 +240,7 @@ func (s Step) workRecorder(before []todostore.Todo, emit func(agent.Event)) func
 		if ev.AtEnd {
 			w.Since, w.Began = since, began.Item
 		}
-		w.Sees = agent.ShowsWork(s.Agent)
+		w.Sees = sees
 		if _, err := s.Session.Store.RecordWork(s.Session.ID, w); err != nil && !said {
 			said = true
 			emit(agent.Event{Kind: agent.EventNotice, Text: "work log: " + todostore.ShortLine(err.Error(), 160)})

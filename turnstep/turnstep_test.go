@@ -165,18 +165,26 @@ func (w *workingAgent) RunTurn(_ context.Context, _ agent.Turn, emit func(agent.
 	return agent.Result{FinalText: "ok"}, err
 }
 
+// workingSession is a store holding session s1 with an item in progress
+// and one pending, as a turn of workingAgent starts.
+func workingSession(t *testing.T) (*todostore.Store, agent.Session) {
+	t.Helper()
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	if _, err := sess.Update(func(s *todostore.Session) error {
+		s.Todos = todos(todostore.InProgress, todostore.Pending)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return st, sess
+}
+
 // A backend that shows its work: a completion counts only with a receipt,
 // recorded from the turn's own events, and its tokens go to the item.
 func TestRunReceipts(t *testing.T) {
 	for _, work := range []bool{true, false} {
-		st := todostore.Open(t.TempDir())
-		sess := agent.Session{Store: st, ID: "s1"}
-		if _, err := sess.Update(func(s *todostore.Session) error {
-			s.Todos = todos(todostore.InProgress, todostore.Pending)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		st, sess := workingSession(t)
 		pol := continuation.New()
 		step := Step{Agent: &workingAgent{sess: sess, work: work}, Session: sess, Policy: pol,
 			Tools: func() continuation.Tools { return continuation.Tools{Todo: "TodoWrite"} }}
@@ -234,14 +242,7 @@ func TestRunSpendsBudget(t *testing.T) {
 // when it ended (issue 26's by-hand check: Gemini's item 1 showed 0
 // tokens, item 2 took turn 1's).
 func TestRunChargesTurnEndUsage(t *testing.T) {
-	st := todostore.Open(t.TempDir())
-	sess := agent.Session{Store: st, ID: "s1"}
-	if _, err := sess.Update(func(s *todostore.Session) error {
-		s.Todos = todos(todostore.InProgress, todostore.Pending)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	st, sess := workingSession(t)
 	step := Step{Agent: &workingAgent{sess: sess, work: true, atEnd: true}, Session: sess, Policy: continuation.New(),
 		Tools: func() continuation.Tools { return continuation.Tools{Todo: "TodoWrite"} }}
 	if _, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {}); err != nil {
