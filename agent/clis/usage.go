@@ -187,12 +187,8 @@ var (
 // last recorded it (an event_msg token_count's
 // info.total_token_usage), the zero Usage when there is none.
 func codexRolloutUsage(env []string, thread string) agent.Usage {
-	path, err := codexRolloutPath(env, thread)
-	if err != nil {
-		return agent.Usage{}
-	}
-	data, err := ReadTail(path, codexRolloutMax)
-	if err != nil {
+	data, ok := codexRolloutTail(env, thread)
+	if !ok {
 		return agent.Usage{}
 	}
 	return codexLastUsage(data)
