@@ -209,7 +209,7 @@ func codexLastUsage(rollout []byte) agent.Usage {
 			continue
 		}
 		total := m.obj("payload").obj("info")["total_token_usage"]
-		if u, ok := usageFields(total, codexInput, codexOutput); ok && u.Input >= 0 && u.Output >= 0 && u.Input <= agent.MaxUsage && u.Output <= agent.MaxUsage {
+		if u, ok := usageFields(total, codexInput, codexOutput); ok && u.Real() {
 			return u
 		}
 	}
