@@ -35,15 +35,6 @@ func KindOf(name string) ToolKind {
 	return toolKinds[n]
 }
 
-// ExitState is the state of a call that ended with exit status code: a
-// command that exited 0 succeeded.
-func ExitState(code int) ToolState {
-	if code == 0 {
-		return ToolSucceeded
-	}
-	return ToolFailed
-}
-
 // Ended is a ToolCall that ended, ok or not, with exit when known.
 func Ended(id, name string, kind ToolKind, target string, ok bool, exit *int) *ToolCall {
 	st := ToolSucceeded

@@ -32,7 +32,7 @@ type UsageMeter struct {
 // EventUsage, the notice the first time a report is refused, or none (ok
 // false: a report of nothing, or a refusal after the first).
 func (m *UsageMeter) Add(u Usage) (ev Event, ok bool) {
-	if !real(u) {
+	if !u.Real() {
 		return m.unreal(u, "usage")
 	}
 	if u.Input+m.sent.Input > MaxUsage || u.Output+m.sent.Output > MaxUsage {
@@ -48,7 +48,7 @@ func (m *UsageMeter) Add(u Usage) (ev Event, ok bool) {
 // difference from what was passed on, as Add does. A total below what was
 // passed on is refused.
 func (m *UsageMeter) To(total Usage) (ev Event, ok bool) {
-	if !real(total) {
+	if !total.Real() {
 		return m.unreal(total, "usage total")
 	}
 	if total.Input < m.sent.Input || total.Output < m.sent.Output {
@@ -67,7 +67,7 @@ func (m *UsageMeter) To(total Usage) (ev Event, ok bool) {
 // the one it started with): what the total says beyond what was passed on
 // is passed on, each count on its own, and a total below is no error.
 func (m *UsageMeter) AtLeast(total Usage) (ev Event, ok bool) {
-	if !real(total) {
+	if !total.Real() {
 		return m.unreal(total, "usage total")
 	}
 	return m.pass(Usage{Input: max(0, total.Input-m.sent.Input), Output: max(0, total.Output-m.sent.Output)})
@@ -76,13 +76,13 @@ func (m *UsageMeter) AtLeast(total Usage) (ev Event, ok bool) {
 // Sent is the sum of what was passed on.
 func (m *UsageMeter) Sent() Usage { return m.sent }
 
-// real reports whether u can be a count of tokens: not below zero, not
+// Real reports whether u can be a count of tokens: not below zero, not
 // above MaxUsage.
-func real(u Usage) bool {
+func (u Usage) Real() bool {
 	return u.Input >= 0 && u.Output >= 0 && u.Input <= MaxUsage && u.Output <= MaxUsage
 }
 
-// unreal is the notice of a report real refused.
+// unreal is the notice of a report Real refused.
 func (m *UsageMeter) unreal(u Usage, what string) (Event, bool) {
 	if m.noticed {
 		return Event{}, false

@@ -9,6 +9,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,7 +128,7 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *FrameEr
 	switch {
 	case tooLong:
 		return nil, invalidRequest(nil, "the frame is over the limit of %d bytes", limit)
-	case len(trimSpace(line)) == 0:
+	case len(bytes.TrimLeft(line, " \t\r\n")) == 0:
 		return nil, nil
 	}
 	m, fe := CheckFrame(line)
@@ -177,13 +178,6 @@ func readFrame(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 		}
 		return line, tooLong, err
 	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	return b
 }
 
 // Read is the next valid message. A call waits until the call before it

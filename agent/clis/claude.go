@@ -552,7 +552,7 @@ func (p *ClaudeParser) user(m jsonObj, emit func(Update)) {
 			continue
 		}
 		delete(p.pending, id)
-		if jsonTrue(b["is_error"]) || (results == 1 && res.Success != nil && !*res.Success) {
+		if failed || (results == 1 && res.Success != nil && !*res.Success) {
 			continue
 		}
 		op := TaskOp{Create: call.create, ID: call.taskID, Subject: call.subject, ActiveForm: call.activeForm}

@@ -115,12 +115,8 @@ func codexPlanStatuses(todos []todostore.Todo, plan []codexPlanStep) (out []todo
 // Codex's home as the CLI's environment names it ($CODEX_HOME, else
 // $HOME/.codex). A missing or unreadable rollout changes nothing.
 func codexRolloutPlan(env []string, thread string, todos []todostore.Todo) ([]todostore.Todo, bool) {
-	path, err := codexRolloutPath(env, thread)
-	if err != nil {
-		return nil, false
-	}
-	data, err := ReadTail(path, codexRolloutMax)
-	if err != nil {
+	data, ok := codexRolloutTail(env, thread)
+	if !ok {
 		return nil, false
 	}
 	plan, ok := codexLastPlan(data)
@@ -128,6 +124,17 @@ func codexRolloutPlan(env []string, thread string, todos []todostore.Todo) ([]to
 		return nil, false
 	}
 	return codexPlanStatuses(todos, plan)
+}
+
+// codexRolloutTail is the end of the rollout of thread (codexRolloutMax
+// bytes at most); ok is false when it cannot be found or read.
+func codexRolloutTail(env []string, thread string) (data []byte, ok bool) {
+	path, err := codexRolloutPath(env, thread)
+	if err != nil {
+		return nil, false
+	}
+	data, err = ReadTail(path, codexRolloutMax)
+	return data, err == nil
 }
 
 // codexRolloutPath finds the rollout file of thread.

@@ -101,12 +101,7 @@ func (c toolCalls) end(id string, ok bool, exit *int) *Update {
 		return nil
 	}
 	delete(c, id)
-	call.State = agent.ToolSucceeded
-	if !ok {
-		call.State = agent.ToolFailed
-	}
-	call.Exit = exit
-	return &Update{Kind: UpdateToolCall, Tool: &call}
+	return &Update{Kind: UpdateToolCall, Tool: agent.Ended(call.ID, call.Name, call.Kind, call.Target, ok, exit)}
 }
 
 // Parser turns the lines of one CLI's JSON stream into updates. It keeps

@@ -187,12 +187,8 @@ var (
 // last recorded it (an event_msg token_count's
 // info.total_token_usage), the zero Usage when there is none.
 func codexRolloutUsage(env []string, thread string) agent.Usage {
-	path, err := codexRolloutPath(env, thread)
-	if err != nil {
-		return agent.Usage{}
-	}
-	data, err := ReadTail(path, codexRolloutMax)
-	if err != nil {
+	data, ok := codexRolloutTail(env, thread)
+	if !ok {
 		return agent.Usage{}
 	}
 	return codexLastUsage(data)
@@ -213,7 +209,7 @@ func codexLastUsage(rollout []byte) agent.Usage {
 			continue
 		}
 		total := m.obj("payload").obj("info")["total_token_usage"]
-		if u, ok := usageFields(total, codexInput, codexOutput); ok && u.Input >= 0 && u.Output >= 0 && u.Input <= agent.MaxUsage && u.Output <= agent.MaxUsage {
+		if u, ok := usageFields(total, codexInput, codexOutput); ok && u.Real() {
 			return u
 		}
 	}

@@ -22,10 +22,11 @@ type receiptCheck struct {
 }
 
 // receipts reads the session's work log for a call that completes work
-// under --require-evidence; nil when todosh sees no work in the session
-// (or the log cannot be read: the text rule then applies, as before).
-func (t *Tools) receipts() *receiptCheck {
-	if !t.requireEvidence() || t.Session.Store == nil {
+// when evidence is required (require, the call's requireEvidence); nil
+// when todosh sees no work in the session (or the log cannot be read: the
+// text rule then applies, as before).
+func (t *Tools) receipts(require bool) *receiptCheck {
+	if !require || t.Session.Store == nil {
 		return nil
 	}
 	log, err := t.Session.Store.Work(t.Session.ID)

@@ -507,7 +507,8 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		ticked    bool
 		fresh     bool // the list is the one the agent last saw
 	)
-	rc := t.receipts()
+	require := t.requireEvidence() // read once: a file of the session
+	rc := t.receipts(require)
 	sess, err := t.Session.Update(func(s *todostore.Session) error {
 		var err error
 		seen, seenOK, stale := t.seen(s.AgentRead)
@@ -539,7 +540,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 			s.Todos[item].Subtasks[sub] = st
 			return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Pending)
 		}
-		if a.Evidence == "" && t.requireEvidence() {
+		if a.Evidence == "" && require {
 			return fmt.Errorf("subtask %d.%d needs evidence to be ticked (evidence is required in this session): "+
 				"give what you ran or saw in the evidence argument", item+1, sub+1)
 		}
@@ -727,9 +728,10 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 			}
 		}
 	}
-	rc := t.receipts()
+	require := t.requireEvidence() // read once: a file of the session
+	rc := t.receipts(require)
 	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
-		return toolCheckMerge(current, agentList, m, t.requireEvidence(), rc)
+		return toolCheckMerge(current, agentList, m, require, rc)
 	})
 	if errors.Is(err, agent.ErrStalePositions) {
 		return Outcome{}, fmt.Errorf("%v: call %s and send the items with their stable ids (such as \"t3\"), or without ids", err, Read)
