@@ -233,7 +233,7 @@ func (b *Board) Add(_ context.Context, it board.Item) error {
 		return err
 	}
 	defer unlock()
-	if _, err := os.Lstat(b.path(it.ID)); err == nil {
+	if b.has(it.ID) {
 		return fmt.Errorf("item %s is already on the board", it.ID)
 	}
 	if err := board.CheckBlockedBy(it.ID, it.BlockedBy, b.lookup); err != nil {
@@ -336,7 +336,7 @@ func (b *Board) Import(_ context.Context, items []board.Item) (int, error) {
 		if err := board.Check(&items[i]); err != nil {
 			return n, err
 		}
-		if _, err := os.Lstat(b.path(items[i].ID)); err == nil {
+		if b.has(items[i].ID) {
 			continue
 		}
 		if err := b.write(&items[i]); err != nil {
@@ -345,6 +345,13 @@ func (b *Board) Import(_ context.Context, items []board.Item) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// has reports whether the board has a file for item id (Add and Import
+// never write over one).
+func (b *Board) has(id string) bool {
+	_, err := os.Lstat(b.path(id))
+	return err == nil
 }
 
 func (b *Board) write(it *board.Item) error {
