@@ -122,10 +122,7 @@ func place(k, n int, index func(int) (int, error)) (int, error) {
 // follow finds the entry t of the seen list in the current list now, by
 // stable id; one that left the list is a staleError.
 func follow(seen, now []todostore.Todo, t Target, typed string) (Target, error) {
-	uid := seen[t.Item].UID
-	if t.Sub >= 0 {
-		uid = seen[t.Item].Subtasks[t.Sub].UID
-	}
+	uid, _ := entry(seen, t)
 	if uid != "" {
 		if item, sub, ok := todostore.FindUID(now, uid); ok && (sub < 0) == (t.Sub < 0) {
 			return Target{Item: item, Sub: sub}, nil
@@ -138,10 +135,7 @@ func follow(seen, now []todostore.Todo, t Target, typed string) (Target, error) 
 
 // gone is the refusal of a position whose entry is no longer on the list.
 func gone(now, seen []todostore.Todo, t Target, typed string) error {
-	what := seen[t.Item].Content
-	if t.Sub >= 0 {
-		what = seen[t.Item].Subtasks[t.Sub].Content
-	}
+	_, what := entry(seen, t)
 	return &staleError{now: now, msg: fmt.Sprintf("position %s named %q in the list you last saw, which is no longer on the list (%v); "+
 		"nothing changed: the list as it is now is above, use its positions", typed, todostore.ShortLine(what, 40), errSeenGone)}
 }
@@ -177,13 +171,20 @@ func sameEntry(a, b []todostore.Todo, t Target) bool {
 	if t.Item >= len(a) || t.Item >= len(b) {
 		return false
 	}
-	x, y := a[t.Item], b[t.Item]
-	if t.Sub < 0 {
-		return x.UID == y.UID && (x.UID != "" || x.Content == y.Content)
-	}
-	if t.Sub >= len(x.Subtasks) || t.Sub >= len(y.Subtasks) {
+	if t.Sub >= len(a[t.Item].Subtasks) || t.Sub >= len(b[t.Item].Subtasks) {
 		return false
 	}
-	p, q := x.Subtasks[t.Sub], y.Subtasks[t.Sub]
-	return p.UID == q.UID && (p.UID != "" || p.Content == q.Content)
+	u, text := entry(a, t)
+	v, other := entry(b, t)
+	return u == v && (u != "" || text == other)
+}
+
+// entry is the stable id and text of the entry at t of todos (an item,
+// or with t.Sub >= 0 one of its subtasks).
+func entry(todos []todostore.Todo, t Target) (uid, text string) {
+	if t.Sub >= 0 {
+		s := todos[t.Item].Subtasks[t.Sub]
+		return s.UID, s.Content
+	}
+	return todos[t.Item].UID, todos[t.Item].Content
 }

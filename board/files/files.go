@@ -119,6 +119,16 @@ func (b *Board) now() time.Time {
 
 func (b *Board) path(id string) string { return filepath.Join(b.dir, id+".json") }
 
+// itemID is the id of the item file name, which is ID.json; ok is false
+// for any other file of the directory (the lock, the index, temp files,
+// .gitignore).
+func itemID(name string) (id string, ok bool) {
+	if strings.HasPrefix(name, ".") {
+		return "", false
+	}
+	return strings.CutSuffix(name, ".json")
+}
+
 // Encode is an item file's bytes: indented JSON and a newline, the same
 // for the same item on every machine.
 func Encode(it *board.Item) []byte {
@@ -174,21 +184,21 @@ func (b *Board) List(_ context.Context) ([]board.Item, []error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the board %s: %w", b.dir, err)
 	}
-	names := make([]string, 0, len(ents))
+	ids := make([]string, 0, len(ents))
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, ".") {
-			names = append(names, n)
+		if id, ok := itemID(e.Name()); ok {
+			ids = append(ids, id)
 		}
 	}
-	items := make([]board.Item, len(names))
-	errs := make([]error, len(names))
+	items := make([]board.Item, len(ids))
+	errs := make([]error, len(ids))
 	// Reading is I/O and decoding CPU: a few readers at once.
 	var wg sync.WaitGroup
 	const readers = 4
 	for r := range readers {
 		wg.Go(func() {
-			for i := r; i < len(names); i += readers {
-				items[i], errs[i] = b.read(strings.TrimSuffix(names[i], ".json"))
+			for i := r; i < len(ids); i += readers {
+				items[i], errs[i] = b.read(ids[i])
 			}
 		})
 	}
@@ -223,7 +233,7 @@ func (b *Board) Add(_ context.Context, it board.Item) error {
 		return err
 	}
 	defer unlock()
-	if _, err := os.Lstat(b.path(it.ID)); err == nil {
+	if b.has(it.ID) {
 		return fmt.Errorf("item %s is already on the board", it.ID)
 	}
 	if err := board.CheckBlockedBy(it.ID, it.BlockedBy, b.lookup); err != nil {
@@ -326,7 +336,7 @@ func (b *Board) Import(_ context.Context, items []board.Item) (int, error) {
 		if err := board.Check(&items[i]); err != nil {
 			return n, err
 		}
-		if _, err := os.Lstat(b.path(items[i].ID)); err == nil {
+		if b.has(items[i].ID) {
 			continue
 		}
 		if err := b.write(&items[i]); err != nil {
@@ -335,6 +345,13 @@ func (b *Board) Import(_ context.Context, items []board.Item) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// has reports whether the board has a file for item id (Add and Import
+// never write over one).
+func (b *Board) has(id string) bool {
+	_, err := os.Lstat(b.path(id))
+	return err == nil
 }
 
 func (b *Board) write(it *board.Item) error {
@@ -399,8 +416,7 @@ func (b *Board) Watch(ctx context.Context, changed func()) error {
 			if !ok {
 				return nil
 			}
-			name := filepath.Base(ev.Name)
-			if strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") && timer == nil {
+			if _, item := itemID(filepath.Base(ev.Name)); item && timer == nil {
 				timer = time.After(50 * time.Millisecond)
 			}
 		case err, ok := <-w.Errors:
@@ -423,8 +439,8 @@ func Items(dir string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, ".") {
-			ids = append(ids, strings.TrimSuffix(n, ".json"))
+		if id, ok := itemID(e.Name()); ok {
+			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)

@@ -153,7 +153,8 @@ func (b *Board) scan() ([]board.Item, []error, error) {
 	var problems []error
 	stale := false
 	for _, name := range names {
-		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+		id, ok := itemID(name)
+		if !ok {
 			continue
 		}
 		size, mtime, ino, err := ds.stat(name)
@@ -167,7 +168,7 @@ func (b *Board) scan() ([]board.Item, []error, error) {
 		e, ok := idx[name]
 		if !ok || e.size != size || e.mtime != mtime || e.ino != ino {
 			stale = true
-			it, err := b.read(strings.TrimSuffix(name, ".json"))
+			it, err := b.read(id)
 			if err != nil {
 				problems = append(problems, err)
 				continue
