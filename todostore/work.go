@@ -264,6 +264,17 @@ func (s *Store) Work(id string) (WorkLog, error) {
 	return ParseWork(data), nil
 }
 
+// WorkSummary is session id's work log summed (Work, Summarize); nil
+// when it cannot be read.
+func (s *Store) WorkSummary(id string) *Summary {
+	log, err := s.Work(id)
+	if err != nil {
+		return nil
+	}
+	sum := log.Summarize()
+	return &sum
+}
+
 // ParseWork reads the lines of a work log; see Store.Work.
 func ParseWork(data []byte) WorkLog {
 	var w WorkLog
