@@ -111,7 +111,7 @@ func openHistory(path string, flag int) (*os.File, error) {
 // openOwnFile opens path as openHistory describes; what names the file in
 // errors ("history") and kind is what it should be ("a history file").
 func openOwnFile(path string, flag int, what, kind string) (*os.File, error) {
-	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
+	f, err := openStore(path, flag|oNoFollow|oNonBlock, FileMode)
 	if isSymlinkErr(err) {
 		return nil, symlinkError(what, path)
 	}
