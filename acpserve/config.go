@@ -505,35 +505,27 @@ func (ss *session) noteMode(mode acp.SessionModeId) {
 
 // SetSessionMode implements acp.Agent: relayed to the inner agent.
 func (s *Server) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	ss, err := s.known(p.SessionId, acp.AgentMethodSessionSetMode)
-	if err != nil {
-		return acp.SetSessionModeResponse{}, err
-	}
-	a, err := ss.settingsOf(acp.AgentMethodSessionSetMode)
-	if err != nil {
-		return acp.SetSessionModeResponse{}, err
-	}
-	if err := ss.setMade(ctx, a, optMode, string(p.ModeId)); err != nil {
-		return acp.SetSessionModeResponse{}, err
-	}
-	return acp.SetSessionModeResponse{}, nil
+	return acp.SetSessionModeResponse{}, s.setRelayed(ctx, p.SessionId, acp.AgentMethodSessionSetMode, optMode, string(p.ModeId))
 }
 
 // UnstableSetSessionModel is session/set_model, relayed to the inner
 // agent (the SDK finds it by this name).
 func (s *Server) UnstableSetSessionModel(ctx context.Context, p acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
-	ss, err := s.known(p.SessionId, acp.AgentMethodSessionSetModel)
+	return acp.UnstableSetSessionModelResponse{}, s.setRelayed(ctx, p.SessionId, acp.AgentMethodSessionSetModel, optModel, string(p.ModelId))
+}
+
+// setRelayed is set_mode and set_model: session id's inner agent is set
+// (setMade) option opt to value, or the error says why not.
+func (s *Server) setRelayed(ctx context.Context, id acp.SessionId, method, opt, value string) error {
+	ss, err := s.known(id, method)
 	if err != nil {
-		return acp.UnstableSetSessionModelResponse{}, err
+		return err
 	}
-	a, err := ss.settingsOf(acp.AgentMethodSessionSetModel)
+	a, err := ss.settingsOf(method)
 	if err != nil {
-		return acp.UnstableSetSessionModelResponse{}, err
+		return err
 	}
-	if err := ss.setMade(ctx, a, optModel, string(p.ModelId)); err != nil {
-		return acp.UnstableSetSessionModelResponse{}, err
-	}
-	return acp.UnstableSetSessionModelResponse{}, nil
+	return ss.setMade(ctx, a, opt, value)
 }
 
 // relayError is the inner agent's refusal of a relayed request: its own

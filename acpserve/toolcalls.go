@@ -76,10 +76,5 @@ func PlanReceipts(entries []acp.PlanEntry, todos []todostore.Todo, work *todosto
 
 // work is the session's work log summed; nil when unreadable.
 func (ss *session) work() *todostore.Summary {
-	log, err := ss.store.Work(ss.id)
-	if err != nil {
-		return nil
-	}
-	sum := log.Summarize()
-	return &sum
+	return ss.store.WorkSummary(ss.id)
 }

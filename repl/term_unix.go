@@ -15,16 +15,24 @@ import (
 // goroutine left behind to steal the next key. Ctrl-C arrives as a byte.
 // Output processing stays on. restore puts the previous mode back.
 func pollingRawMode(fd int) (restore func(), err error) {
+	return changeMode(fd, func(raw *unix.Termios) {
+		raw.Iflag &^= unix.ICRNL | unix.IXON
+		raw.Lflag &^= unix.ICANON | unix.ECHO | unix.ISIG | unix.IEXTEN
+		raw.Cc[unix.VMIN] = 0
+		raw.Cc[unix.VTIME] = 1
+	})
+}
+
+// changeMode applies change to fd's terminal attributes; restore puts
+// the previous ones back.
+func changeMode(fd int, change func(*unix.Termios)) (restore func(), err error) {
 	var old unix.Termios
 	if err := termios(fd, getTermios, &old); err != nil {
 		return nil, err
 	}
-	raw := old
-	raw.Iflag &^= unix.ICRNL | unix.IXON
-	raw.Lflag &^= unix.ICANON | unix.ECHO | unix.ISIG | unix.IEXTEN
-	raw.Cc[unix.VMIN] = 0
-	raw.Cc[unix.VTIME] = 1
-	if err := termios(fd, setTermios, &raw); err != nil {
+	t := old
+	change(&t)
+	if err := termios(fd, setTermios, &t); err != nil {
 		return nil, err
 	}
 	return func() { termios(fd, setTermios, &old) }, nil
@@ -53,16 +61,11 @@ func readKey(f *os.File, buf []byte) (int, error) { return syscall.Read(int(f.Fd
 // The keys stay queued: the countdown or the next prompt reads them. Ctrl-C
 // still raises SIGINT. restore puts the previous mode back.
 func noEchoMode(fd int) (restore func()) {
-	var old unix.Termios
-	if termios(fd, getTermios, &old) != nil {
+	restore, err := changeMode(fd, func(t *unix.Termios) { t.Lflag &^= unix.ECHO })
+	if err != nil {
 		return func() {}
 	}
-	quiet := old
-	quiet.Lflag &^= unix.ECHO
-	if termios(fd, setTermios, &quiet) != nil {
-		return func() {}
-	}
-	return func() { termios(fd, setTermios, &old) }
+	return restore
 }
 
 // saveTerminal records fd's terminal mode now; restore puts it back,

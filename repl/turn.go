@@ -345,12 +345,7 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 // work is the session's work log summed, for the receipts a list shows;
 // nil when it cannot be read (a list then shows none).
 func (r *TurnRunner) work() *todostore.Summary {
-	log, err := r.Session.Store.Work(r.Session.ID)
-	if err != nil {
-		return nil
-	}
-	sum := log.Summarize()
-	return &sum
+	return r.Session.Store.WorkSummary(r.Session.ID)
 }
 
 // cost ends a turn's JSONL stream with the session's ledger (a cost

@@ -118,10 +118,6 @@ func commitTemp(tmp *os.File, path string, data [][]byte, id *fileID, keep bool)
 	return kept, nil
 }
 
-// openNoBlock makes opening a FIFO named like a store file fail instead of
-// blocking; on a regular file it has no effect.
-const openNoBlock = oNonBlock
-
 // Counters of durable writes, for benchmarks and tests that check how much
 // work a change costs.
 var (

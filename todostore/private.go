@@ -105,22 +105,28 @@ func checkOwnFile(info fs.FileInfo) error {
 // symlink, not a regular file, or fails checkOwnFile. A missing file is
 // an error that wraps fs.ErrNotExist.
 func openHistory(path string, flag int) (*os.File, error) {
-	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
+	return openOwnFile(path, flag, "history", "a history file")
+}
+
+// openOwnFile opens path as openHistory describes; what names the file in
+// errors ("history") and kind is what it should be ("a history file").
+func openOwnFile(path string, flag int, what, kind string) (*os.File, error) {
+	f, err := openStore(path, flag|oNoFollow|oNonBlock, FileMode)
 	if isSymlinkErr(err) {
-		return nil, symlinkError("history", path)
+		return nil, symlinkError(what, path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("history %s: %w", path, bareError(err))
+		return nil, fmt.Errorf("%s %s: %w", what, path, bareError(err))
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("it is %s, not a history file: move it aside", fileKind(info.Mode()))
+		err = fmt.Errorf("it is %s, not %s: move it aside", fileKind(info.Mode()), kind)
 	} else if err == nil {
 		err = checkOwnFile(info)
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("history %s: %w", path, bareError(err))
+		return nil, fmt.Errorf("%s %s: %w", what, path, bareError(err))
 	}
 	return f, nil
 }

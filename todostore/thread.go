@@ -148,22 +148,5 @@ func parseThread(data []byte) (lines [][]byte, skipped int) {
 // openThread opens a transcript as openHistory opens a history: never
 // through a symlink, only a regular file of the user's own.
 func openThread(path string, flag int) (*os.File, error) {
-	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
-	if isSymlinkErr(err) {
-		return nil, symlinkError("thread", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("thread %s: %w", path, bareError(err))
-	}
-	info, err := f.Stat()
-	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("it is %s, not a thread file: move it aside", fileKind(info.Mode()))
-	} else if err == nil {
-		err = checkOwnFile(info)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("thread %s: %w", path, bareError(err))
-	}
-	return f, nil
+	return openOwnFile(path, flag, "thread", "a thread file")
 }

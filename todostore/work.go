@@ -204,24 +204,7 @@ func (s *Store) recordWork(id string, l WorkLine, attribute bool) (WorkLine, err
 // openWork opens a work log as openHistory opens a history: never through
 // a symlink, only a regular file of the user's own.
 func openWork(path string, flag int) (*os.File, error) {
-	f, err := openStore(path, flag|oNoFollow|openNoBlock, FileMode)
-	if isSymlinkErr(err) {
-		return nil, symlinkError("work log", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("work log %s: %w", path, bareError(err))
-	}
-	info, err := f.Stat()
-	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("it is %s, not a work log: move it aside", fileKind(info.Mode()))
-	} else if err == nil {
-		err = checkOwnFile(info)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("work log %s: %w", path, bareError(err))
-	}
-	return f, nil
+	return openOwnFile(path, flag, "work log", "a work log")
 }
 
 // capWork keeps the newest half of a work log over its cap, under the
@@ -279,6 +262,17 @@ func (s *Store) Work(id string) (WorkLog, error) {
 		return WorkLog{}, fmt.Errorf("work log %s: %w", f.Name(), err)
 	}
 	return ParseWork(data), nil
+}
+
+// WorkSummary is session id's work log summed (Work, Summarize); nil
+// when it cannot be read.
+func (s *Store) WorkSummary(id string) *Summary {
+	log, err := s.Work(id)
+	if err != nil {
+		return nil
+	}
+	sum := log.Summarize()
+	return &sum
 }
 
 // ParseWork reads the lines of a work log; see Store.Work.
