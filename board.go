@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardcmd"
@@ -58,7 +60,7 @@ func runBoard(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if id != "" {
 		env.Who = board.Who{Session: id, Agent: agentName}
 		if root, err := todostore.ResolveRoot(getenv); err == nil {
-			env.Link = boardcmd.LinkInto(todostore.Open(root), id, cwd, todostore.ByAgent)
+			env.Link = boardcmd.LinkInto(todostore.Open(root), id, cwd, todolist.ByAgent)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -12,10 +12,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/todosh/todosh/textwidth"
+
 	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/repl"
-	"github.com/todosh/todosh/todostore"
 )
 
 // flagName is how a flag is spelled for people: GNU style, --name, except
@@ -80,7 +81,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			usage += " (default " + f.DefValue + ")"
 		}
 		fmt.Fprintln(w, head)
-		for _, line := range todostore.Wrap(usage, 72) {
+		for _, line := range textwidth.Wrap(usage, 72) {
 			fmt.Fprintln(w, "        "+line)
 		}
 	})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/todostore"
@@ -239,7 +241,7 @@ func firstPrompt(st *todostore.Store, id string) string {
 // Title is a session's title in the editor's list: the first line of its
 // first prompt (or of its first item), cut short, then how much of the
 // list is done: "csv parser · 3/7 done".
-func Title(prompt string, todos []todostore.Todo) string {
+func Title(prompt string, todos []todolist.Todo) string {
 	head := strings.TrimSpace(prompt)
 	if IsTodoCommand(head) || head == "" {
 		head = ""
@@ -248,7 +250,7 @@ func Title(prompt string, todos []todostore.Todo) string {
 		}
 	}
 	head, _, _ = strings.Cut(head, "\n")
-	head = todostore.ShortLine(todostore.DisplayLine(head), 50)
+	head = todolist.ShortLine(todolist.DisplayLine(head), 50)
 	if head == "" {
 		head = "todosh session"
 	}
@@ -257,7 +259,7 @@ func Title(prompt string, todos []todostore.Todo) string {
 	}
 	done := 0
 	for _, t := range todos {
-		if t.Status == todostore.Completed || t.Status == todostore.Cancelled {
+		if t.Status == todolist.Completed || t.Status == todolist.Cancelled {
 			done++
 		}
 	}
@@ -265,7 +267,7 @@ func Title(prompt string, todos []todostore.Todo) string {
 }
 
 // sendTitle sends session_info_update when the session's title changed.
-func (ss *session) sendTitle(todos []todostore.Todo) {
+func (ss *session) sendTitle(todos []todolist.Todo) {
 	title := Title(ss.firstPrompt(), todos)
 	ss.titleMu.Lock()
 	same := title == ss.title

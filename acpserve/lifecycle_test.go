@@ -6,32 +6,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/continuation"
-	"github.com/todosh/todosh/todostore"
 )
 
 func TestTitle(t *testing.T) {
-	todos := func(st ...todostore.Status) []todostore.Todo {
-		var out []todostore.Todo
+	todos := func(st ...todolist.Status) []todolist.Todo {
+		var out []todolist.Todo
 		for i, s := range st {
-			out = append(out, todostore.Todo{Content: "item " + string(rune('a'+i)), Status: s})
+			out = append(out, todolist.Todo{Content: "item " + string(rune('a'+i)), Status: s})
 		}
 		return out
 	}
 	for _, c := range []struct {
 		prompt string
-		todos  []todostore.Todo
+		todos  []todolist.Todo
 		want   string
 	}{
-		{"csv parser", todos(todostore.Completed, todostore.Pending, todostore.Cancelled), "csv parser · 2/3 done"},
+		{"csv parser", todos(todolist.Completed, todolist.Pending, todolist.Cancelled), "csv parser · 2/3 done"},
 		{"csv parser\nwith tests", nil, "csv parser"},
-		{"", todos(todostore.Pending), "item a · 0/1 done"},
-		{`/todo add "x"`, todos(todostore.Pending), "item a · 0/1 done"},
+		{"", todos(todolist.Pending), "item a · 0/1 done"},
+		{`/todo add "x"`, todos(todolist.Pending), "item a · 0/1 done"},
 		{"", nil, "todosh session"},
-		{strings.Repeat("long ", 30), nil, strings.TrimSpace(todostore.ShortLine(strings.Repeat("long ", 30), 50))},
+		{strings.Repeat("long ", 30), nil, strings.TrimSpace(todolist.ShortLine(strings.Repeat("long ", 30), 50))},
 	} {
 		if got := Title(c.prompt, c.todos); got != c.want {
 			t.Errorf("Title(%q) = %q, want %q", c.prompt, got, c.want)

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent/acpagent"
@@ -360,7 +362,7 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 		return acp.LoadSessionResponse{}, err
 	}
 	if n := ss.replay(); n > 0 {
-		ss.replayNow(acp.UpdateAgentMessageText(fmt.Sprintf("todosh: %s of the conversation could not be read\n\n", todostore.Plural(n, "line"))))
+		ss.replayNow(acp.UpdateAgentMessageText(fmt.Sprintf("todosh: %s of the conversation could not be read\n\n", todolist.Plural(n, "line"))))
 	}
 	ss.afterOpen()
 	modes, models, opts := ss.answer()
@@ -448,5 +450,5 @@ func invalidParams(msg string) error {
 // internalError is a failure the editor shows: its message is the one
 // line that says why.
 func internalError(msg string) error {
-	return &acp.RequestError{Code: -32603, Message: todostore.ShortLine(msg, 300)}
+	return &acp.RequestError{Code: -32603, Message: todolist.ShortLine(msg, 300)}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
@@ -300,7 +302,7 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 		return acp.PromptResponse{}, internalError("prompt not sent: " + err.Error())
 	}
 	if archived > 0 {
-		ss.say(fmt.Sprintf("todosh: the list was done (%s): archived, see /todo list; starting a new one\n\n", todostore.Plural(archived, "item")))
+		ss.say(fmt.Sprintf("todosh: the list was done (%s): archived, see /todo list; starting a new one\n\n", todolist.Plural(archived, "item")))
 	}
 	ss.syncPlan(false)
 	return ss.run(ctx, step, agent.Turn{Prompt: text})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/todostore"
@@ -110,7 +112,7 @@ func (r *recorder) write(u acp.SessionUpdate) {
 func (ss *session) replay() int {
 	lines, skipped, err := ss.store.ReadThread(ss.id)
 	if err != nil {
-		ss.sendNow(acp.UpdateAgentMessageText("todosh: the conversation could not be read: " + todostore.ShortLine(err.Error(), 200) + "\n\n"))
+		ss.sendNow(acp.UpdateAgentMessageText("todosh: the conversation could not be read: " + todolist.ShortLine(err.Error(), 200) + "\n\n"))
 	}
 	for _, l := range lines {
 		var u acp.SessionUpdate

@@ -3,10 +3,11 @@ package acpserve
 import (
 	"fmt"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // editorKinds is each agent.ToolKind as the editor's tool kind.
@@ -56,12 +57,12 @@ func editorCallID(id string) acp.ToolCallId { return acp.ToolCallId(fmt.Sprintf(
 // without a receipt reads "(reported) TEXT", "done (reported)", and every
 // completed one carries its receipt in _meta.todosh.receipt. entries are
 // PlanEntries(todos); nil work changes nothing.
-func PlanReceipts(entries []acp.PlanEntry, todos []todostore.Todo, work *todostore.Summary) []acp.PlanEntry {
+func PlanReceipts(entries []acp.PlanEntry, todos []todolist.Todo, work *todolist.Summary) []acp.PlanEntry {
 	if work == nil || !work.Shows {
 		return entries
 	}
 	for i, t := range todos {
-		if i >= len(entries) || t.Status != todostore.Completed {
+		if i >= len(entries) || t.Status != todolist.Completed {
 			continue
 		}
 		iw := work.Items[t.UID]
@@ -75,6 +76,6 @@ func PlanReceipts(entries []acp.PlanEntry, todos []todostore.Todo, work *todosto
 }
 
 // work is the session's work log summed; nil when unreadable.
-func (ss *session) work() *todostore.Summary {
+func (ss *session) work() *todolist.Summary {
 	return ss.store.WorkSummary(ss.id)
 }

@@ -3,21 +3,21 @@ package acpserve
 import (
 	"testing"
 
-	acp "github.com/coder/acp-go-sdk"
+	"github.com/todosh/todosh/todolist"
 
-	"github.com/todosh/todosh/todostore"
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // The editor's plan says which completed items have a receipt: one
 // without reads "(reported)", and every completed one carries its receipt
 // in _meta; a session whose work todosh does not see is left as it was.
 func TestPlanReceipts(t *testing.T) {
-	todos := []todostore.Todo{
-		{UID: "t1", Content: "parser", Status: todostore.Completed},
-		{UID: "t2", Content: "tests", Status: todostore.Completed},
-		{UID: "t3", Content: "docs", Status: todostore.InProgress},
+	todos := []todolist.Todo{
+		{UID: "t1", Content: "parser", Status: todolist.Completed},
+		{UID: "t2", Content: "tests", Status: todolist.Completed},
+		{UID: "t3", Content: "docs", Status: todolist.InProgress},
 	}
-	work := &todostore.Summary{Shows: true, Items: map[string]todostore.ItemWork{"t1": {Seen: true, Commands: 2, Last: "go test ./..."}}}
+	work := &todolist.Summary{Shows: true, Items: map[string]todolist.ItemWork{"t1": {Seen: true, Commands: 2, Last: "go test ./..."}}}
 	got := PlanReceipts(PlanEntries(todos), todos, work)
 	if got[0].Content != "parser" || got[1].Content != "(reported) tests" || got[2].Content != "docs" {
 		t.Fatalf("contents %q %q %q", got[0].Content, got[1].Content, got[2].Content)
@@ -29,7 +29,7 @@ func TestPlanReceipts(t *testing.T) {
 	if got[1].Status != acp.PlanEntryStatusCompleted {
 		t.Fatalf("a reported item is still completed for the editor: %v", got[1].Status)
 	}
-	plain := PlanReceipts(PlanEntries(todos), todos, &todostore.Summary{})
+	plain := PlanReceipts(PlanEntries(todos), todos, &todolist.Summary{})
 	if plain[1].Content != "tests" || plain[0].Meta != nil {
 		t.Fatalf("a session without work shown with receipts: %+v", plain)
 	}

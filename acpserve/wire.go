@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	acp "github.com/coder/acp-go-sdk"
+	"github.com/todosh/todosh/todolist"
 
-	"github.com/todosh/todosh/todostore"
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // This file holds the pure translations between todosh and ACP: the list
@@ -20,22 +20,22 @@ import (
 // entry marked "(cancelled)". The priority is the item's own (llxprt's
 // "priority" field) when it is one ACP knows, else medium, which ACP
 // requires.
-func PlanEntries(todos []todostore.Todo) []acp.PlanEntry {
+func PlanEntries(todos []todolist.Todo) []acp.PlanEntry {
 	entries := make([]acp.PlanEntry, 0, len(todos))
 	for _, t := range todos {
 		e := acp.PlanEntry{Content: t.Content, Priority: priority(t), Status: acp.PlanEntryStatusPending}
 		switch t.Status {
-		case todostore.InProgress:
+		case todolist.InProgress:
 			e.Status = acp.PlanEntryStatusInProgress
-		case todostore.Completed:
+		case todolist.Completed:
 			e.Status = acp.PlanEntryStatusCompleted
-		case todostore.Cancelled:
+		case todolist.Cancelled:
 			e.Status, e.Content = acp.PlanEntryStatusCompleted, "(cancelled) "+t.Content
 		}
 		if n := len(t.Subtasks); n > 0 {
 			done := 0
 			for _, s := range t.Subtasks {
-				if s.Status == todostore.Completed {
+				if s.Status == todolist.Completed {
 					done++
 				}
 			}
@@ -47,7 +47,7 @@ func PlanEntries(todos []todostore.Todo) []acp.PlanEntry {
 }
 
 // priority reads an item's priority field.
-func priority(t todostore.Todo) acp.PlanEntryPriority {
+func priority(t todolist.Todo) acp.PlanEntryPriority {
 	var p string
 	if raw, ok := t.Extra["priority"]; ok && json.Unmarshal(raw, &p) == nil {
 		switch q := acp.PlanEntryPriority(strings.ToLower(p)); q {

@@ -6,30 +6,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/commands"
-	"github.com/todosh/todosh/todostore"
 )
 
 func TestPlanEntries(t *testing.T) {
-	prio := func(p string) todostore.Extra { return todostore.Extra{"priority": json.RawMessage(p)} }
+	prio := func(p string) todolist.Extra { return todolist.Extra{"priority": json.RawMessage(p)} }
 	for _, c := range []struct {
 		name string
-		todo todostore.Todo
+		todo todolist.Todo
 		want acp.PlanEntry
 	}{
-		{"pending", todostore.Todo{Content: "a", Status: todostore.Pending}, acp.PlanEntry{Content: "a", Status: "pending", Priority: "medium"}},
-		{"in progress", todostore.Todo{Content: "b", Status: todostore.InProgress}, acp.PlanEntry{Content: "b", Status: "in_progress", Priority: "medium"}},
-		{"completed", todostore.Todo{Content: "c", Status: todostore.Completed}, acp.PlanEntry{Content: "c", Status: "completed", Priority: "medium"}},
-		{"cancelled is a marked completed", todostore.Todo{Content: "d", Status: todostore.Cancelled}, acp.PlanEntry{Content: "(cancelled) d", Status: "completed", Priority: "medium"}},
-		{"subtasks counted", todostore.Todo{Content: "e", Status: todostore.InProgress, Subtasks: []todostore.Subtask{{Content: "x", Status: todostore.Completed}, {Content: "y", Status: todostore.Pending}}},
+		{"pending", todolist.Todo{Content: "a", Status: todolist.Pending}, acp.PlanEntry{Content: "a", Status: "pending", Priority: "medium"}},
+		{"in progress", todolist.Todo{Content: "b", Status: todolist.InProgress}, acp.PlanEntry{Content: "b", Status: "in_progress", Priority: "medium"}},
+		{"completed", todolist.Todo{Content: "c", Status: todolist.Completed}, acp.PlanEntry{Content: "c", Status: "completed", Priority: "medium"}},
+		{"cancelled is a marked completed", todolist.Todo{Content: "d", Status: todolist.Cancelled}, acp.PlanEntry{Content: "(cancelled) d", Status: "completed", Priority: "medium"}},
+		{"subtasks counted", todolist.Todo{Content: "e", Status: todolist.InProgress, Subtasks: []todolist.Subtask{{Content: "x", Status: todolist.Completed}, {Content: "y", Status: todolist.Pending}}},
 			acp.PlanEntry{Content: "e (1/2 subtasks)", Status: "in_progress", Priority: "medium"}},
-		{"known priority", todostore.Todo{Content: "f", Status: todostore.Pending, Extra: prio(`"High"`)}, acp.PlanEntry{Content: "f", Status: "pending", Priority: "high"}},
-		{"unknown priority", todostore.Todo{Content: "g", Status: todostore.Pending, Extra: prio(`"urgent"`)}, acp.PlanEntry{Content: "g", Status: "pending", Priority: "medium"}},
-		{"priority not a string", todostore.Todo{Content: "h", Status: todostore.Pending, Extra: prio(`3`)}, acp.PlanEntry{Content: "h", Status: "pending", Priority: "medium"}},
+		{"known priority", todolist.Todo{Content: "f", Status: todolist.Pending, Extra: prio(`"High"`)}, acp.PlanEntry{Content: "f", Status: "pending", Priority: "high"}},
+		{"unknown priority", todolist.Todo{Content: "g", Status: todolist.Pending, Extra: prio(`"urgent"`)}, acp.PlanEntry{Content: "g", Status: "pending", Priority: "medium"}},
+		{"priority not a string", todolist.Todo{Content: "h", Status: todolist.Pending, Extra: prio(`3`)}, acp.PlanEntry{Content: "h", Status: "pending", Priority: "medium"}},
 	} {
-		got := PlanEntries([]todostore.Todo{c.todo})
+		got := PlanEntries([]todolist.Todo{c.todo})
 		if len(got) != 1 || got[0].Content != c.want.Content || got[0].Status != c.want.Status || got[0].Priority != c.want.Priority {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}

@@ -7,6 +7,8 @@ package agent
 import (
 	"context"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -63,7 +65,7 @@ const (
 type Event struct {
 	Kind  EventKind
 	Text  string
-	Todos []todostore.Todo
+	Todos []todolist.Todo
 	// Tool is what is known of an EventToolCall beyond its line, when the
 	// backend sees it: the facts receipts are made of. nil otherwise.
 	Tool *ToolCall
@@ -227,26 +229,26 @@ func (s Session) Load() (*todostore.Session, error) { return s.Store.LoadOrNew(s
 // Update changes the session under its lock as the agent's change; see
 // todostore.Store.Commit.
 func (s Session) Update(fn func(*todostore.Session) error) (*todostore.Session, error) {
-	sess, _, err := s.Commit(todostore.ByAgent, fn)
+	sess, _, err := s.Commit(todolist.ByAgent, fn)
 	return sess, err
 }
 
 // Commit is todostore.Store.Commit on this session by author by, with
 // the session's Cwd recorded in a first write.
-func (s Session) Commit(by todostore.Author, fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
+func (s Session) Commit(by todolist.Author, fn func(*todostore.Session) error) (*todostore.Session, bool, error) {
 	return s.Store.Commit(s.ID, by, func(sess *todostore.Session) error {
 		// The list before fn is copied only when a cwd may be recorded:
 		// once per session, not at every call.
 		needCwd := sess.Cwd == "" && s.Cwd != ""
-		var before []todostore.Todo
+		var before []todolist.Todo
 		if needCwd {
-			before = todostore.CloneTodos(sess.Todos)
+			before = todolist.CloneTodos(sess.Todos)
 		}
 		paused := sess.Paused
 		if err := fn(sess); err != nil {
 			return err
 		}
-		if needCwd && sess.Cwd == "" && (sess.Agent != nil || sess.Paused != paused || !todostore.SameTodos(before, sess.Todos)) {
+		if needCwd && sess.Cwd == "" && (sess.Agent != nil || sess.Paused != paused || !todolist.SameTodos(before, sess.Todos)) {
 			sess.Cwd = s.Cwd
 		}
 		return nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -47,13 +49,13 @@ func (v View) unseen(rev int) bool { return rev > v.Read }
 // person added to the agent's item, a tick or evidence the person gave.
 // Once the agent has been shown it (a reply that names it keeps it, the
 // next read), leaving it out removes it.
-func (v View) Stays(t todostore.Todo) bool {
-	return t.Origin == todostore.OriginPerson || v.unseen(t.Rev) || v.unseenSubtask(t)
+func (v View) Stays(t todolist.Todo) bool {
+	return t.Origin == todolist.OriginPerson || v.unseen(t.Rev) || v.unseenSubtask(t)
 }
 
 // unseenSubtask reports whether a subtask of t was added or changed by
 // someone else since the agent's last read.
-func (v View) unseenSubtask(t todostore.Todo) bool {
+func (v View) unseenSubtask(t todolist.Todo) bool {
 	for _, st := range t.Subtasks {
 		if v.unseen(st.Rev) {
 			return true
@@ -65,7 +67,7 @@ func (v View) unseenSubtask(t todostore.Todo) bool {
 // removed reports whether uid is a stable id the session gave to an
 // entry that is no longer on the list (current holds no entry with it).
 func (v View) removed(uid string) bool {
-	n := todostore.UIDNumber(uid)
+	n := todolist.UIDNumber(uid)
 	return n > 0 && n < v.NextUID
 }
 
@@ -73,7 +75,7 @@ func (v View) removed(uid string) bool {
 type Merge struct {
 	// Todos is the merged list; positions and derived statuses are left
 	// to todostore.Normalize, stable ids to Commit.
-	Todos []todostore.Todo
+	Todos []todolist.Todo
 	// FromAgent[i] is the index in the agent's list of Todos[i], or -1
 	// for an item the agent left out that stays.
 	FromAgent []int
@@ -99,11 +101,11 @@ type Merge struct {
 	Gone []Gone
 	// Dropped are the current items the agent left out that go, as they
 	// were (their ids are their old positions).
-	Dropped []todostore.Todo
+	Dropped []todolist.Todo
 	// DroppedSubtasks holds, for each item the agent kept but sent with
 	// fewer subtasks, a copy of the current item with only the subtasks it
 	// lost that go.
-	DroppedSubtasks []todostore.Todo
+	DroppedSubtasks []todolist.Todo
 }
 
 // Gone is an entry of the agent's list whose stable id names an entry
@@ -114,8 +116,8 @@ type Gone struct {
 
 // Archived is what the merge takes off the list: Dropped, then
 // DroppedSubtasks, for one archive entry.
-func (m Merge) Archived() []todostore.Todo {
-	return append(append([]todostore.Todo(nil), m.Dropped...), m.DroppedSubtasks...)
+func (m Merge) Archived() []todolist.Todo {
+	return append(append([]todolist.Todo(nil), m.Dropped...), m.DroppedSubtasks...)
 }
 
 // MergeAgentList merges the list an agent just wrote (its whole list, as
@@ -147,22 +149,22 @@ func (m Merge) Archived() []todostore.Todo {
 //     saw.
 //
 // Neither input is changed and the result shares no memory with them.
-func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
-	cur := todostore.CloneTodos(current)
-	in := todostore.CloneTodos(agentList)
+func MergeAgentList(current, agentList []todolist.Todo, view View) Merge {
+	cur := todolist.CloneTodos(current)
+	in := todolist.CloneTodos(agentList)
 	var m Merge
 	keptSubs := map[int][]int{}    // by agent index: kept subtasks
 	changedSubs := map[int][]int{} // by agent index: subtasks whose current version won
 	changed := map[int]bool{}      // by agent index: items whose current version won
-	items := mergeOrdered(cur, in, mergeSpec[todostore.Todo]{
-		key:    func(t todostore.Todo) string { return MergeKey(t.Content) },
-		uid:    func(t todostore.Todo) string { return t.UID },
+	items := mergeOrdered(cur, in, mergeSpec[todolist.Todo]{
+		key:    func(t todolist.Todo) string { return MergeKey(t.Content) },
+		uid:    func(t todolist.Todo) string { return t.UID },
 		keep:   view.Stays,
 		gone:   view.removed,
-		strip:  func(t todostore.Todo) todostore.Todo { t.UID, t.Rev = "", 0; return t },
-		onGone: func(t todostore.Todo) { m.Gone = append(m.Gone, Gone{t.UID, t.Content}) },
-		renames: func(t todostore.Todo) int {
-			if view.Stale() || !todostore.IsPosition(t.ID) {
+		strip:  func(t todolist.Todo) todolist.Todo { t.UID, t.Rev = "", 0; return t },
+		onGone: func(t todolist.Todo) { m.Gone = append(m.Gone, Gone{t.UID, t.Content}) },
+		renames: func(t todolist.Todo) int {
+			if view.Stale() || !todolist.IsPosition(t.ID) {
 				return -1
 			}
 			n, err := strconv.Atoi(strings.TrimSpace(t.ID))
@@ -171,7 +173,7 @@ func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
 			}
 			return n - 1
 		},
-		combine: func(i, j int) todostore.Todo {
+		combine: func(i, j int) todolist.Todo {
 			t, subs := mergeItem(cur[i], in[j], view, func(uid, content string) { m.Gone = append(m.Gone, Gone{uid, content}) })
 			if len(subs.dropped) > 0 {
 				lost := cur[i]
@@ -187,7 +189,7 @@ func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
 	})
 	m.Todos, m.FromAgent, m.KeptItems, m.Dropped = items.out, items.from, items.kept, items.dropped
 	for _, i := range m.KeptItems {
-		if t := m.Todos[i]; t.Origin != todostore.OriginPerson && !view.unseen(t.Rev) {
+		if t := m.Todos[i]; t.Origin != todolist.OriginPerson && !view.unseen(t.Rev) {
 			m.KeptForSubtasks = append(m.KeptForSubtasks, i)
 		}
 	}
@@ -212,33 +214,33 @@ func MergeAgentList(current, agentList []todostore.Todo, view View) Merge {
 // version; subs says which current subtasks were kept or dropped, and
 // which kept their current version. An item someone else changed since
 // the agent's last read keeps its current fields.
-func mergeItem(cur, a todostore.Todo, view View, gone func(uid, content string)) (todostore.Todo, ordered[todostore.Subtask]) {
-	var subs ordered[todostore.Subtask]
+func mergeItem(cur, a todolist.Todo, view View, gone func(uid, content string)) (todolist.Todo, ordered[todolist.Subtask]) {
+	var subs ordered[todolist.Subtask]
 	if len(a.Subtasks) == 0 {
 		a.Subtasks = cur.Subtasks
 	} else {
-		subs = mergeOrdered(cur.Subtasks, a.Subtasks, mergeSpec[todostore.Subtask]{
-			key:    func(s todostore.Subtask) string { return MergeKey(s.Content) },
-			uid:    func(s todostore.Subtask) string { return s.UID },
-			keep:   func(s todostore.Subtask) bool { return s.Origin == todostore.OriginPerson || view.unseen(s.Rev) },
+		subs = mergeOrdered(cur.Subtasks, a.Subtasks, mergeSpec[todolist.Subtask]{
+			key:    func(s todolist.Subtask) string { return MergeKey(s.Content) },
+			uid:    func(s todolist.Subtask) string { return s.UID },
+			keep:   func(s todolist.Subtask) bool { return s.Origin == todolist.OriginPerson || view.unseen(s.Rev) },
 			gone:   view.removed,
-			strip:  func(s todostore.Subtask) todostore.Subtask { s.UID, s.Rev = "", 0; return s },
-			onGone: func(s todostore.Subtask) { gone(s.UID, s.Content) },
-			combine: func(i, j int) todostore.Subtask {
+			strip:  func(s todolist.Subtask) todolist.Subtask { s.UID, s.Rev = "", 0; return s },
+			onGone: func(s todolist.Subtask) { gone(s.UID, s.Content) },
+			combine: func(i, j int) todolist.Subtask {
 				s, c := a.Subtasks[j], cur.Subtasks[i]
 				if view.unseen(c.Rev) {
 					return c // changed since the agent's last read: the current version stays
 				}
-				if s.Evidence == "" && s.Status == todostore.Completed && c.Status == todostore.Completed {
+				if s.Evidence == "" && s.Status == todolist.Completed && c.Status == todolist.Completed {
 					s.Evidence = c.Evidence // finished work re-sent keeps its proof
 				}
-				if c.Origin == todostore.OriginPerson {
+				if c.Origin == todolist.OriginPerson {
 					// The person's subtask: its text, and a tick or evidence
 					// on it, stay whatever the agent writes; the agent may
 					// tick it.
 					s.Content = c.Content
-					if c.Status == todostore.Completed {
-						s.Status = todostore.Completed
+					if c.Status == todolist.Completed {
+						s.Status = todolist.Completed
 					}
 					if c.Evidence != "" {
 						s.Evidence = c.Evidence
@@ -425,7 +427,7 @@ type Applied struct {
 	Changed bool
 	// Todos is the list on disk afterwards, and Read the session's
 	// AgentRead then.
-	Todos []todostore.Todo
+	Todos []todolist.Todo
 	Read  int
 	// Merge is the merge that was applied, its list normalized; when
 	// nothing changed it equals Todos.
@@ -438,7 +440,7 @@ type Applied struct {
 // nothing and is returned. The session returned is the one on disk
 // afterwards.
 func UpdateIfChanged(sess Session, fn func(s *todostore.Session) (bool, error)) (s *todostore.Session, changed bool, err error) {
-	return sess.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+	return sess.Commit(todolist.ByAgent, func(s *todostore.Session) error {
 		_, err := fn(s)
 		return err
 	})
@@ -458,7 +460,7 @@ var ErrStalePositions = errors.New("the list changed since your last read, so po
 // list on disk. Every backend whose agent sends its whole list goes
 // through here. The agent is not shown the merged list, so this is not a
 // read (ApplyAgentListShown is).
-func ApplyAgentList(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Applied, error) {
+func ApplyAgentList(sess Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error) (Applied, error) {
 	return applyAgentList(sess, list, now, rules, false)
 }
 
@@ -466,11 +468,11 @@ func ApplyAgentList(sess Session, list []todostore.Todo, now time.Time, rules fu
 // the list afterwards (todo_write's reply): the write is also the agent's
 // read (todostore.Session.MarkAgentRead). An item id that is a position is
 // refused with ErrStalePositions when the list changed since that read.
-func ApplyAgentListShown(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Applied, error) {
+func ApplyAgentListShown(sess Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error) (Applied, error) {
 	return applyAgentList(sess, list, now, rules, true)
 }
 
-func applyAgentList(sess Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error, shown bool) (Applied, error) {
+func applyAgentList(sess Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error, shown bool) (Applied, error) {
 	var res Applied
 	s, _, err := UpdateIfChanged(sess, func(s *todostore.Session) (bool, error) {
 		var err error
@@ -489,7 +491,7 @@ func applyAgentList(sess Session, list []todostore.Todo, now time.Time, rules fu
 // agent hooks): it merges list into s.Todos, archives what the merge
 // dropped and returns the merge; s is left as it was when rules or
 // validation refuse the list.
-func MergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error) (Merge, error) {
+func MergeInto(s *todostore.Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error) (Merge, error) {
 	m, _, err := mergeInto(s, list, now, rules, false)
 	return m, err
 }
@@ -498,11 +500,11 @@ func MergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules
 // and MergeInto, and says whether the list changed. shown: the agent sees
 // the result, so the change is also its read, and positions are refused on
 // a list that changed since its last one.
-func mergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules func(current []todostore.Todo, m *Merge) error, shown bool) (Merge, bool, error) {
+func mergeInto(s *todostore.Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error, shown bool) (Merge, bool, error) {
 	view := ViewOf(s)
 	if shown && view.Stale() {
 		for _, t := range list {
-			if todostore.IsPosition(t.ID) {
+			if todolist.IsPosition(t.ID) {
 				return Merge{}, false, ErrStalePositions
 			}
 		}
@@ -513,15 +515,15 @@ func mergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules
 			return Merge{}, false, err
 		}
 	}
-	todostore.Normalize(m.Todos)
-	if err := todostore.Validate(m.Todos); err != nil {
+	todolist.Normalize(m.Todos)
+	if err := todolist.Validate(m.Todos); err != nil {
 		return Merge{}, false, err
 	}
 	if shown {
 		s.MarkAgentRead()
 	}
-	before := todostore.CloneTodos(s.Todos)
-	todostore.Normalize(before)
+	before := todolist.CloneTodos(s.Todos)
+	todolist.Normalize(before)
 	if SameList(before, m.Todos) && sameUIDs(before, m.Todos) {
 		return m, false, nil
 	}
@@ -532,7 +534,7 @@ func mergeInto(s *todostore.Session, list []todostore.Todo, now time.Time, rules
 
 // sameUIDs reports whether the entries of a and b carry the same stable
 // ids, where b has one.
-func sameUIDs(a, b []todostore.Todo) bool {
+func sameUIDs(a, b []todolist.Todo) bool {
 	for i := range b {
 		if b[i].UID != "" && b[i].UID != a[i].UID {
 			return false
@@ -543,4 +545,4 @@ func sameUIDs(a, b []todostore.Todo) bool {
 
 // SameList reports whether two lists are equal field by field, treating
 // nil and empty subtask lists alike.
-func SameList(a, b []todostore.Todo) bool { return todostore.SameTodos(a, b) }
+func SameList(a, b []todolist.Todo) bool { return todolist.SameTodos(a, b) }

@@ -7,23 +7,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/todostore"
 )
 
 // mergeList builds a list from "text:status" words; a "*" prefix marks an
 // item the person added.
-func mergeList(specs ...string) []todostore.Todo {
-	out := []todostore.Todo{}
+func mergeList(specs ...string) []todolist.Todo {
+	out := []todolist.Todo{}
 	for _, s := range specs {
-		t := todostore.Todo{Status: todostore.Pending}
+		t := todolist.Todo{Status: todolist.Pending}
 		if strings.HasPrefix(s, "*") {
-			t.Origin = todostore.OriginPerson
+			t.Origin = todolist.OriginPerson
 			s = s[1:]
 		}
 		text, st, ok := strings.Cut(s, ":")
 		t.Content = text
 		if ok {
-			t.Status = todostore.Status(st)
+			t.Status = todolist.Status(st)
 		}
 		out = append(out, t)
 	}
@@ -31,11 +34,11 @@ func mergeList(specs ...string) []todostore.Todo {
 }
 
 // mergeShow writes a list back in mergeList's notation.
-func mergeShow(todos []todostore.Todo) []string {
+func mergeShow(todos []todolist.Todo) []string {
 	out := []string{}
 	for _, t := range todos {
 		s := t.Content + ":" + string(t.Status)
-		if t.Origin == todostore.OriginPerson {
+		if t.Origin == todolist.OriginPerson {
 			s = "*" + s
 		}
 		out = append(out, s)
@@ -46,7 +49,7 @@ func mergeShow(todos []todostore.Todo) []string {
 func TestMergeAgentList(t *testing.T) {
 	cases := []struct {
 		name                    string
-		current, agent          []todostore.Todo
+		current, agent          []todolist.Todo
 		wantMerged, wantDropped []string
 	}{
 		{"first list", mergeList(), mergeList("a:in_progress", "b"),
@@ -80,8 +83,8 @@ func TestMergeAgentList(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			curCopy := todostore.CloneTodos(c.current)
-			agentCopy := todostore.CloneTodos(c.agent)
+			curCopy := todolist.CloneTodos(c.current)
+			agentCopy := todolist.CloneTodos(c.agent)
 			m := MergeAgentList(c.current, c.agent, View{})
 			merged, dropped := m.Todos, m.Dropped
 			if got := mergeShow(merged); !reflect.DeepEqual(got, c.wantMerged) {
@@ -98,9 +101,9 @@ func TestMergeAgentList(t *testing.T) {
 }
 
 func TestMergeKeepsSubtasksAndDetails(t *testing.T) {
-	subs := []todostore.Subtask{{Content: "quoted fields", Status: todostore.Completed}, {Content: "CRLF", Status: todostore.Pending}}
-	current := []todostore.Todo{{Content: "parser", Status: todostore.InProgress, ActiveForm: "Parsing", Evidence: "go test ok", Subtasks: subs}}
-	agentList := []todostore.Todo{{Content: "parser", Status: todostore.InProgress}}
+	subs := []todolist.Subtask{{Content: "quoted fields", Status: todolist.Completed}, {Content: "CRLF", Status: todolist.Pending}}
+	current := []todolist.Todo{{Content: "parser", Status: todolist.InProgress, ActiveForm: "Parsing", Evidence: "go test ok", Subtasks: subs}}
+	agentList := []todolist.Todo{{Content: "parser", Status: todolist.InProgress}}
 	m := MergeAgentList(current, agentList, View{})
 	merged := m.Todos
 	if !reflect.DeepEqual(merged[0].Subtasks, subs) || merged[0].ActiveForm != "Parsing" || merged[0].Evidence != "go test ok" {
@@ -115,7 +118,7 @@ func TestMergeKeepsSubtasksAndDetails(t *testing.T) {
 	}
 	// The agent's own subtasks and details win; the ones it left out that
 	// the person did not add are the agent's to drop.
-	own := []todostore.Todo{{Content: "parser", Status: todostore.Pending, ActiveForm: "Writing", Subtasks: []todostore.Subtask{{Content: "mine", Status: todostore.Pending}}}}
+	own := []todolist.Todo{{Content: "parser", Status: todolist.Pending, ActiveForm: "Writing", Subtasks: []todolist.Subtask{{Content: "mine", Status: todolist.Pending}}}}
 	m = MergeAgentList(current, own, View{})
 	if got := subShow(m.Todos[0].Subtasks); got != "mine:pending" || m.Todos[0].ActiveForm != "Writing" {
 		t.Errorf("merged %+v did not keep the agent's version", m.Todos[0])
@@ -130,11 +133,11 @@ func TestMergeKeepsSubtasksAndDetails(t *testing.T) {
 
 // subShow writes subtasks as "text:status" words; a "*" prefix marks the
 // person's.
-func subShow(subs []todostore.Subtask) string {
+func subShow(subs []todolist.Subtask) string {
 	var out []string
 	for _, s := range subs {
 		w := s.Content + ":" + string(s.Status)
-		if s.Origin == todostore.OriginPerson {
+		if s.Origin == todolist.OriginPerson {
 			w = "*" + w
 		}
 		out = append(out, w)
@@ -146,35 +149,35 @@ func subShow(subs []todostore.Subtask) string {
 // agent rewriting its item with subtasks of its own, in its place, and is
 // reported as kept; the agent's other subtasks it left out are dropped.
 func TestMergeKeepsPersonSubtasks(t *testing.T) {
-	person := func(s string) todostore.Subtask {
-		return todostore.Subtask{Content: s, Status: todostore.Pending, Origin: todostore.OriginPerson}
+	person := func(s string) todolist.Subtask {
+		return todolist.Subtask{Content: s, Status: todolist.Pending, Origin: todolist.OriginPerson}
 	}
-	sub := func(s string, st todostore.Status) todostore.Subtask {
-		return todostore.Subtask{Content: s, Status: st}
+	sub := func(s string, st todolist.Status) todolist.Subtask {
+		return todolist.Subtask{Content: s, Status: st}
 	}
 	cases := []struct {
 		name           string
-		cur, agent     []todostore.Subtask
+		cur, agent     []todolist.Subtask
 		want, wantLost string
 		wantKept       [][2]int
 	}{
 		{"person subtask in the middle stays in place",
-			[]todostore.Subtask{sub("a", todostore.Completed), person("p"), sub("b", todostore.Pending)},
-			[]todostore.Subtask{sub("a", todostore.Completed), sub("b", todostore.Completed), sub("c", todostore.Pending)},
+			[]todolist.Subtask{sub("a", todolist.Completed), person("p"), sub("b", todolist.Pending)},
+			[]todolist.Subtask{sub("a", todolist.Completed), sub("b", todolist.Completed), sub("c", todolist.Pending)},
 			"a:completed *p:pending b:completed c:pending", "", [][2]int{{1, 1}}},
 		{"person subtask first stays first; agent's dropped one archived",
-			[]todostore.Subtask{person("p"), sub("a", todostore.Pending), sub("old", todostore.Pending)},
-			[]todostore.Subtask{sub("a", todostore.Completed)},
+			[]todolist.Subtask{person("p"), sub("a", todolist.Pending), sub("old", todolist.Pending)},
+			[]todolist.Subtask{sub("a", todolist.Completed)},
 			"*p:pending a:completed", "old:pending", [][2]int{{1, 0}}},
 		{"agent re-sends the person's subtask: it stays the person's, not reported",
-			[]todostore.Subtask{person("p")},
-			[]todostore.Subtask{sub("new", todostore.Pending), sub(" p ", todostore.Completed)},
+			[]todolist.Subtask{person("p")},
+			[]todolist.Subtask{sub("new", todolist.Pending), sub(" p ", todolist.Completed)},
 			"new:pending *p:completed", "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			current := []todostore.Todo{{Content: "other", Status: todostore.Pending}, {Content: "item", Status: todostore.InProgress, Subtasks: c.cur}}
-			agentList := []todostore.Todo{{Content: "other", Status: todostore.Pending}, {Content: "item", Status: todostore.InProgress, Subtasks: c.agent}}
+			current := []todolist.Todo{{Content: "other", Status: todolist.Pending}, {Content: "item", Status: todolist.InProgress, Subtasks: c.cur}}
+			agentList := []todolist.Todo{{Content: "other", Status: todolist.Pending}, {Content: "item", Status: todolist.InProgress, Subtasks: c.agent}}
 			m := MergeAgentList(current, agentList, View{})
 			if got := strings.ReplaceAll(subShow(m.Todos[1].Subtasks), " p :", "p:"); got != c.want {
 				t.Errorf("subtasks %q, want %q", got, c.want)
@@ -196,28 +199,28 @@ func TestMergeKeepsPersonSubtasks(t *testing.T) {
 // TestMergeRenameByID: an agent item with new text and the id of a current
 // item is that item renamed; a text match always wins over an id.
 func TestMergeRenameByID(t *testing.T) {
-	current := []todostore.Todo{
-		{ID: "1", Content: "old name", Status: todostore.InProgress, Evidence: "ev", Origin: todostore.OriginPerson,
-			Subtasks: []todostore.Subtask{{ID: "1.1", Content: "s", Status: todostore.Pending}}},
-		{ID: "2", Content: "b", Status: todostore.Pending},
+	current := []todolist.Todo{
+		{ID: "1", Content: "old name", Status: todolist.InProgress, Evidence: "ev", Origin: todolist.OriginPerson,
+			Subtasks: []todolist.Subtask{{ID: "1.1", Content: "s", Status: todolist.Pending}}},
+		{ID: "2", Content: "b", Status: todolist.Pending},
 	}
 	cases := []struct {
 		name        string
-		agent       []todostore.Todo
+		agent       []todolist.Todo
 		want        []string
 		wantDropped []string
 	}{
-		{"renamed by id", []todostore.Todo{{ID: "1", Content: "new name", Status: todostore.InProgress}, {ID: "2", Content: "b", Status: todostore.Pending}},
+		{"renamed by id", []todolist.Todo{{ID: "1", Content: "new name", Status: todolist.InProgress}, {ID: "2", Content: "b", Status: todolist.Pending}},
 			[]string{"*new name:in_progress", "b:pending"}, []string{}},
-		{"id as a number with spaces", []todostore.Todo{{ID: " 1 ", Content: "new name", Status: todostore.InProgress}, {Content: "b", Status: todostore.Pending}},
+		{"id as a number with spaces", []todolist.Todo{{ID: " 1 ", Content: "new name", Status: todolist.InProgress}, {Content: "b", Status: todolist.Pending}},
 			[]string{"*new name:in_progress", "b:pending"}, []string{}},
-		{"id of an item another text matched is a new item", []todostore.Todo{{ID: "2", Content: "c", Status: todostore.Pending}, {Content: "b", Status: todostore.Pending}},
+		{"id of an item another text matched is a new item", []todolist.Todo{{ID: "2", Content: "c", Status: todolist.Pending}, {Content: "b", Status: todolist.Pending}},
 			[]string{"*old name:in_progress", "c:pending", "b:pending"}, []string{}},
-		{"id out of range is a new item", []todostore.Todo{{ID: "9", Content: "c", Status: todostore.Pending}, {ID: "x", Content: "d", Status: todostore.Pending}},
+		{"id out of range is a new item", []todolist.Todo{{ID: "9", Content: "c", Status: todolist.Pending}, {ID: "x", Content: "d", Status: todolist.Pending}},
 			[]string{"*old name:in_progress", "c:pending", "d:pending"}, []string{"b:pending"}},
-		{"text match wins over the id", []todostore.Todo{{ID: "1", Content: "b", Status: todostore.Completed}},
+		{"text match wins over the id", []todolist.Todo{{ID: "1", Content: "b", Status: todolist.Completed}},
 			[]string{"*old name:in_progress", "b:completed"}, []string{}},
-		{"two claim one id: the first gets it", []todostore.Todo{{ID: "2", Content: "x", Status: todostore.Pending}, {ID: "2", Content: "y", Status: todostore.Pending}},
+		{"two claim one id: the first gets it", []todolist.Todo{{ID: "2", Content: "x", Status: todolist.Pending}, {ID: "2", Content: "y", Status: todolist.Pending}},
 			[]string{"*old name:in_progress", "x:pending", "y:pending"}, []string{}},
 	}
 	for _, c := range cases {
@@ -231,7 +234,7 @@ func TestMergeRenameByID(t *testing.T) {
 			}
 		})
 	}
-	m := MergeAgentList(current, []todostore.Todo{{ID: "1", Content: "new name", Status: todostore.InProgress}}, View{})
+	m := MergeAgentList(current, []todolist.Todo{{ID: "1", Content: "new name", Status: todolist.InProgress}}, View{})
 	if r := m.Todos[0]; r.Evidence != "ev" || len(r.Subtasks) != 1 || r.Subtasks[0].Content != "s" {
 		t.Errorf("renamed item lost its details: %+v", r)
 	}
@@ -243,24 +246,24 @@ func TestApplyAgentList(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	st := todostore.Open(t.TempDir())
 	sess := Session{Store: st, ID: "s1"}
-	start := []todostore.Todo{
-		{Content: "a", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "x", Status: todostore.Pending}, {Content: "p", Status: todostore.Pending, Origin: todostore.OriginPerson}}},
-		{Content: "b", Status: todostore.Pending},
+	start := []todolist.Todo{
+		{Content: "a", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "x", Status: todolist.Pending}, {Content: "p", Status: todolist.Pending, Origin: todolist.OriginPerson}}},
+		{Content: "b", Status: todolist.Pending},
 	}
-	if _, err := sess.Update(func(s *todostore.Session) error { s.Todos = todostore.CloneTodos(start); return nil }); err != nil {
+	if _, err := sess.Update(func(s *todostore.Session) error { s.Todos = todolist.CloneTodos(start); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ApplyAgentList(sess, []todostore.Todo{{Content: "a", Status: todostore.Pending}, {Content: "b", Status: todostore.Pending}}, now, nil)
+	res, err := ApplyAgentList(sess, []todolist.Todo{{Content: "a", Status: todolist.Pending}, {Content: "b", Status: todolist.Pending}}, now, nil)
 	if err != nil || res.Changed || len(res.Todos) != 2 {
 		t.Fatalf("same list: %+v %v", res, err)
 	}
-	res, err = ApplyAgentList(sess, []todostore.Todo{{Content: "a", Status: todostore.InProgress, Subtasks: []todostore.Subtask{{Content: "y", Status: todostore.Pending}}}}, now, nil)
+	res, err = ApplyAgentList(sess, []todolist.Todo{{Content: "a", Status: todolist.InProgress, Subtasks: []todolist.Subtask{{Content: "y", Status: todolist.Pending}}}}, now, nil)
 	if err != nil || !res.Changed {
 		t.Fatalf("change: %+v %v", res, err)
 	}
 	s, _ := sess.Load()
 	if got := subShow(s.Todos[0].Subtasks); len(s.Todos) != 1 || got != "*p:pending y:pending" {
-		t.Errorf("list %s", todostore.FormatList(s.Todos))
+		t.Errorf("list %s", todoview.FormatList(s.Todos))
 	}
 	last, _ := sess.Store.LastChange(sess.ID)
 	if !strings.Contains(last.What, DroppedReason) || !reflect.DeepEqual(mergeShow(last.Dropped), []string{"b:pending", "a:pending"}) ||
@@ -268,7 +271,7 @@ func TestApplyAgentList(t *testing.T) {
 		t.Errorf("last change %+v", last)
 	}
 	// A rule's error changes nothing.
-	_, err = ApplyAgentList(sess, nil, now, func([]todostore.Todo, *Merge) error { return errors.New("refused") })
+	_, err = ApplyAgentList(sess, nil, now, func([]todolist.Todo, *Merge) error { return errors.New("refused") })
 	if after, _ := sess.Load(); err == nil || len(after.Todos) != 1 {
 		t.Errorf("refused apply: %v, list %v", err, after.Todos)
 	}
@@ -288,13 +291,13 @@ func FuzzMerge(f *testing.F) {
 		for i := range agentList {
 			agentList[i].Origin = ""
 			if i%2 == 1 {
-				agentList[i].Subtasks = []todostore.Subtask{{Content: "x", Status: todostore.Pending}}
+				agentList[i].Subtasks = []todolist.Subtask{{Content: "x", Status: todolist.Pending}}
 			}
 		}
 		// Every current item has a subtask of the person's and one of the
 		// agent's.
 		for i := range current {
-			current[i].Subtasks = []todostore.Subtask{{Content: "ns", Status: todostore.Pending}, {Content: "ps", Status: todostore.Pending, Origin: todostore.OriginPerson}}
+			current[i].Subtasks = []todolist.Subtask{{Content: "ns", Status: todolist.Pending}, {Content: "ps", Status: todolist.Pending, Origin: todolist.OriginPerson}}
 		}
 		// Every third current item changed since the agent's last read.
 		for i := range current {
@@ -312,7 +315,7 @@ func FuzzMerge(f *testing.F) {
 		personSubs := 0
 		for _, t := range merged {
 			for _, s := range t.Subtasks {
-				if s.Origin == todostore.OriginPerson {
+				if s.Origin == todolist.OriginPerson {
 					personSubs++
 				}
 			}
@@ -330,13 +333,13 @@ func FuzzMerge(f *testing.F) {
 		}
 		persons := 0
 		for _, c := range current {
-			if c.Origin == todostore.OriginPerson {
+			if c.Origin == todolist.OriginPerson {
 				persons++
 			}
 		}
 		kept := 0
 		for _, m := range merged {
-			if m.Origin == todostore.OriginPerson {
+			if m.Origin == todolist.OriginPerson {
 				kept++
 			}
 		}
@@ -344,7 +347,7 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("%d person items in, %d out", persons, kept)
 		}
 		for _, d := range dropped {
-			if d.Origin == todostore.OriginPerson {
+			if d.Origin == todolist.OriginPerson {
 				t.Fatalf("person item dropped: %v", d)
 			}
 		}
@@ -382,71 +385,71 @@ func TestMergeNeverUndoesThePerson(t *testing.T) {
 	const seen, since = 3, 5 // an entry's Rev: before, and after the agent's last read (4)
 	stale := View{Read: 4, Rev: 5, NextUID: 9}
 	fresh := View{Read: 5, Rev: 5, NextUID: 9}
-	item := func(uid, text string, st todostore.Status, rev int, subs ...todostore.Subtask) todostore.Todo {
-		return todostore.Todo{UID: uid, Content: text, Status: st, Rev: rev, Subtasks: subs}
+	item := func(uid, text string, st todolist.Status, rev int, subs ...todolist.Subtask) todolist.Todo {
+		return todolist.Todo{UID: uid, Content: text, Status: st, Rev: rev, Subtasks: subs}
 	}
-	sub := func(uid, text string, st todostore.Status, rev int) todostore.Subtask {
-		return todostore.Subtask{UID: uid, Content: text, Status: st, Rev: rev}
+	sub := func(uid, text string, st todolist.Status, rev int) todolist.Subtask {
+		return todolist.Subtask{UID: uid, Content: text, Status: st, Rev: rev}
 	}
-	agentItem := func(id, text string, st todostore.Status, subs ...todostore.Subtask) todostore.Todo {
-		t := todostore.Todo{Content: text, Status: st, Subtasks: subs}
-		if todostore.IsPosition(id) {
+	agentItem := func(id, text string, st todolist.Status, subs ...todolist.Subtask) todolist.Todo {
+		t := todolist.Todo{Content: text, Status: st, Subtasks: subs}
+		if todolist.IsPosition(id) {
 			t.ID = id
 		} else {
 			t.UID = id
 		}
 		return t
 	}
-	P, C := todostore.Pending, todostore.Completed
+	P, C := todolist.Pending, todolist.Completed
 	cases := []struct {
 		name           string
 		view           View
-		current, agent []todostore.Todo
+		current, agent []todolist.Todo
 		want           string // uid:text:status{subtasks}, "-" for a new entry's uid
 		kept, changed  string // texts of KeptItems and KeptChanges, subtasks after "/"
 		dropped, gone  string
 	}{
 		{"a rename by the person since the read stays (agent names it by id)", stale,
-			[]todostore.Todo{item("t1", "new name", P, since)}, []todostore.Todo{agentItem("t1", "old name", P)},
+			[]todolist.Todo{item("t1", "new name", P, since)}, []todolist.Todo{agentItem("t1", "old name", P)},
 			"t1:new name:pending", "", "new name", "", ""},
 		{"a rename by the person stays (agent restates the old text): both kept, nothing lost", stale,
-			[]todostore.Todo{item("t1", "new name", P, since)}, []todostore.Todo{agentItem("", "old name", P)},
+			[]todolist.Todo{item("t1", "new name", P, since)}, []todolist.Todo{agentItem("", "old name", P)},
 			"t1:new name:pending | -:old name:pending", "new name", "", "", ""},
 		{"a reused position \"1\" on a changed list renames nothing", stale,
-			[]todostore.Todo{item("t1", "person's", P, since), item("t2", "b", P, seen)}, []todostore.Todo{agentItem("1", "agent's", P), agentItem("", "b", P)},
+			[]todolist.Todo{item("t1", "person's", P, since), item("t2", "b", P, seen)}, []todolist.Todo{agentItem("1", "agent's", P), agentItem("", "b", P)},
 			"t1:person's:pending | -:agent's:pending | t2:b:pending", "person's", "", "", ""},
 		{"a position on the list as the agent saw it renames", fresh,
-			[]todostore.Todo{item("t1", "old", P, seen)}, []todostore.Todo{agentItem("1", "new", P)},
+			[]todolist.Todo{item("t1", "old", P, seen)}, []todolist.Todo{agentItem("1", "new", P)},
 			"t1:new:pending", "", "", "", ""},
 		{"a completion by the person stays: not reopened", stale,
-			[]todostore.Todo{item("t1", "a", C, since)}, []todostore.Todo{agentItem("", "a", todostore.InProgress)},
+			[]todolist.Todo{item("t1", "a", C, since)}, []todolist.Todo{agentItem("", "a", todolist.InProgress)},
 			"t1:a:completed", "", "a", "", ""},
 		{"a subtask the person added since stays", stale,
-			[]todostore.Todo{item("t1", "a", P, seen, sub("s2", "x", P, seen), sub("s3", "added", P, since))},
-			[]todostore.Todo{agentItem("t1", "a", P, sub("", "x", P, 0))},
+			[]todolist.Todo{item("t1", "a", P, seen, sub("s2", "x", P, seen), sub("s3", "added", P, since))},
+			[]todolist.Todo{agentItem("t1", "a", P, sub("", "x", P, 0))},
 			"t1:a:pending{s2:x:pending, s3:added:pending}", "/added", "", "", ""},
 		{"a subtask the person ticked since stays ticked", stale,
-			[]todostore.Todo{item("t1", "a", P, seen, sub("s2", "x", C, since), sub("s3", "y", P, seen))},
-			[]todostore.Todo{agentItem("t1", "a", P, sub("s2", "x", P, 0), sub("s3", "y", C, 0))},
+			[]todolist.Todo{item("t1", "a", P, seen, sub("s2", "x", C, since), sub("s3", "y", P, seen))},
+			[]todolist.Todo{agentItem("t1", "a", P, sub("s2", "x", P, 0), sub("s3", "y", C, 0))},
 			"t1:a:completed{s2:x:completed, s3:y:completed}", "", "/x", "", ""},
 		{"the agent removes what it saw, not what came since", stale,
-			[]todostore.Todo{item("t1", "seen", P, seen), item("t2", "new", P, since), item("t3", "mine", P, 0)},
-			[]todostore.Todo{},
+			[]todolist.Todo{item("t1", "seen", P, seen), item("t2", "new", P, since), item("t3", "mine", P, 0)},
+			[]todolist.Todo{},
 			"t2:new:pending", "new", "", "seen mine", ""},
 		{"changes to what the agent saw apply", stale,
-			[]todostore.Todo{item("t1", "a", P, seen)}, []todostore.Todo{agentItem("t1", "a2", C)},
+			[]todolist.Todo{item("t1", "a", P, seen)}, []todolist.Todo{agentItem("t1", "a2", C)},
 			"t1:a2:completed", "", "", "", ""},
 		{"an id of a removed item is not added again", stale,
-			[]todostore.Todo{item("t1", "a", P, seen)}, []todostore.Todo{agentItem("t4", "removed by the person", P), agentItem("t1", "a", P)},
+			[]todolist.Todo{item("t1", "a", P, seen)}, []todolist.Todo{agentItem("t4", "removed by the person", P), agentItem("t1", "a", P)},
 			"t1:a:pending", "", "", "", "t4"},
 		{"an id the session never gave is a new item", stale,
-			[]todostore.Todo{item("t1", "a", P, seen)}, []todostore.Todo{agentItem("t1", "a", P), agentItem("t99", "c", P)},
+			[]todolist.Todo{item("t1", "a", P, seen)}, []todolist.Todo{agentItem("t1", "a", P), agentItem("t99", "c", P)},
 			"t1:a:pending | -:c:pending", "", "", "", ""},
 		{"a stable id wins over text", fresh,
-			[]todostore.Todo{item("t1", "a", P, seen), item("t2", "b", P, seen)}, []todostore.Todo{agentItem("t2", "a", C)},
+			[]todolist.Todo{item("t1", "a", P, seen), item("t2", "b", P, seen)}, []todolist.Todo{agentItem("t2", "a", C)},
 			"t2:a:completed", "", "", "a", ""},
 	}
-	show := func(todos []todostore.Todo) string {
+	show := func(todos []todolist.Todo) string {
 		var out []string
 		for _, td := range todos {
 			uid := td.UID
@@ -483,7 +486,7 @@ func TestMergeNeverUndoesThePerson(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := MergeAgentList(c.current, c.agent, c.view)
-			todostore.Normalize(m.Todos)
+			todolist.Normalize(m.Todos)
 			if got := show(m.Todos); got != c.want {
 				t.Errorf("merged\n got %s\nwant %s", got, c.want)
 			}
@@ -515,21 +518,21 @@ func TestMergeNeverUndoesThePerson(t *testing.T) {
 // its text, stay whatever the agent's version says.
 func TestMergeKeepsItemsCarryingThePersonsSubtasks(t *testing.T) {
 	const read = 5
-	withSub := func(sub todostore.Subtask) []todostore.Todo {
-		return []todostore.Todo{
-			{Content: "keep", Status: todostore.Pending, UID: "t1", Rev: 0},
-			{Content: "agent item", Status: todostore.Pending, UID: "t2", Rev: 0, Subtasks: []todostore.Subtask{
-				{Content: "agent sub", Status: todostore.Pending, UID: "s3"}, sub}},
+	withSub := func(sub todolist.Subtask) []todolist.Todo {
+		return []todolist.Todo{
+			{Content: "keep", Status: todolist.Pending, UID: "t1", Rev: 0},
+			{Content: "agent item", Status: todolist.Pending, UID: "t2", Rev: 0, Subtasks: []todolist.Subtask{
+				{Content: "agent sub", Status: todolist.Pending, UID: "s3"}, sub}},
 		}
 	}
-	personSub := todostore.Subtask{Content: "person sub", Status: todostore.Pending, Origin: todostore.OriginPerson, UID: "s4", Rev: read + 1}
-	tickedSub := todostore.Subtask{Content: "agent sub 2", Status: todostore.Completed, Evidence: "ran it", UID: "s4", Rev: read + 1}
+	personSub := todolist.Subtask{Content: "person sub", Status: todolist.Pending, Origin: todolist.OriginPerson, UID: "s4", Rev: read + 1}
+	tickedSub := todolist.Subtask{Content: "agent sub 2", Status: todolist.Completed, Evidence: "ran it", UID: "s4", Rev: read + 1}
 	seenPersonSub := personSub
 	seenPersonSub.Rev = read
-	agentList := []todostore.Todo{{Content: "keep", Status: todostore.Pending, UID: "t1"}}
+	agentList := []todolist.Todo{{Content: "keep", Status: todolist.Pending, UID: "t1"}}
 	cases := []struct {
 		name  string
-		cur   []todostore.Todo
+		cur   []todolist.Todo
 		stays bool
 	}{
 		{"a person's subtask added since the agent's last read", withSub(personSub), true},
@@ -540,7 +543,7 @@ func TestMergeKeepsItemsCarryingThePersonsSubtasks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			view := View{Read: read, Rev: read + 1, NextUID: 5}
 			m := MergeAgentList(c.cur, agentList, view)
-			sameSub := func(a, b todostore.Subtask) bool {
+			sameSub := func(a, b todolist.Subtask) bool {
 				return a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.UID == b.UID
 			}
 			if got := len(m.Todos) == 2 && len(m.Todos[1].Subtasks) == 2 && sameSub(m.Todos[1].Subtasks[1], c.cur[1].Subtasks[1]); got != c.stays {
@@ -560,19 +563,19 @@ func TestMergeKeepsItemsCarryingThePersonsSubtasks(t *testing.T) {
 	// The agent's version of the person's subtask, read and re-sent:
 	// text, tick and evidence stay; the agent may tick it.
 	done := seenPersonSub
-	done.Status, done.Evidence = todostore.Completed, "the person's proof"
+	done.Status, done.Evidence = todolist.Completed, "the person's proof"
 	cur := withSub(done)
-	again := []todostore.Todo{{Content: "agent item", Status: todostore.Pending, UID: "t2", Subtasks: []todostore.Subtask{
-		{Content: "agent sub", Status: todostore.Pending, UID: "s3"},
-		{Content: "renamed by the agent", Status: todostore.Pending, UID: "s4"}}}}
+	again := []todolist.Todo{{Content: "agent item", Status: todolist.Pending, UID: "t2", Subtasks: []todolist.Subtask{
+		{Content: "agent sub", Status: todolist.Pending, UID: "s3"},
+		{Content: "renamed by the agent", Status: todolist.Pending, UID: "s4"}}}}
 	m := MergeAgentList(cur, again, View{Read: read, Rev: read, NextUID: 5})
-	if got := m.Todos[0].Subtasks[1]; got.Content != "person sub" || got.Status != todostore.Completed || got.Evidence != "the person's proof" {
+	if got := m.Todos[0].Subtasks[1]; got.Content != "person sub" || got.Status != todolist.Completed || got.Evidence != "the person's proof" {
 		t.Errorf("the person's subtask after the agent's version: %+v", got)
 	}
 	cur[1].Subtasks[1] = seenPersonSub
-	again[0].Subtasks[1].Status = todostore.Completed
+	again[0].Subtasks[1].Status = todolist.Completed
 	m = MergeAgentList(cur, again, View{Read: read, Rev: read, NextUID: 5})
-	if got := m.Todos[0].Subtasks[1]; got.Status != todostore.Completed {
+	if got := m.Todos[0].Subtasks[1]; got.Status != todolist.Completed {
 		t.Errorf("the agent cannot tick the person's subtask: %+v", got)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // store10000 is a store with 10 000 saved sessions besides the current
@@ -55,11 +55,11 @@ func BenchmarkStoreList10000(b *testing.B) {
 func BenchmarkAdd100(b *testing.B) {
 	env, _ := newTestEnv(b)
 	env.Out = io.Discard
-	todos := make([]todostore.Todo, 99)
+	todos := make([]todolist.Todo, 99)
 	for i := range todos {
-		todos[i] = todostore.Todo{Content: fmt.Sprintf("item %d with some ordinary text in it", i+1), Status: todostore.Pending}
+		todos[i] = todolist.Todo{Content: fmt.Sprintf("item %d with some ordinary text in it", i+1), Status: todolist.Pending}
 	}
-	todostore.Normalize(todos)
+	todolist.Normalize(todos)
 	writeSession(b, env.Store, env.SessionID, "/work/project", todos, 0)
 	path := env.Store.Path(env.SessionID)
 	orig, err := os.ReadFile(path)
@@ -86,11 +86,11 @@ func BenchmarkAddDelete99(b *testing.B) {
 	env, _ := newTestEnv(b)
 	env.Out = io.Discard
 	r := NewRegistry()
-	todos := make([]todostore.Todo, 99)
+	todos := make([]todolist.Todo, 99)
 	for i := range todos {
-		todos[i] = todostore.Todo{Content: fmt.Sprintf("item %d", i+1), Status: todostore.Pending}
+		todos[i] = todolist.Todo{Content: fmt.Sprintf("item %d", i+1), Status: todolist.Pending}
 	}
-	todostore.Normalize(todos)
+	todolist.Normalize(todos)
 	writeSession(b, env.Store, env.SessionID, "/work/project", todos, 0)
 	b.ResetTimer()
 	for b.Loop() {

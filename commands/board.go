@@ -5,9 +5,10 @@ import (
 	"errors"
 	"os"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardcmd"
-	"github.com/todosh/todosh/todostore"
 )
 
 // runBoard is /board: the same verbs as `todosh board` (boardcmd), as
@@ -39,7 +40,7 @@ func runBoard(x *call) error {
 	env := &boardcmd.Env{
 		Cwd: cwd, Getenv: getenv, Out: x.env.Out, Err: x.env.Err,
 		Who:  board.Who{Session: x.env.SessionID, Agent: "person"},
-		Link: boardcmd.LinkInto(x.env.Store, x.env.SessionID, cwd, todostore.ByYou),
+		Link: boardcmd.LinkInto(x.env.Store, x.env.SessionID, cwd, todolist.ByYou),
 		Now:  x.env.Now,
 	}
 	env.Exe, _ = os.Executable()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -15,7 +17,7 @@ import (
 // fresh home directory, as those agents leave them, with the given age.
 func copySavedLists(t *testing.T, home string, ago time.Duration) {
 	t.Helper()
-	src := filepath.Join("..", "todostore", "testdata", "saved-lists")
+	src := filepath.Join("..", "foreignlists", "testdata", "saved-lists")
 	for _, part := range []string{"claude", "qwen"} {
 		err := filepath.Walk(filepath.Join(src, part), func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() {
@@ -80,7 +82,7 @@ func TestListShowsAndLoadsOtherAgentsLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := todostore.CountTodos(sess.Todos); c.Total != 3 || c.Completed != 1 || c.InProgress != 1 || c.Pending != 1 {
+	if c := todolist.CountTodos(sess.Todos); c.Total != 3 || c.Completed != 1 || c.InProgress != 1 || c.Pending != 1 {
 		t.Errorf("loaded %+v, want the qwen sample's three items", sess.Todos)
 	}
 	if after, _ := os.ReadFile(qwenFile); !bytes.Equal(after, qwenBefore) {
@@ -165,7 +167,7 @@ func TestListShowsMirroredListOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"claude-" + claudeID, "claude-0d6a1c1e-emptied"} {
-		if _, _, err := env.Store.Commit(id, todostore.ByAgent, func(s *todostore.Session) error {
+		if _, _, err := env.Store.Commit(id, todolist.ByAgent, func(s *todostore.Session) error {
 			s.Todos = parseSpec(t, "+Create;>Parse;-Test")
 			return nil
 		}); err != nil {
@@ -204,7 +206,7 @@ func TestListShowsAttachedListOnce(t *testing.T) {
 	env.Home = t.TempDir()
 	copySavedLists(t, env.Home, time.Hour)
 	const ran = "20261126-144833-cdbe"
-	if _, _, err := env.Store.Commit(ran, todostore.ByAgent, func(s *todostore.Session) error {
+	if _, _, err := env.Store.Commit(ran, todolist.ByAgent, func(s *todostore.Session) error {
 		s.Agent = &todostore.AgentRef{Kind: "claude", Session: claudeID}
 		s.Todos = parseSpec(t, "+Create;>Parse;-Test")
 		return nil

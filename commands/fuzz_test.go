@@ -10,8 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/google/shlex"
-	"github.com/todosh/todosh/todostore"
 )
 
 func shlexSplit(s string) ([]string, error) { return shlex.Split(s) }
@@ -22,7 +23,7 @@ func FuzzParsePosition(f *testing.F) {
 	for _, s := range []string{"1", "last", "2.1", "2.last", "0", "1.0", "99999999999999999999", "1.", ".1", "x", "-1", "1.2.3", "last.1"} {
 		f.Add(s)
 	}
-	lists := [][]todostore.Todo{{}, parseSpec(f, "-a"), parseSpec(f, "-a;-b|[ ]b1|[x]b2;-c")}
+	lists := [][]todolist.Todo{{}, parseSpec(f, "-a"), parseSpec(f, "-a;-b|[ ]b1|[x]b2;-c")}
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParsePosition(s)
 		if err != nil {
@@ -133,7 +134,7 @@ func FuzzParseSelection(f *testing.F) {
 	for _, s := range []string{"all", "2-4", "1-1", "5-2", "0-3", "2-last", "2.1-2.3", "2.2-2.last", "2.1-3.2", "last-2", "2-", "-1", "1.2.3", "2-4-6", "99999999999999999999-1"} {
 		f.Add(s)
 	}
-	lists := [][]todostore.Todo{{}, parseSpec(f, "-a"), parseSpec(f, "-a;-b|[ ]b1|[x]b2|[ ]b3;-c;+d")}
+	lists := [][]todolist.Todo{{}, parseSpec(f, "-a"), parseSpec(f, "-a;-b|[ ]b1|[x]b2|[ ]b3;-c;+d")}
 	f.Fuzz(func(t *testing.T, s string) {
 		sel, err := ParseSelection(s)
 		if _, perr := ParsePosition(s); perr == nil && (err != nil || !sel.Single()) {

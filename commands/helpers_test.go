@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -38,38 +40,38 @@ func newTestEnv(t testing.TB) (*Env, *bytes.Buffer) {
 // each with a status mark (+ completed, > in progress, - pending,
 // x cancelled) and subtasks after "|" ("[x]" done, "[ ]" open):
 // "+one;>two|[x]a|[ ]b;-three".
-func parseSpec(t testing.TB, spec string) []todostore.Todo {
+func parseSpec(t testing.TB, spec string) []todolist.Todo {
 	t.Helper()
-	var todos []todostore.Todo
+	var todos []todolist.Todo
 	if spec == "" {
-		return []todostore.Todo{}
+		return []todolist.Todo{}
 	}
-	marks := map[byte]todostore.Status{'+': todostore.Completed, '>': todostore.InProgress, '-': todostore.Pending, 'x': todostore.Cancelled}
+	marks := map[byte]todolist.Status{'+': todolist.Completed, '>': todolist.InProgress, '-': todolist.Pending, 'x': todolist.Cancelled}
 	for _, item := range strings.Split(spec, ";") {
 		parts := strings.Split(item, "|")
 		st, ok := marks[parts[0][0]]
 		if !ok {
 			t.Fatalf("bad spec item %q", item)
 		}
-		td := todostore.Todo{Content: parts[0][1:], Status: st}
+		td := todolist.Todo{Content: parts[0][1:], Status: st}
 		for _, s := range parts[1:] {
-			sub := todostore.Subtask{Content: s[3:], Status: todostore.Pending}
+			sub := todolist.Subtask{Content: s[3:], Status: todolist.Pending}
 			if strings.HasPrefix(s, "[x]") {
-				sub.Status = todostore.Completed
+				sub.Status = todolist.Completed
 			}
 			td.Subtasks = append(td.Subtasks, sub)
 		}
 		todos = append(todos, td)
 	}
-	todostore.Normalize(todos)
+	todolist.Normalize(todos)
 	return todos
 }
 
 // writeSession writes a session file directly (no lock, no fsync: test
 // setup) and sets its modification time to fixedNow-ago.
-func writeSession(t testing.TB, store *todostore.Store, id, cwd string, todos []todostore.Todo, ago time.Duration) {
+func writeSession(t testing.TB, store *todostore.Store, id, cwd string, todos []todolist.Todo, ago time.Duration) {
 	t.Helper()
-	sess := &todostore.Session{Version: todostore.FormatVersion, Session: id, CreatedAt: fixedNow.Add(-ago), UpdatedAt: fixedNow.Add(-ago), Cwd: cwd, Todos: todos}
+	sess := &todostore.Session{Version: todolist.FormatVersion, Session: id, CreatedAt: fixedNow.Add(-ago), UpdatedAt: fixedNow.Add(-ago), Cwd: cwd, Todos: todos}
 	data, err := todostore.Encode(sess)
 	if err != nil {
 		t.Fatal(err)

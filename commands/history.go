@@ -7,6 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -81,7 +85,7 @@ func runHistory(x *call) error {
 func renderHistory(lines []todostore.HistoryLine, page int, now time.Time, cols int) string {
 	pages := (len(lines) + historyPageSize - 1) / historyPageSize
 	var b strings.Builder
-	b.WriteString(todostore.FitLines(fmt.Sprintf("Changes to this session's list (%s, newest first; /todo history show N prints the list after N, /todo restore N brings it back):\n", todostore.Plural(len(lines), "change")), cols))
+	b.WriteString(textwidth.FitLines(fmt.Sprintf("Changes to this session's list (%s, newest first; /todo history show N prints the list after N, /todo restore N brings it back):\n", todolist.Plural(len(lines), "change")), cols))
 	hi := len(lines) - (page-1)*historyPageSize
 	lo := max(hi-historyPageSize, 0)
 	width := len(fmt.Sprint(lines[hi-1].N))
@@ -89,17 +93,17 @@ func renderHistory(lines []todostore.HistoryLine, page int, now time.Time, cols 
 		l := lines[i]
 		num, at, who := fmt.Sprintf("%*d", width, l.N), when(now, l.At), string(l.Who())
 		row := fmt.Sprintf(" %s  %-12s  %-13s  ", num, at, who)
-		if cols > 0 && todostore.Width(row)+16 > cols {
+		if cols > 0 && textwidth.Width(row)+16 > cols {
 			// Too narrow for the columns: one space between them.
 			row = " " + strings.Join([]string{strings.TrimSpace(num), at, who}, " ") + "  "
 		}
 		b.WriteString(historyRow(row, oneLine(l.Said()), cols))
 		if l.Gap != nil {
 			// What the history lost before this change: a revert stops here.
-			b.WriteString(todostore.FitLines(fmt.Sprintf(" %*s  lost from the history: %s\n", width, "⋯", l.Gap), cols))
+			b.WriteString(textwidth.FitLines(fmt.Sprintf(" %*s  lost from the history: %s\n", width, "⋯", l.Gap), cols))
 		}
 	}
-	b.WriteString(todostore.FitLines(pageLine(page, pages, "/todo history"), cols))
+	b.WriteString(textwidth.FitLines(pageLine(page, pages, "/todo history"), cols))
 	return b.String()
 }
 
@@ -107,11 +111,11 @@ func renderHistory(lines []todostore.HistoryLine, page int, now time.Time, cols 
 // at word boundaries under their own column when that leaves them 16
 // columns, else on lines of their own indented by four.
 func historyRow(columns, words string, cols int) string {
-	at := todostore.Width(columns)
-	if cols <= 0 || at+todostore.Width(words) <= cols {
+	at := textwidth.Width(columns)
+	if cols <= 0 || at+textwidth.Width(words) <= cols {
 		return columns + words + "\n"
 	}
-	cols = max(cols, todostore.MinWidth)
+	cols = max(cols, textwidth.MinWidth)
 	indent := at
 	var b strings.Builder
 	if cols-at >= 16 {
@@ -120,7 +124,7 @@ func historyRow(columns, words string, cols int) string {
 		indent = 4
 		b.WriteString(strings.TrimRight(columns, " ") + "\n    ")
 	}
-	for i, part := range todostore.Wrap(words, cols-indent) {
+	for i, part := range textwidth.Wrap(words, cols-indent) {
 		if i > 0 {
 			b.WriteString("\n" + strings.Repeat(" ", indent))
 		}
@@ -156,11 +160,11 @@ func showChange(x *call) error {
 	if err != nil {
 		return err
 	}
-	head := todostore.FitLines(fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.Said())), x.env.width())
+	head := textwidth.FitLines(fmt.Sprintf("After change %d (%s, %s: %s):\n", l.N, when(x.env.now(), l.At), l.Who(), oneLine(l.Said())), x.env.width())
 	if len(l.Todos) == 0 {
 		return x.print(head + "the list was empty\n")
 	}
-	return x.print(head + todostore.FormatListSeen(l.Todos, x.env.width(), x.work()))
+	return x.print(head + todoview.FormatListSeen(l.Todos, x.env.width(), x.work()))
 }
 
 // runRevert implements /todo revert: the last change to the list is taken
@@ -169,7 +173,7 @@ func runRevert(x *call) error {
 	if err := x.noMoreArgs(); err != nil {
 		return err
 	}
-	sess, took, err := x.env.Store.Revert(x.env.SessionID, todostore.ByYou)
+	sess, took, err := x.env.Store.Revert(x.env.SessionID, todolist.ByYou)
 	if errors.Is(err, todostore.ErrNothingToRevert) {
 		return fmt.Errorf("%w (this session's history holds no earlier change of the list; /todo history shows it)", err)
 	}
@@ -188,7 +192,7 @@ func runRestore(x *call) error {
 	if err != nil {
 		return err
 	}
-	sess, changed, err := x.env.Store.Restore(x.env.SessionID, n, todostore.ByYou)
+	sess, changed, err := x.env.Store.Restore(x.env.SessionID, n, todolist.ByYou)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -15,14 +18,14 @@ func TestHistoryFitsTheWidth(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	long := `added 2 "Write a very long item text that goes on and on p…"`
 	lines := []todostore.HistoryLine{
-		{N: 1, At: now, By: todostore.ByYou, What: `added 1 "Create the project skeleton"`},
-		{N: 2, At: now, By: todostore.ByYou, What: long},
-		{N: 3, At: now, By: todostore.ByAgent, What: "agent wrote a list of 3 items"},
+		{N: 1, At: now, By: todolist.ByYou, What: `added 1 "Create the project skeleton"`},
+		{N: 2, At: now, By: todolist.ByYou, What: long},
+		{N: 3, At: now, By: todolist.ByAgent, What: "agent wrote a list of 3 items"},
 	}
 	for _, cols := range []int{20, 30, 40, 50, 60, 80, 100} {
 		out := renderHistory(lines, 1, now, cols)
 		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-			if w := todostore.Width(l); w > cols {
+			if w := textwidth.Width(l); w > cols {
 				t.Errorf("at %d columns a line is %d wide: %q", cols, w, l)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // positionKinds names the four forms; positionForms is the help text
@@ -98,7 +98,7 @@ func IsPositionForm(s string) bool {
 // Target resolves p to an existing item (sub == -1) or subtask, as 0-based
 // indexes, for delete, done and undo. "last" is the last item, N.last the
 // last subtask of item N.
-func (p Position) Target(todos []todostore.Todo) (item, sub int, err error) {
+func (p Position) Target(todos []todolist.Todo) (item, sub int, err error) {
 	n := len(todos)
 	if p.Last {
 		if n == 0 {
@@ -132,7 +132,7 @@ func (p Position) Target(todos []todostore.Todo) (item, sub int, err error) {
 // have (sub == -1), or the item and the 0-based index of the new subtask.
 // N may be one past the end (1..len+1), M likewise; "last" and N.last
 // append.
-func (p Position) InsertAt(todos []todostore.Todo) (item, sub int, err error) {
+func (p Position) InsertAt(todos []todolist.Todo) (item, sub int, err error) {
 	n := len(todos)
 	if p.Last {
 		return n, -1, nil
@@ -280,7 +280,7 @@ func IsSelectionForm(s string) bool {
 // does. A range is checked as llxprt-code checks it, start before end and
 // then the bounds, and either refusal names the valid range; "all" on an
 // empty list is refused.
-func (s Selection) Targets(todos []todostore.Todo) ([]Target, error) {
+func (s Selection) Targets(todos []todolist.Todo) ([]Target, error) {
 	switch {
 	case s.All:
 		if len(todos) == 0 {

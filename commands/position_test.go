@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 func TestParsePosition(t *testing.T) {
@@ -78,7 +78,7 @@ func TestParsePosition(t *testing.T) {
 }
 
 // list3 is items 1 (no subtasks), 2 (three subtasks) and 3 (one subtask).
-func list3(t *testing.T) []todostore.Todo {
+func list3(t *testing.T) []todolist.Todo {
 	return parseSpec(t, "-a;-b|[ ]b1|[ ]b2|[ ]b3;-c|[ ]c1")
 }
 
@@ -86,7 +86,7 @@ func list3(t *testing.T) []todostore.Todo {
 // is nil).
 type resolveCase struct {
 	pos       string
-	todos     []todostore.Todo
+	todos     []todolist.Todo
 	item, sub int
 	wantErr   string
 }
@@ -111,9 +111,9 @@ func TestPositionTarget(t *testing.T) {
 		{pos: "4.1", wantErr: "position 4.1 out of range (todos are 1-3)"},
 		{pos: "0.1", wantErr: "position 0.1 out of range (todos are 1-3)"},
 		{pos: "4.last", wantErr: "position 4.last out of range (todos are 1-3)"},
-		{pos: "2", todos: []todostore.Todo{}, wantErr: "position 2 out of range (the list is empty)"},
-		{pos: "last", todos: []todostore.Todo{}, wantErr: "position last out of range (the list is empty)"},
-		{pos: "1.1", todos: []todostore.Todo{}, wantErr: "position 1.1 out of range (the list is empty)"},
+		{pos: "2", todos: []todolist.Todo{}, wantErr: "position 2 out of range (the list is empty)"},
+		{pos: "last", todos: []todolist.Todo{}, wantErr: "position last out of range (the list is empty)"},
+		{pos: "1.1", todos: []todolist.Todo{}, wantErr: "position 1.1 out of range (the list is empty)"},
 		{pos: "2", todos: parseSpec(t, "-only"), wantErr: "position 2 out of range (only 1)"},
 		{pos: "2.1", todos: parseSpec(t, "-only"), wantErr: "position 2.1 out of range (the only todo is 1)"},
 	})
@@ -129,8 +129,8 @@ func TestPositionInsertAt(t *testing.T) {
 		{pos: "2.last", item: 1, sub: 3},
 		{pos: "1.1", item: 0, sub: 0},
 		{pos: "1.last", item: 0, sub: 0},
-		{pos: "1", todos: []todostore.Todo{}, item: 0, sub: -1},
-		{pos: "last", todos: []todostore.Todo{}, item: 0, sub: -1},
+		{pos: "1", todos: []todolist.Todo{}, item: 0, sub: -1},
+		{pos: "last", todos: []todolist.Todo{}, item: 0, sub: -1},
 		{pos: "0", wantErr: "position 0 out of range (1-4)"},
 		{pos: "5", wantErr: "position 5 out of range (1-4)"},
 		{pos: "2.5", wantErr: "position 2.5 out of range (2.1-2.4)"},
@@ -138,13 +138,13 @@ func TestPositionInsertAt(t *testing.T) {
 		{pos: "1.2", wantErr: "position 1.2 out of range (only 1.1)"},
 		{pos: "4.1", wantErr: "position 4.1 out of range (todos are 1-3)"},
 		{pos: "4.last", wantErr: "position 4.last out of range (todos are 1-3)"},
-		{pos: "2", todos: []todostore.Todo{}, wantErr: "position 2 out of range (only 1)"},
-		{pos: "1.1", todos: []todostore.Todo{}, wantErr: "position 1.1 out of range (the list is empty)"},
-		{pos: "1.last", todos: []todostore.Todo{}, wantErr: "position 1.last out of range (the list is empty)"},
+		{pos: "2", todos: []todolist.Todo{}, wantErr: "position 2 out of range (only 1)"},
+		{pos: "1.1", todos: []todolist.Todo{}, wantErr: "position 1.1 out of range (the list is empty)"},
+		{pos: "1.last", todos: []todolist.Todo{}, wantErr: "position 1.last out of range (the list is empty)"},
 	})
 }
 
-func runResolveCases(t *testing.T, fn string, resolve func(Position, []todostore.Todo) (int, int, error), cases []resolveCase) {
+func runResolveCases(t *testing.T, fn string, resolve func(Position, []todolist.Todo) (int, int, error), cases []resolveCase) {
 	t.Helper()
 	for _, tc := range cases {
 		todos := tc.todos
@@ -249,7 +249,7 @@ func TestSelectionTargets(t *testing.T) {
 	}
 	tests := []struct {
 		sel     string
-		todos   []todostore.Todo // list3 when nil
+		todos   []todolist.Todo // list3 when nil
 		want    []Target
 		wantErr string
 	}{
@@ -282,10 +282,10 @@ func TestSelectionTargets(t *testing.T) {
 		{sel: "1.1-1.2", wantErr: "range 1.1-1.2 out of bounds (todo 1 has no subtasks)"},
 		{sel: "4.1-4.2", wantErr: "range 4.1-4.2 out of bounds (todos are 1-3)"},
 		{sel: "0.1-0.2", wantErr: "range 0.1-0.2 out of bounds (todos are 1-3)"},
-		{sel: "all", todos: []todostore.Todo{}, wantErr: "position all out of range (the list is empty)"},
-		{sel: "1-1", todos: []todostore.Todo{}, wantErr: "range 1-1 out of bounds (the list is empty)"},
-		{sel: "1-last", todos: []todostore.Todo{}, wantErr: "range 1-last out of bounds (the list is empty)"},
-		{sel: "1.1-1.2", todos: []todostore.Todo{}, wantErr: "range 1.1-1.2 out of bounds (the list is empty)"},
+		{sel: "all", todos: []todolist.Todo{}, wantErr: "position all out of range (the list is empty)"},
+		{sel: "1-1", todos: []todolist.Todo{}, wantErr: "range 1-1 out of bounds (the list is empty)"},
+		{sel: "1-last", todos: []todolist.Todo{}, wantErr: "range 1-last out of bounds (the list is empty)"},
+		{sel: "1.1-1.2", todos: []todolist.Todo{}, wantErr: "range 1.1-1.2 out of bounds (the list is empty)"},
 		{sel: "1-2", todos: parseSpec(t, "-only"), wantErr: "range 1-2 out of bounds: valid range is 1-1"},
 	}
 	for _, tc := range tests {

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // pruneShown is how many sessions /todo prune names before "and N more".
@@ -58,13 +58,13 @@ func (r *Registry) runPrune(x *call) error {
 		return err
 	}
 	if !yes && x.env.Ask == nil {
-		return fmt.Errorf("not confirmed: in a script, add %s to remove %s (e.g. /todo prune %s %s)", yesWord, todostore.Plural(len(set.rows), "session"), strings.Join(words, " "), yesWord)
+		return fmt.Errorf("not confirmed: in a script, add %s to remove %s (e.g. /todo prune %s %s)", yesWord, todolist.Plural(len(set.rows), "session"), strings.Join(words, " "), yesWord)
 	}
 	if !yes {
 		if err := x.printFit(set.describe(x.env.now())); err != nil {
 			return err
 		}
-		answer, err := x.env.Ask(fmt.Sprintf("remove %s for good? (y/N) ", todostore.Plural(len(set.rows), "saved session")))
+		answer, err := x.env.Ask(fmt.Sprintf("remove %s for good? (y/N) ", todolist.Plural(len(set.rows), "saved session")))
 		answer = strings.ToLower(strings.TrimSpace(answer))
 		if err != nil || (answer != "y" && answer != "yes") {
 			return x.print("Nothing removed\n")
@@ -100,12 +100,12 @@ func (r *Registry) runPrune(x *call) error {
 		if len(set.skipped) > 0 {
 			note = " (left out: " + strings.Join(set.skipped, " and ") + ")"
 		}
-		if err := x.printFit(fmt.Sprintf("Removed %s: %s%s\n", todostore.Plural(len(removed), "saved session"), nameSome(removed), note)); err != nil {
+		if err := x.printFit(fmt.Sprintf("Removed %s: %s%s\n", todolist.Plural(len(removed), "saved session"), nameSome(removed), note)); err != nil {
 			return err
 		}
 	}
 	if len(kept) > 0 {
-		if err := x.print(fmt.Sprintf("Kept %s: %s (%s)\n", todostore.Plural(len(kept), "session"), nameSome(kept), set.keptWhy)); err != nil {
+		if err := x.print(fmt.Sprintf("Kept %s: %s (%s)\n", todolist.Plural(len(kept), "session"), nameSome(kept), set.keptWhy)); err != nil {
 			return err
 		}
 	}
@@ -113,7 +113,7 @@ func (r *Registry) runPrune(x *call) error {
 		return x.print("Nothing removed: those sessions were already gone\n")
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%d of %s not removed: %w", len(failed), todostore.Plural(len(set.rows), "session"), failed[0])
+		return fmt.Errorf("%d of %s not removed: %w", len(failed), todolist.Plural(len(set.rows), "session"), failed[0])
 	}
 	return nil
 }
@@ -219,10 +219,10 @@ func pickRows(rows []listRow, word string) (pruneSet, error) {
 		set.skipped = append(set.skipped, "this session")
 	}
 	if foreign > 0 {
-		set.skipped = append(set.skipped, todostore.Plural(foreign, "list")+" of other agents")
+		set.skipped = append(set.skipped, todolist.Plural(foreign, "list")+" of other agents")
 	}
 	if gone > 0 {
-		set.skipped = append(set.skipped, todostore.Plural(gone, "session")+" already removed")
+		set.skipped = append(set.skipped, todolist.Plural(gone, "session")+" already removed")
 	}
 	if len(set.rows) == 0 {
 		return pruneSet{}, fmt.Errorf("nothing to prune in %s: it holds only %s", word, strings.Join(set.skipped, " and "))
@@ -234,7 +234,7 @@ func pickRows(rows []listRow, word string) (pruneSet, error) {
 // to pruneShown of them with their age and counts, and what was skipped.
 func (s pruneSet) describe(now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Prune %s (%s", todostore.Plural(len(s.rows), "saved session"), s.what)
+	fmt.Fprintf(&b, "Prune %s (%s", todolist.Plural(len(s.rows), "saved session"), s.what)
 	if len(s.skipped) > 0 {
 		fmt.Fprintf(&b, "; leaving out %s", strings.Join(s.skipped, " and "))
 	}

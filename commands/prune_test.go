@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -133,7 +135,7 @@ func TestPruneOlderKeepsWhatChangedBeforeTheAnswer(t *testing.T) {
 	other := todostore.Open(env.Store.Root) // another todosh process, on its own clock
 	env.Ask = func(prompt string) (string, error) {
 		if _, err := other.Update("old-a", func(s *todostore.Session) error {
-			s.Todos = append(s.Todos, todostore.Todo{Content: "written meanwhile", Status: todostore.Pending})
+			s.Todos = append(s.Todos, todolist.Todo{Content: "written meanwhile", Status: todolist.Pending})
 			return nil
 		}); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -12,7 +16,7 @@ import (
 // 26), for lists that say which completed items have a receipt; nil when
 // the log cannot be read, which is said on Err and shows lists without
 // receipts. Bad lines are skipped and said once.
-func (x *call) work() *todostore.Summary {
+func (x *call) work() *todolist.Summary {
 	log, err := x.env.Store.Work(x.env.SessionID)
 	if err != nil {
 		if x.env.Err != nil {
@@ -22,7 +26,7 @@ func (x *call) work() *todostore.Summary {
 	}
 	sum := log.Summarize()
 	if sum.Bad > 0 && x.env.Err != nil {
-		fmt.Fprintf(x.env.Err, "%s: %s of the work log skipped (not a tool call or usage todosh wrote)\n", x.name, todostore.Plural(sum.Bad, "bad line"))
+		fmt.Fprintf(x.env.Err, "%s: %s of the work log skipped (not a tool call or usage todosh wrote)\n", x.name, todolist.Plural(sum.Bad, "bad line"))
 	}
 	return &sum
 }
@@ -57,8 +61,8 @@ func FormatLedger(l todostore.Ledger, cols int) string {
 		// "—" is one column but three bytes: pad by columns, not by
 		// fmt's bytes, so every row's cells line up.
 		d := duration(c.InProgress)
-		return fmt.Sprintf("%s%s  in %9s  out %8s  %s", strings.Repeat(" ", max(0, 8-todostore.Width(d))), d,
-			todostore.Thousands(c.In), todostore.Thousands(c.Out), todostore.Plural(c.Calls, "tool call"))
+		return fmt.Sprintf("%s%s  in %9s  out %8s  %s", strings.Repeat(" ", max(0, 8-textwidth.Width(d))), d,
+			todoview.Thousands(c.In), todoview.Thousands(c.Out), todolist.Plural(c.Calls, "tool call"))
 	}
 	width := len(fmt.Sprint(len(l.Items)))
 	// An item's head is " N. ✓ ", width+5 columns; the other rows' heads
@@ -67,26 +71,26 @@ func FormatLedger(l todostore.Ledger, cols int) string {
 	for _, c := range l.Items {
 		head := " " + strings.Repeat(" ", width-1) + "—    "
 		if c.Pos > 0 {
-			head = fmt.Sprintf(" %*d. %s ", width, c.Pos, todostore.Mark(c.Status))
+			head = fmt.Sprintf(" %*d. %s ", width, c.Pos, todolist.Mark(c.Status))
 		}
 		text := c.Content
 		if c.Pos == 0 {
 			text = "(no longer on the list) " + text
 		}
-		b.WriteString(costLine(todostore.Pad(head, headCols), text, cells(c), cols))
+		b.WriteString(costLine(textwidth.Pad(head, headCols), text, cells(c), cols))
 	}
-	b.WriteString(costLine(todostore.Pad(" ", headCols), "unattributed (no item in progress)", cells(l.Unattributed), cols))
-	b.WriteString(costLine(todostore.Pad(" ", headCols), "total", cells(l.Total), cols))
+	b.WriteString(costLine(textwidth.Pad(" ", headCols), "unattributed (no item in progress)", cells(l.Unattributed), cols))
+	b.WriteString(costLine(textwidth.Pad(" ", headCols), "total", cells(l.Total), cols))
 	return b.String()
 }
 
 // costLine is one row: head and text cut to leave room for the cells.
 func costLine(head, text, cells string, cols int) string {
 	const textCols = 36
-	t := todostore.Pad(todostore.Truncate(todostore.DisplayLine(text), textCols), textCols)
+	t := textwidth.Pad(textwidth.Truncate(todolist.DisplayLine(text), textCols), textCols)
 	line := head + t + "  " + cells
 	if cols > 0 {
-		line = todostore.Truncate(line, cols-1)
+		line = textwidth.Truncate(line, cols-1)
 	}
 	return line + "\n"
 }

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/todostore"
 )
@@ -58,8 +61,8 @@ type Env struct {
 	// or Seen nil, resolves them against the list as it is. Shown is told
 	// every list a command shows, whole or as its change line, so the
 	// shell's record follows; nil tells no one.
-	Seen  func() (todos []todostore.Todo, ok bool)
-	Shown func(todos []todostore.Todo)
+	Seen  func() (todos []todolist.Todo, ok bool)
+	Shown func(todos []todolist.Todo)
 	// CanSwitch: the shell can open another session in place of this one
 	// (the terminal), so /todo list opens an agent's mirrored list as
 	// itself (SwitchTo) instead of copying it.
@@ -194,7 +197,7 @@ type call struct {
 	env *Env
 	// before is the list as update last read it, before the command's
 	// change: printList derives its one line from it.
-	before []todostore.Todo
+	before []todolist.Todo
 	// unseen: the list update last read was not the one the person last
 	// saw (another process changed it), so printList shows it whole.
 	unseen bool
@@ -217,11 +220,11 @@ func (e *cmdError) Unwrap() error { return e.err }
 // plainLimit drops the ": limit exceeded" that todostore appends to limit
 // errors for errors.Is; the rest of the message already says it.
 func plainLimit(msg string) string {
-	return strings.TrimSuffix(msg, ": "+todostore.ErrLimit.Error())
+	return strings.TrimSuffix(msg, ": "+todolist.ErrLimit.Error())
 }
 
 // oneLine keeps an error on one line whatever a path or a file contained.
-func oneLine(s string) string { return todostore.DisplayLine(s) }
+func oneLine(s string) string { return todolist.DisplayLine(s) }
 
 // Run runs one slash-command line. Errors are one line that names the
 // command; /quit and /exit return ErrQuit.
@@ -543,7 +546,7 @@ func writeEntries(b *strings.Builder, prefix string, cmds []*command) {
 
 // printFit is print with every line wrapped to the terminal's width.
 func (x *call) printFit(s string) error {
-	return x.print(todostore.FitLines(s, x.env.width()))
+	return x.print(textwidth.FitLines(s, x.env.width()))
 }
 
 // print writes s in one Write, so readline redraws its prompt once.

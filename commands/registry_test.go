@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -216,7 +218,7 @@ func TestWritesRecordOriginCwdAndArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess = mustLoad(t, env)
-	if got := todostore.FormatList(sess.Todos); got != todostore.FormatList(parseSpec(t, "-x|[x]x1;+y")) {
+	if got := todoview.FormatList(sess.Todos); got != todoview.FormatList(parseSpec(t, "-x|[x]x1;+y")) {
 		t.Errorf("loaded list:\n%s", got)
 	}
 	lines, _ = env.Store.History(env.SessionID)

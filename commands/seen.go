@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // Positions the person types resolve against the list they last saw
@@ -23,7 +23,7 @@ var errSeenGone = errors.New("the list changed since you last saw it")
 // the list; now is the list as it is, which the command shows.
 type staleError struct {
 	msg string
-	now []todostore.Todo
+	now []todolist.Todo
 }
 
 func (e *staleError) Error() string { return e.msg }
@@ -31,7 +31,7 @@ func (e *staleError) Unwrap() error { return errSeenGone }
 
 // seen is the list positions resolve against: Env.Seen's, or now when the
 // person was shown none.
-func (x *call) seen(now []todostore.Todo) []todostore.Todo {
+func (x *call) seen(now []todolist.Todo) []todolist.Todo {
 	if x.env.Seen != nil {
 		if todos, ok := x.env.Seen(); ok && !sameLayout(todos, now) {
 			return todos
@@ -42,7 +42,7 @@ func (x *call) seen(now []todostore.Todo) []todostore.Todo {
 
 // targets resolves sel against the seen list and follows each target to
 // the current list now.
-func (x *call) targets(sel Selection, now []todostore.Todo) ([]Target, error) {
+func (x *call) targets(sel Selection, now []todolist.Todo) ([]Target, error) {
 	seen := x.seen(now)
 	ts, err := sel.Targets(seen)
 	if err != nil || sameSlice(seen, now) {
@@ -57,7 +57,7 @@ func (x *call) targets(sel Selection, now []todostore.Todo) ([]Target, error) {
 }
 
 // target is targets for one position.
-func (x *call) target(p Position, now []todostore.Todo) (item, sub int, err error) {
+func (x *call) target(p Position, now []todolist.Todo) (item, sub int, err error) {
 	seen := x.seen(now)
 	item, sub, err = p.Target(seen)
 	if err != nil || sameSlice(seen, now) {
@@ -71,7 +71,7 @@ func (x *call) target(p Position, now []todostore.Todo) (item, sub int, err erro
 // same place in the current list: before the entry that was at the
 // position, or after the one before it when the position was one past
 // the end; "last" and N.last append to what is there now.
-func (x *call) insertAt(p Position, now []todostore.Todo) (item, sub int, err error) {
+func (x *call) insertAt(p Position, now []todolist.Todo) (item, sub int, err error) {
 	seen := x.seen(now)
 	item, sub, err = p.InsertAt(seen)
 	if err != nil || sameSlice(seen, now) {
@@ -121,10 +121,10 @@ func place(k, n int, index func(int) (int, error)) (int, error) {
 
 // follow finds the entry t of the seen list in the current list now, by
 // stable id; one that left the list is a staleError.
-func follow(seen, now []todostore.Todo, t Target, typed string) (Target, error) {
+func follow(seen, now []todolist.Todo, t Target, typed string) (Target, error) {
 	uid, _ := entry(seen, t)
 	if uid != "" {
-		if item, sub, ok := todostore.FindUID(now, uid); ok && (sub < 0) == (t.Sub < 0) {
+		if item, sub, ok := todolist.FindUID(now, uid); ok && (sub < 0) == (t.Sub < 0) {
 			return Target{Item: item, Sub: sub}, nil
 		}
 	} else if sameEntry(seen, now, t) {
@@ -134,21 +134,21 @@ func follow(seen, now []todostore.Todo, t Target, typed string) (Target, error) 
 }
 
 // gone is the refusal of a position whose entry is no longer on the list.
-func gone(now, seen []todostore.Todo, t Target, typed string) error {
+func gone(now, seen []todolist.Todo, t Target, typed string) error {
 	_, what := entry(seen, t)
 	return &staleError{now: now, msg: fmt.Sprintf("position %s named %q in the list you last saw, which is no longer on the list (%v); "+
-		"nothing changed: the list as it is now is above, use its positions", typed, todostore.ShortLine(what, 40), errSeenGone)}
+		"nothing changed: the list as it is now is above, use its positions", typed, todolist.ShortLine(what, 40), errSeenGone)}
 }
 
 // sameSlice reports whether a and b are the same list (seen returned now).
-func sameSlice(a, b []todostore.Todo) bool {
+func sameSlice(a, b []todolist.Todo) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // sameLayout reports whether two lists hold the same entries in the same
 // places (by stable id, by text for an entry without one), so a position
 // means the same entry in both.
-func sameLayout(a, b []todostore.Todo) bool {
+func sameLayout(a, b []todolist.Todo) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -167,7 +167,7 @@ func sameLayout(a, b []todostore.Todo) bool {
 
 // sameEntry reports whether the entry at t is the same in a and b: the
 // same stable id, or without one the same text.
-func sameEntry(a, b []todostore.Todo, t Target) bool {
+func sameEntry(a, b []todolist.Todo, t Target) bool {
 	if t.Item >= len(a) || t.Item >= len(b) {
 		return false
 	}
@@ -181,7 +181,7 @@ func sameEntry(a, b []todostore.Todo, t Target) bool {
 
 // entry is the stable id and text of the entry at t of todos (an item,
 // or with t.Sub >= 0 one of its subtasks).
-func entry(todos []todostore.Todo, t Target) (uid, text string) {
+func entry(todos []todolist.Todo, t Target) (uid, text string) {
 	if t.Sub >= 0 {
 		s := todos[t.Item].Subtasks[t.Sub]
 		return s.UID, s.Content

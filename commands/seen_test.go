@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -16,16 +18,16 @@ func seenEnv(t *testing.T, spec string) (*Env, *strings.Builder) {
 	env, _ := newTestEnv(t)
 	var out strings.Builder
 	env.Out, env.Err = &out, &out
-	if _, _, err := env.Store.Commit(env.SessionID, todostore.ByYou, func(s *todostore.Session) error {
+	if _, _, err := env.Store.Commit(env.SessionID, todolist.ByYou, func(s *todostore.Session) error {
 		s.Todos = parseSpec(t, spec)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var seen []todostore.Todo
+	var seen []todolist.Todo
 	known := false
-	env.Seen = func() ([]todostore.Todo, bool) { return seen, known }
-	env.Shown = func(todos []todostore.Todo) { seen, known = todostore.CloneTodos(todos), true }
+	env.Seen = func() ([]todolist.Todo, bool) { return seen, known }
+	env.Shown = func(todos []todolist.Todo) { seen, known = todolist.CloneTodos(todos), true }
 	env.Shown(mustLoad(t, env).Todos)
 	return env, &out
 }
@@ -35,9 +37,9 @@ func seenEnv(t *testing.T, spec string) (*Env, *strings.Builder) {
 func reorder(t *testing.T, env *Env) {
 	t.Helper()
 	other := todostore.Open(env.Store.Root)
-	if _, _, err := other.Commit(env.SessionID, todostore.ByAgent, func(s *todostore.Session) error {
+	if _, _, err := other.Commit(env.SessionID, todolist.ByAgent, func(s *todostore.Session) error {
 		slices.Reverse(s.Todos)
-		s.Todos = append([]todostore.Todo{{Content: "new on top", Status: todostore.Pending}}, s.Todos...)
+		s.Todos = append([]todolist.Todo{{Content: "new on top", Status: todolist.Pending}}, s.Todos...)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -81,7 +83,7 @@ func TestPositionsResolveAgainstTheSeenList(t *testing.T) {
 			t.Errorf("%s: the changed list is not shown:\n%s", tc.line, out.String())
 		}
 		// The list shown is the one seen now: positions are its own.
-		if err := reg.Run(env, "/todo done 1"); err != nil || mustLoad(t, env).Todos[0].Status != todostore.Completed {
+		if err := reg.Run(env, "/todo done 1"); err != nil || mustLoad(t, env).Todos[0].Status != todolist.Completed {
 			t.Errorf("%s, then /todo done 1 on the list shown: %v", tc.line, err)
 		}
 	}
@@ -91,7 +93,7 @@ func TestPositionsResolveAgainstTheSeenList(t *testing.T) {
 	for _, line := range []string{"/todo done 2.1", `/todo add 2.last "x"`, "/todo delete 2", "/todo done 1-3", `/todo add 2.2 "x"`} {
 		env, out := seenEnv(t, "-a|[ ]a1;-b|[ ]b1|[ ]b2;-c")
 		other := todostore.Open(env.Store.Root)
-		if _, _, err := other.Commit(env.SessionID, todostore.ByAgent, func(s *todostore.Session) error {
+		if _, _, err := other.Commit(env.SessionID, todolist.ByAgent, func(s *todostore.Session) error {
 			s.Todos = slices.Delete(s.Todos, 1, 2) // b, with b1 and b2
 			return nil
 		}); err != nil {
@@ -109,21 +111,21 @@ func TestPositionsResolveAgainstTheSeenList(t *testing.T) {
 			t.Errorf("%s: the list as it is is not shown:\n%s", line, out.String())
 		}
 		// Shown, so its positions are the ones now.
-		if err := reg.Run(env, "/todo done 2"); err != nil || mustLoad(t, env).Todos[1].Status != todostore.Completed {
+		if err := reg.Run(env, "/todo done 2"); err != nil || mustLoad(t, env).Todos[1].Status != todolist.Completed {
 			t.Errorf("%s refused, then /todo done 2: %v", line, err)
 		}
 	}
 }
 
 // specOf writes a list as parseSpec reads it.
-func specOf(todos []todostore.Todo) string {
-	marks := map[todostore.Status]string{todostore.Completed: "+", todostore.InProgress: ">", todostore.Pending: "-", todostore.Cancelled: "x"}
+func specOf(todos []todolist.Todo) string {
+	marks := map[todolist.Status]string{todolist.Completed: "+", todolist.InProgress: ">", todolist.Pending: "-", todolist.Cancelled: "x"}
 	var items []string
 	for _, td := range todos {
 		s := marks[td.Status] + td.Content
 		for _, st := range td.Subtasks {
 			box := "[ ]"
-			if st.Status == todostore.Completed {
+			if st.Status == todolist.Completed {
 				box = "[x]"
 			}
 			s += "|" + box + st.Content

@@ -6,12 +6,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/todostore"
 )
 
 // OriginPerson marks items and subtasks added with /todo add, so that
 // merging an agent's rewritten list keeps them.
-const OriginPerson = todostore.OriginPerson
+const OriginPerson = todolist.OriginPerson
 
 // load reads the current session; a session with no file yet is empty.
 func (x *call) load() (*todostore.Session, error) {
@@ -24,8 +27,8 @@ func (x *call) load() (*todostore.Session, error) {
 // writes nothing, not even the store directory.
 func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, error) {
 	env := x.env
-	sess, _, err := env.Store.Commit(env.SessionID, todostore.ByYou, func(s *todostore.Session) error {
-		before := todostore.CloneTodos(s.Todos)
+	sess, _, err := env.Store.Commit(env.SessionID, todolist.ByYou, func(s *todostore.Session) error {
+		before := todolist.CloneTodos(s.Todos)
 		x.before = before
 		if x.env.Seen != nil {
 			seen, ok := x.env.Seen()
@@ -34,7 +37,7 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 		if err := fn(s); err != nil {
 			return err
 		}
-		if s.Cwd == "" && !todostore.SameTodos(before, s.Todos) {
+		if s.Cwd == "" && !todolist.SameTodos(before, s.Todos) {
 			s.Cwd = env.Cwd
 		}
 		return nil
@@ -49,16 +52,16 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 }
 
 // showList prints a whole list and tells the shell it was shown.
-func (x *call) showList(todos []todostore.Todo) error {
+func (x *call) showList(todos []todolist.Todo) error {
 	x.shown(todos)
 	if len(todos) == 0 {
 		return x.print("Todo list is empty (add an item with /todo add TEXT)\n")
 	}
-	return x.print(todostore.FormatListSeen(todos, x.env.width(), x.work()))
+	return x.print(todoview.FormatListSeen(todos, x.env.width(), x.work()))
 }
 
 // shown tells the shell (Env.Shown) that the person was shown todos.
-func (x *call) shown(todos []todostore.Todo) {
+func (x *call) shown(todos []todolist.Todo) {
 	if x.env.Shown != nil {
 		x.env.Shown(todos)
 	}
@@ -70,12 +73,12 @@ func (x *call) shown(todos []todostore.Todo) {
 // that writes the list ends with it; /todo show prints the whole list.
 // Nothing is printed with --quiet.
 func (x *call) printList(note string, sess *todostore.Session) error {
-	return x.printChange(note, todostore.Diff(x.before, sess.Todos), sess)
+	return x.printChange(note, todolist.Diff(x.before, sess.Todos), sess)
 }
 
 // printChange is printList with the change already computed, for a
 // command that knows more of it than the lists say (which way a swap went).
-func (x *call) printChange(note string, c todostore.ListChange, sess *todostore.Session) error {
+func (x *call) printChange(note string, c todolist.ListChange, sess *todostore.Session) error {
 	x.shown(sess.Todos) // the person knows what they did, also with --quiet
 	if x.env.Quiet {
 		return nil
@@ -83,16 +86,16 @@ func (x *call) printChange(note string, c todostore.ListChange, sess *todostore.
 	line := c.Line()
 	switch {
 	case note != "":
-		line = note + " — " + todostore.ProgressText(sess.Todos)
+		line = note + " — " + todolist.ProgressText(sess.Todos)
 	case line == "":
-		line = "list unchanged — " + todostore.ProgressText(sess.Todos)
+		line = "list unchanged — " + todolist.ProgressText(sess.Todos)
 	}
-	if err := x.printFit(todostore.DisplayLine(line) + "\n"); err != nil || !x.unseen {
+	if err := x.printFit(todolist.DisplayLine(line) + "\n"); err != nil || !x.unseen {
 		return err
 	}
 	// Another process changed the list since the person last saw it: its
 	// positions are not those they knew, so they are shown the list.
-	return x.print("The list had changed since you last saw it; it is now:\n" + todostore.FormatListWidth(sess.Todos, x.env.width()))
+	return x.print("The list had changed since you last saw it; it is now:\n" + todoview.FormatListWidth(sess.Todos, x.env.width()))
 }
 
 // oneSelection reads the single position argument of delete, done,
@@ -117,7 +120,7 @@ func checkText(text, usage string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("text is empty (usage: %s)", usage)
 	}
-	return todostore.CheckText("text", text)
+	return todolist.CheckText("text", text)
 }
 
 func runShow(x *call) error {
@@ -130,7 +133,7 @@ func runShow(x *call) error {
 		if last := x.env.LastGood(); last != nil {
 			// The person still sees their list; the error says the file
 			// is not it.
-			x.print("The last good list (the file on disk cannot be used):\n" + todostore.FormatListWidth(last.Todos, x.env.width()))
+			x.print("The last good list (the file on disk cannot be used):\n" + todoview.FormatListWidth(last.Todos, x.env.width()))
 		}
 	}
 	if err != nil {
@@ -168,12 +171,12 @@ func runAdd(x *call) error {
 			if err != nil {
 				return err
 			}
-			if n := len(s.Todos[item].Subtasks); n >= todostore.MaxSubtasks {
+			if n := len(s.Todos[item].Subtasks); n >= todolist.MaxSubtasks {
 				return fmt.Errorf("todo %d already has %d subtasks, the limit (delete some first)", item+1, n)
 			}
-			return todostore.InsertSubtask(s.Todos, item, sub, todostore.Subtask{Content: text, Origin: OriginPerson})
+			return todolist.InsertSubtask(s.Todos, item, sub, todolist.Subtask{Content: text, Origin: OriginPerson})
 		}
-		if len(s.Todos) >= todostore.MaxTodos {
+		if len(s.Todos) >= todolist.MaxTodos {
 			return fmt.Errorf("the list already has %d todos, the limit (delete some, or /todo clear)", len(s.Todos))
 		}
 		index := len(s.Todos)
@@ -183,7 +186,7 @@ func runAdd(x *call) error {
 				return err
 			}
 		}
-		todos, err := todostore.InsertTodo(s.Todos, index, todostore.Todo{Content: text, Origin: OriginPerson})
+		todos, err := todolist.InsertTodo(s.Todos, index, todolist.Todo{Content: text, Origin: OriginPerson})
 		s.Todos = todos
 		return err
 	})
@@ -234,9 +237,9 @@ func runDelete(x *call) error {
 		for i := len(targets) - 1; i >= 0; i-- { // last first: indexes stay valid
 			t := targets[i]
 			if t.Sub < 0 {
-				s.Todos = todostore.RemoveTodo(s.Todos, t.Item)
+				s.Todos = todolist.RemoveTodo(s.Todos, t.Item)
 			} else {
-				todostore.RemoveSubtask(s.Todos, t.Item, t.Sub)
+				todolist.RemoveSubtask(s.Todos, t.Item, t.Sub)
 			}
 		}
 		return nil
@@ -254,13 +257,13 @@ func deletedNote(sel Selection, targets []Target) string {
 	if targets[0].Sub >= 0 {
 		what = "subtask"
 	}
-	return fmt.Sprintf("Deleted %s (%s)", todostore.Plural(len(targets), what), sel)
+	return fmt.Sprintf("Deleted %s (%s)", todolist.Plural(len(targets), what), sel)
 }
 
 // statusOp is what done, undo, start or cancel does to one item
 // (sub == -1) or subtask, under the model's rules; an error refuses the
 // whole command.
-type statusOp func(todos []todostore.Todo, item, sub int) error
+type statusOp func(todos []todolist.Todo, item, sub int) error
 
 func runDone(x *call) error   { return changeStatus(x, markDone) }
 func runUndo(x *call) error   { return changeStatus(x, markPending) }
@@ -269,21 +272,21 @@ func runCancel(x *call) error { return changeStatus(x, markCancelled) }
 
 // markDone completes an item or ticks a subtask. Completing an item whose
 // subtasks are open is refused by todostore with the subtasks to tick.
-func markDone(todos []todostore.Todo, item, sub int) error {
+func markDone(todos []todolist.Todo, item, sub int) error {
 	if sub >= 0 {
-		return todostore.SetSubtaskStatus(todos, item, sub, todostore.Completed)
+		return todolist.SetSubtaskStatus(todos, item, sub, todolist.Completed)
 	}
-	return todostore.SetStatus(todos, item, todostore.Completed)
+	return todolist.SetStatus(todos, item, todolist.Completed)
 }
 
 // markPending reopens an item (completed, in progress or cancelled) or
 // unticks a subtask. An item whose subtasks are ticked is refused: untick
 // them (a subtask range does it in one command).
-func markPending(todos []todostore.Todo, item, sub int) error {
+func markPending(todos []todolist.Todo, item, sub int) error {
 	if sub >= 0 {
-		return todostore.SetSubtaskStatus(todos, item, sub, todostore.Pending)
+		return todolist.SetSubtaskStatus(todos, item, sub, todolist.Pending)
 	}
-	return todostore.SetStatus(todos, item, todostore.Pending)
+	return todolist.SetStatus(todos, item, todolist.Pending)
 }
 
 // markStarted puts an item in progress, even a completed or cancelled
@@ -292,24 +295,24 @@ func markPending(todos []todostore.Todo, item, sub int) error {
 // open: a ticked subtask is unticked, since work on it starts again. An
 // item whose subtasks are all ticked is complete by the derived-status
 // rule and cannot be started without unticking one.
-func markStarted(todos []todostore.Todo, item, sub int) error {
+func markStarted(todos []todolist.Todo, item, sub int) error {
 	if sub >= 0 {
-		if err := todostore.SetSubtaskStatus(todos, item, sub, todostore.Pending); err != nil {
+		if err := todolist.SetSubtaskStatus(todos, item, sub, todolist.Pending); err != nil {
 			return err
 		}
 	} else if t := todos[item]; len(t.Subtasks) > 0 && t.DoneSubtasks() == len(t.Subtasks) {
 		return fmt.Errorf("todo %d has all its subtasks ticked: start one of them instead (e.g. /todo start %d.%d; its status follows its subtasks)", item+1, item+1, len(t.Subtasks))
 	}
-	return todostore.SetStatus(todos, item, todostore.InProgress)
+	return todolist.SetStatus(todos, item, todolist.InProgress)
 }
 
 // markCancelled cancels an item; undo reopens it. Subtasks have no
 // cancelled state.
-func markCancelled(todos []todostore.Todo, item, sub int) error {
+func markCancelled(todos []todolist.Todo, item, sub int) error {
 	if sub >= 0 {
 		return fmt.Errorf("subtask %d.%d cannot be cancelled, subtasks are pending or completed (delete it with /todo delete %d.%d, or cancel todo %d)", item+1, sub+1, item+1, sub+1, item+1)
 	}
-	return todostore.SetStatus(todos, item, todostore.Cancelled)
+	return todolist.SetStatus(todos, item, todolist.Cancelled)
 }
 
 // changeStatus applies op to every selected item or subtask in one
@@ -359,7 +362,7 @@ func runClear(x *call) error {
 	if err != nil {
 		return err
 	}
-	return x.printList(fmt.Sprintf("Cleared %s (the list stays in this session's history: /todo revert brings it back)", todostore.Plural(n, "todo")), sess)
+	return x.printList(fmt.Sprintf("Cleared %s (the list stays in this session's history: /todo revert brings it back)", todolist.Plural(n, "todo")), sess)
 }
 
 // runEdit implements /todo edit POS TEXT: only the text changes.
@@ -388,7 +391,7 @@ func runEdit(x *call) error {
 			return err
 		}
 		if sub >= 0 {
-			todostore.OwnSubtasks(&s.Todos[item]) // shared with the store's cache (copy on write)
+			todolist.OwnSubtasks(&s.Todos[item]) // shared with the store's cache (copy on write)
 			s.Todos[item].Subtasks[sub].Content = text
 		} else {
 			s.Todos[item].Content = text
@@ -421,7 +424,7 @@ func runMove(x *call) error {
 		return err
 	}
 	from, to := pos[0], pos[1]
-	var moved [2]todostore.Pos
+	var moved [2]todolist.Pos
 	sess, err := x.update(func(s *todostore.Session) error {
 		item, sub, err := x.target(from, s.Todos)
 		if err != nil {
@@ -437,13 +440,13 @@ func runMove(x *call) error {
 		case sub >= 0 && (dSub < 0 || dItem != item):
 			return fmt.Errorf("a subtask moves within its item: move %s to %d.M or %d.last, not %s", from, item+1, item+1, to)
 		case sub < 0:
-			moved = [2]todostore.Pos{{Item: item, Sub: -1}, {Item: dItem, Sub: -1}}
+			moved = [2]todolist.Pos{{Item: item, Sub: -1}, {Item: dItem, Sub: -1}}
 			s.Todos = moveOne(s.Todos, item, dItem)
 			// Two neighbours swapped read the same either way round: the
 			// words say which one the person moved.
 			s.Note(fmt.Sprintf("moved %d to %d", item+1, dItem+1))
 		default:
-			moved = [2]todostore.Pos{{Item: item, Sub: sub}, {Item: item, Sub: dSub}}
+			moved = [2]todolist.Pos{{Item: item, Sub: sub}, {Item: item, Sub: dSub}}
 			s.Todos[item].Subtasks = moveOne(s.Todos[item].Subtasks, sub, dSub)
 			s.Note(fmt.Sprintf("moved %d.%d to %d.%d", item+1, sub+1, item+1, dSub+1))
 		}
@@ -453,5 +456,5 @@ func runMove(x *call) error {
 		return err
 	}
 	// Two neighbours swapped: the line too names the one the person moved.
-	return x.printChange("", todostore.Diff(x.before, sess.Todos).Oriented(sess.Todos, moved[0], moved[1]), sess)
+	return x.printChange("", todolist.Diff(x.before, sess.Todos).Oriented(sess.Todos, moved[0], moved[1]), sess)
 }

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/foreignlists"
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -74,12 +78,12 @@ func foreignRows(env *Env) ([]listRow, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	entries, err := todostore.ForeignEntries(env.Home, getenv)
+	entries, err := foreignlists.ForeignEntries(env.Home, getenv)
 	if err != nil && env.Err != nil {
 		fmt.Fprintf(env.Err, "/todo list: %v\n", err)
 	}
 	load := func(r listRow) (*todostore.Session, error) {
-		todos, err := todostore.LoadForeign(todostore.ForeignEntry{Source: r.Source, Path: r.Path, Name: r.ID, ModTime: r.ModTime})
+		todos, err := foreignlists.LoadForeign(foreignlists.ForeignEntry{Source: r.Source, Path: r.Path, Name: r.ID, ModTime: r.ModTime})
 		if err != nil {
 			return nil, err
 		}
@@ -239,19 +243,19 @@ func renderPage(rows []listRow, page int, now time.Time, cols int) string {
 		sess, err := rows[i].Load()
 		c := rowCells(i+1, rows[i], sess, err, now)
 		for k := range widths {
-			widths[k] = max(widths[k], todostore.Width(c[k]))
+			widths[k] = max(widths[k], textwidth.Width(c[k]))
 		}
 		cells = append(cells, c)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Saved todo lists (%s; * is this session, then newest first):\n", todostore.Plural(len(rows), "list"))
+	fmt.Fprintf(&b, "Saved todo lists (%s; * is this session, then newest first):\n", todolist.Plural(len(rows), "list"))
 	for _, c := range cells {
 		num := strings.Repeat(" ", widths[0]-len(c[0])) + c[0]
 		line := num + " " + pad(c[1], widths[1]) + "  " + pad(c[2], widths[2]) + "  " + pad(c[3], widths[3]) + "  " + pad(c[4], widths[4]) + "  " + c[5]
 		// A row too wide for the terminal hangs under the age column on
 		// every row alike (FitLines would take the blank mark of "2  id"
 		// for the gap before the second column).
-		b.WriteString(todostore.FitLineAt(strings.TrimRight(line, " "), cols, widths[0]+1+widths[1]+2))
+		b.WriteString(textwidth.FitLineAt(strings.TrimRight(line, " "), cols, widths[0]+1+widths[1]+2))
 	}
 	b.WriteString(pageLine(page, pages, "/todo list"))
 	return b.String()
@@ -301,13 +305,13 @@ func rowCells(num int, r listRow, sess *todostore.Session, err error, now time.T
 	if r.Source != "" {
 		item = "[" + r.Source + "] " + item
 	}
-	return [6]string{strconv.Itoa(num) + mark, oneLine(r.ID), age(now, r.ModTime), counts, todostore.Truncate(todostore.ShortLine(item, 0), itemWidth), oneLine(where)}
+	return [6]string{strconv.Itoa(num) + mark, oneLine(r.ID), age(now, r.ModTime), counts, textwidth.Truncate(todolist.ShortLine(item, 0), itemWidth), oneLine(where)}
 }
 
 // countsText is the counts of a list by status, zeros left out: "1 done,
 // 1 in progress, 2 pending".
-func countsText(todos []todostore.Todo) string {
-	c := todostore.CountTodos(todos)
+func countsText(todos []todolist.Todo) string {
+	c := todolist.CountTodos(todos)
 	if c.Total == 0 {
 		return "empty"
 	}
@@ -325,7 +329,7 @@ func countsText(todos []todostore.Todo) string {
 
 // firstItem is what a row shows of a list: its first open item, or its
 // first item when all are done.
-func firstItem(todos []todostore.Todo) string {
+func firstItem(todos []todolist.Todo) string {
 	for _, t := range todos {
 		if t.IsOpen() {
 			return t.Content
@@ -360,7 +364,7 @@ func age(now, t time.Time) string {
 }
 
 // pad fills s with spaces to n characters (not bytes), for the columns.
-func pad(s string, n int) string { return todostore.Pad(s, n) }
+func pad(s string, n int) string { return textwidth.Pad(s, n) }
 
 // runLoad implements /todo load N.
 func (r *Registry) runLoad(x *call) error {
@@ -434,9 +438,9 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	sess, err := x.update(func(s *todostore.Session) error {
 		replaced = len(s.Todos)
 		s.ArchiveTodos("replaced by load", now)
-		s.Todos = todostore.CloneTodos(src.Todos)
+		s.Todos = todolist.CloneTodos(src.Todos)
 		if !row.Current {
-			todostore.ClearUIDs(s.Todos) // another session's ids mean nothing here
+			todolist.ClearUIDs(s.Todos) // another session's ids mean nothing here
 		}
 		from := row.ID
 		if row.Source != "" {
@@ -448,16 +452,16 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("Loaded list %d (session %s, %s)", n, row.ID, todostore.Plural(len(src.Todos), "todo"))
+	note := fmt.Sprintf("Loaded list %d (session %s, %s)", n, row.ID, todolist.Plural(len(src.Todos), "todo"))
 	if row.Source != "" {
-		note = fmt.Sprintf("Loaded list %d (%s %s, %s)", n, row.Source, row.ID, todostore.Plural(len(src.Todos), "todo"))
+		note = fmt.Sprintf("Loaded list %d (%s %s, %s)", n, row.Source, row.ID, todolist.Plural(len(src.Todos), "todo"))
 	}
 	if agentMirror(row, src) {
 		note = fmt.Sprintf("Loaded a copy of list %d (session %s, %s): what you change here does not reach %s; "+
-			"todosh --session %s opens its own list", n, row.ID, todostore.Plural(len(src.Todos), "todo"), src.Agent.Kind, row.ID)
+			"todosh --session %s opens its own list", n, row.ID, todolist.Plural(len(src.Todos), "todo"), src.Agent.Kind, row.ID)
 	}
 	if replaced > 0 {
-		note += fmt.Sprintf("; the previous list (%s) is kept in this session's history: /todo revert brings it back", todostore.Plural(replaced, "todo"))
+		note += fmt.Sprintf("; the previous list (%s) is kept in this session's history: /todo revert brings it back", todolist.Plural(replaced, "todo"))
 	}
 	return x.printList(note, sess)
 }

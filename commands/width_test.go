@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -21,7 +24,7 @@ func TestOutputFitsWidth(t *testing.T) {
 				t.Fatalf("%s: %v", line, err)
 			}
 			for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-				if w := todostore.Width(l); w > cols {
+				if w := textwidth.Width(l); w > cols {
 					t.Errorf("%s at %d columns: line of %d: %q", line, cols, w, l)
 				}
 			}
@@ -77,8 +80,8 @@ func TestListRowsHangAlike(t *testing.T) {
 func TestLedgerColumnsLineUp(t *testing.T) {
 	l := todostore.Ledger{
 		Items: []todostore.Cost{
-			{UID: "t1", Pos: 1, Content: "write the README", Status: todostore.Completed},
-			{UID: "t2", Pos: 2, Content: "Implement the CSV parser", Status: todostore.InProgress, InProgress: 3 * time.Second, In: 1200, Out: 80, Calls: 3},
+			{UID: "t1", Pos: 1, Content: "write the README", Status: todolist.Completed},
+			{UID: "t2", Pos: 2, Content: "Implement the CSV parser", Status: todolist.InProgress, InProgress: 3 * time.Second, In: 1200, Out: 80, Calls: 3},
 			{UID: "t3", Content: "日本語のドキュメント", InProgress: 12 * time.Minute, In: 5, Calls: 1},
 		},
 		Unattributed: todostore.Cost{In: 500, Out: 62, Calls: 5},
@@ -93,7 +96,7 @@ func TestLedgerColumnsLineUp(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("no %q in %q", word, l)
 		}
-		return todostore.Width(l[:i])
+		return textwidth.Width(l[:i])
 	}
 	for _, word := range []string{"  in ", "  out ", " tool call"} {
 		want := col(lines[0], word)

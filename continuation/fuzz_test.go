@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
 )
 
 // sim plays a sequence of events against a Policy, keeping its own count of
@@ -16,7 +17,7 @@ import (
 type sim struct {
 	t     *testing.T
 	p     *Policy
-	list  []todostore.Todo
+	list  []todolist.Todo
 	text  string // fuzzer text: todo content and final reply text
 	names int    // counter that keeps every content unique
 
@@ -61,15 +62,15 @@ func (s *sim) content() string {
 	return s.text + " #" + strconv.Itoa(s.names)
 }
 
-func (s *sim) fresh(n int) []todostore.Todo {
-	out := make([]todostore.Todo, n)
+func (s *sim) fresh(n int) []todolist.Todo {
+	out := make([]todolist.Todo, n)
 	for i := range out {
-		out[i] = todostore.Todo{Content: s.content(), Status: P}
+		out[i] = todolist.Todo{Content: s.content(), Status: P}
 		if i%2 == 1 {
-			out[i].Subtasks = []todostore.Subtask{{Content: s.content(), Status: P}, {Content: s.content(), Status: P}}
+			out[i].Subtasks = []todolist.Subtask{{Content: s.content(), Status: P}, {Content: s.content(), Status: P}}
 		}
 	}
-	todostore.Normalize(out)
+	todolist.Normalize(out)
 	return out
 }
 
@@ -78,13 +79,13 @@ func (s *sim) fresh(n int) []todostore.Todo {
 // first time since the person's prompt (contents are unique, so the
 // content is the key).
 func (s *sim) mutate(m, extra int) bool {
-	l := todostore.CloneTodos(s.list)
-	firstOpen := firstIndex(l, todostore.Todo.IsOpen)
-	firstClosed := firstIndex(l, func(t todostore.Todo) bool { return !t.IsOpen() })
+	l := todolist.CloneTodos(s.list)
+	firstOpen := firstIndex(l, todolist.Todo.IsOpen)
+	firstClosed := firstIndex(l, func(t todolist.Todo) bool { return !t.IsOpen() })
 	progress := false
 	switch m % 14 {
 	case 1: // start the next item
-		if i := firstIndex(l, func(t todostore.Todo) bool { return t.Status == P }); i >= 0 {
+		if i := firstIndex(l, func(t todolist.Todo) bool { return t.Status == P }); i >= 0 {
 			l[i].Status = I
 		}
 	case 2: // complete the next item, or tick its next subtask
@@ -106,10 +107,10 @@ func (s *sim) mutate(m, extra int) bool {
 			l[firstOpen].Status = X
 		}
 	case 4: // add a pending item
-		l = append(l, todostore.Todo{Content: s.content(), Status: P})
+		l = append(l, todolist.Todo{Content: s.content(), Status: P})
 	case 5: // insert an item that is already completed
 		at := extra % (len(l) + 1)
-		l = append(l[:at], append([]todostore.Todo{{Content: s.content(), Status: C}}, l[at:]...)...)
+		l = append(l[:at], append([]todolist.Todo{{Content: s.content(), Status: C}}, l[at:]...)...)
 	case 6: // rotate the list
 		if len(l) > 1 {
 			l = append(l[1:], l[0])
@@ -137,12 +138,12 @@ func (s *sim) mutate(m, extra int) bool {
 		l = nil
 	case 12: // add a subtask to the next item
 		if firstOpen >= 0 {
-			l[firstOpen].Subtasks = append(l[firstOpen].Subtasks, todostore.Subtask{Content: s.content(), Status: P})
+			l[firstOpen].Subtasks = append(l[firstOpen].Subtasks, todolist.Subtask{Content: s.content(), Status: P})
 		}
 	case 13: // replace the list with as many new open items
 		l = s.fresh(len(l))
 	}
-	todostore.Normalize(l)
+	todolist.Normalize(l)
 	s.list = l
 	return progress
 }
@@ -161,7 +162,7 @@ func (s *sim) reach(key string) bool {
 	return true
 }
 
-func firstIndexSub(subs []todostore.Subtask) int {
+func firstIndexSub(subs []todolist.Subtask) int {
 	for j, sub := range subs {
 		if sub.Status != C {
 			return j
@@ -173,9 +174,9 @@ func firstIndexSub(subs []todostore.Subtask) int {
 // turn plays one agent turn and checks the decision.
 func (s *sim) turn(m, extra int) {
 	t := s.t
-	before := todostore.CloneTodos(s.list)
+	before := todolist.CloneTodos(s.list)
 	progress := s.mutate(m, extra)
-	tr := Turn{Before: before, After: todostore.CloneTodos(s.list), FinalText: finals[extra%len(finals)]}
+	tr := Turn{Before: before, After: todolist.CloneTodos(s.list), FinalText: finals[extra%len(finals)]}
 	switch extra {
 	case 7:
 		tr.Aborted = true
@@ -191,7 +192,7 @@ func (s *sim) turn(m, extra int) {
 
 	if d.Progress != progress {
 		t.Fatalf("Progress = %v, want %v (mutation %d)\nbefore:\n%safter:\n%s", d.Progress, progress, m%14,
-			todostore.FormatList(before), todostore.FormatList(tr.After))
+			todoview.FormatList(before), todoview.FormatList(tr.After))
 	}
 	if progress {
 		s.sinceProgress = 0
@@ -304,8 +305,8 @@ func FuzzBlock(f *testing.F) {
 		f.Add(h)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		l := []todostore.Todo{{Content: text, Status: I, Evidence: text,
-			Subtasks: []todostore.Subtask{{Content: text, Status: P, Evidence: text}}}}
+		l := []todolist.Todo{{Content: text, Status: I, Evidence: text,
+			Subtasks: []todolist.Subtask{{Content: text, Status: P, Evidence: text}}}}
 		_, inner, tail := splitPrompt(t, Block(l))
 		if tail != "" {
 			t.Fatalf("text after the block: %q", tail)

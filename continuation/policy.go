@@ -62,7 +62,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
 )
 
 // MaxNoProgress is how many continuations in a row may go without progress
@@ -81,12 +82,12 @@ type Turn struct {
 	Paused      bool   // the agent successfully called its pause tool
 	PauseReason string // why it paused, shown to the person
 	// Before and After are the list before and after the turn.
-	Before, After []todostore.Todo
+	Before, After []todolist.Todo
 	// First is the first list the agent wrote during the turn, nil when
 	// it wrote none: an agent that writes its list and finishes an item
 	// in one turn made progress from that list, though every item is new
 	// to Before.
-	First     []todostore.Todo
+	First     []todolist.Todo
 	FinalText string // the agent's last reply text (question detection)
 	// Receipt reports whether the item with this key (Completion.Item)
 	// has a receipt: a successful edit or command todosh saw while the
@@ -243,7 +244,7 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 	case t.Aborted:
 		return stop(Aborted, "stopped: turn cancelled")
 	case t.Err != nil:
-		return stop(Failed, "stopped: error: "+todostore.ShortLine(t.Err.Error(), 0))
+		return stop(Failed, "stopped: error: "+todolist.ShortLine(t.Err.Error(), 0))
 	case p.paused:
 		return stop(Paused, pauseLine(p.reason))
 	case open == 0 && len(unverified) == 0:
@@ -264,7 +265,7 @@ func (p *Policy) Decide(t Turn, tools Tools) Decision {
 
 // proceed is the decision to continue with the next continuation of
 // after, the list now.
-func (p *Policy) proceed(after []todostore.Todo, tools Tools, progress bool, unverified []int) Decision {
+func (p *Policy) proceed(after []todolist.Todo, tools Tools, progress bool, unverified []int) Decision {
 	p.lastStop = ""
 	left := leftLine(openCount(after), unverified)
 	p.noProgress++
@@ -291,9 +292,9 @@ func (p *Policy) proceed(after []todostore.Todo, tools Tools, progress bool, unv
 // items done without a receipt.
 func leftLine(open int, unverified []int) string {
 	if open == 0 && len(unverified) > 0 {
-		return todostore.Plural(len(unverified), "item") + " done without a receipt"
+		return todolist.Plural(len(unverified), "item") + " done without a receipt"
 	}
-	return todostore.Plural(open, "open item")
+	return todolist.Plural(open, "open item")
 }
 
 // advance moves the high-water mark with one turn's completions (from
@@ -329,7 +330,7 @@ func (p *Policy) advance(t Turn) (progress bool, unverified []int) {
 	kept := p.unverified[:0]
 	for _, k := range p.unverified {
 		i, ok := at[k]
-		if !ok || t.After[i].Status != todostore.Completed {
+		if !ok || t.After[i].Status != todolist.Completed {
 			continue
 		}
 		if has(k) {
@@ -396,15 +397,15 @@ func Restore(st State) *Policy {
 // ListDigest is a short digest of a list as FormatList renders it: two
 // lists a person would read alike have the same digest. It lets the policy
 // (and its callers) remember a list without keeping its text.
-func ListDigest(todos []todostore.Todo) string {
-	sum := sha256.Sum256([]byte(todostore.FormatList(todos)))
+func ListDigest(todos []todolist.Todo) string {
+	sum := sha256.Sum256([]byte(todoview.FormatList(todos)))
 	return hex.EncodeToString(sum[:12])
 }
 
 // doneLine is the line for a turn that left no open item: "all done" when
 // items remain and all are finished, nothing for a conversation that never
 // had a list.
-func doneLine(before, after []todostore.Todo) string {
+func doneLine(before, after []todolist.Todo) string {
 	switch {
 	case len(after) > 0:
 		return "all done"
@@ -417,7 +418,7 @@ func doneLine(before, after []todostore.Todo) string {
 // pauseLine quotes the pause reason, which is the agent's question to the
 // person: `stopped: paused — "need the API key"`.
 func pauseLine(reason string) string {
-	if r := todostore.ShortLine(reason, 0); r != "" {
+	if r := todolist.ShortLine(reason, 0); r != "" {
 		return "stopped: paused — \"" + r + "\""
 	}
 	return "stopped: paused"

@@ -6,25 +6,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // list builds a normalised list whose item i is "item i" with the given
 // status, so tests read as a row of statuses.
-func list(statuses ...todostore.Status) []todostore.Todo {
-	out := make([]todostore.Todo, len(statuses))
+func list(statuses ...todolist.Status) []todolist.Todo {
+	out := make([]todolist.Todo, len(statuses))
 	for i, s := range statuses {
-		out[i] = todostore.Todo{Content: "item " + string(rune('A'+i)), Status: s}
+		out[i] = todolist.Todo{Content: "item " + string(rune('A'+i)), Status: s}
 	}
-	todostore.Normalize(out)
+	todolist.Normalize(out)
 	return out
 }
 
 const (
-	P = todostore.Pending
-	I = todostore.InProgress
-	C = todostore.Completed
-	X = todostore.Cancelled
+	P = todolist.Pending
+	I = todolist.InProgress
+	C = todolist.Completed
+	X = todolist.Cancelled
 )
 
 var (
@@ -72,14 +72,14 @@ func join(parts ...[]step) []step {
 func progressTurns(n int) []step {
 	out := make([]step, n)
 	for i := range out {
-		before := make([]todostore.Status, n+1)
+		before := make([]todolist.Status, n+1)
 		for j := range before {
 			before[j] = P
 			if j < i {
 				before[j] = C
 			}
 		}
-		after := append([]todostore.Status(nil), before...)
+		after := append([]todolist.Status(nil), before...)
 		after[i] = C
 		out[i] = step{turn: Turn{Before: list(before...), After: list(after...)}}
 	}
@@ -88,7 +88,7 @@ func progressTurns(n int) []step {
 
 func TestDecideRules(t *testing.T) {
 	cont := func(a, open int) string {
-		return "continuing " + string(rune('0'+a)) + "/3 — " + todostore.Plural(open, "open item")
+		return "continuing " + string(rune('0'+a)) + "/3 — " + todolist.Plural(open, "open item")
 	}
 	tests := []struct {
 		name  string
@@ -149,7 +149,7 @@ func TestDecideRules(t *testing.T) {
 		{"pause holds until the person prompts", []step{{turn: Turn{Paused: true, PauseReason: "r", After: open2}, want: `stopped: paused — "r"`},
 			{turn: progress, reason: Paused, want: `stopped: paused — "r"`}}},
 		{"stopped after 3 stays stopped", join(repeat(3, turn(stuck, "")), repeat(2, step{turn: stuck, reason: NoProgress, want: "stopped: 3 attempts without progress"}))},
-		{"/todo clear", []step{turn(stuck, cont(1, 2)), {turn: Turn{Before: open2, After: []todostore.Todo{}}, reason: NoOpenItems, want: "stopped: the list is empty"}}},
+		{"/todo clear", []step{turn(stuck, cont(1, 2)), {turn: Turn{Before: open2, After: []todolist.Todo{}}, reason: NoOpenItems, want: "stopped: the list is empty"}}},
 		{"/todo load resets attempts", join(repeat(3, turn(stuck, "")), []step{{load: true}, turn(stuck, cont(1, 2))})},
 		{"/todo load keeps a pause", []step{{turn: Turn{Paused: true, PauseReason: "r", After: open2}}, {load: true},
 			{turn: stuck, reason: Paused, want: `stopped: paused — "r"`}}},
@@ -262,7 +262,7 @@ func TestEscalation(t *testing.T) {
 }
 
 func BenchmarkDecide(b *testing.B) {
-	l := make([]todostore.Status, 20)
+	l := make([]todolist.Status, 20)
 	for i := range l {
 		l[i] = P
 	}
@@ -274,11 +274,11 @@ func BenchmarkDecide(b *testing.B) {
 }
 
 func BenchmarkProgressed(b *testing.B) {
-	before := make([]todostore.Todo, todostore.MaxTodos)
+	before := make([]todolist.Todo, todolist.MaxTodos)
 	for i := range before {
 		before[i] = td("item number "+string(rune('a'+i%26))+string(rune('a'+i/26)), P, "x", P, "y", P)
 	}
-	after := append(todostore.CloneTodos(before[1:]), before[0]) // moved, nothing done
+	after := append(todolist.CloneTodos(before[1:]), before[0]) // moved, nothing done
 	for b.Loop() {
 		if Progressed(before, after) {
 			b.Fatal("progress")
@@ -290,9 +290,9 @@ func BenchmarkProgressed(b *testing.B) {
 // (Turn.First); items that were done already when the list was written are
 // not progress, however the turn began.
 func TestFirstListProgress(t *testing.T) {
-	item := func(s string, st todostore.Status) todostore.Todo { return todostore.Todo{Content: s, Status: st} }
-	written := []todostore.Todo{item("skeleton", todostore.InProgress), item("parser", todostore.Pending)}
-	finished := []todostore.Todo{item("skeleton", todostore.Completed), item("parser", todostore.Pending)}
+	item := func(s string, st todolist.Status) todolist.Todo { return todolist.Todo{Content: s, Status: st} }
+	written := []todolist.Todo{item("skeleton", todolist.InProgress), item("parser", todolist.Pending)}
+	finished := []todolist.Todo{item("skeleton", todolist.Completed), item("parser", todolist.Pending)}
 	for _, c := range []struct {
 		name string
 		turn Turn

@@ -3,7 +3,7 @@ package continuation
 import (
 	"strings"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // Completion is an item or subtask that became completed in a turn.
@@ -25,8 +25,8 @@ type Completion struct {
 // pairing of the package doc. A new entry that is completed already, a
 // cancellation, a removal, a reorder or a rewording is not a completion,
 // so a model cannot keep itself going by shuffling its list.
-func Completions(before, after []todostore.Todo) []Completion {
-	if todostore.SameTodos(before, after) {
+func Completions(before, after []todolist.Todo) []Completion {
+	if todolist.SameTodos(before, after) {
 		return nil // the turn that changed nothing, without matching items
 	}
 	var out []Completion
@@ -37,11 +37,11 @@ func Completions(before, after []todostore.Todo) []Completion {
 		}
 		b, a := before[j], after[i]
 		key := itemKey(a)
-		if a.Status == todostore.Completed && b.Status != todostore.Completed {
+		if a.Status == todolist.Completed && b.Status != todolist.Completed {
 			out = append(out, Completion{Key: key, Item: key, Pos: i})
 		}
 		for k, l := range pairSubtasks(b.Subtasks, a.Subtasks) {
-			if l >= 0 && b.Subtasks[l].Status != todostore.Completed && a.Subtasks[k].Status == todostore.Completed {
+			if l >= 0 && b.Subtasks[l].Status != todolist.Completed && a.Subtasks[k].Status == todolist.Completed {
 				out = append(out, Completion{Key: subtaskKey(key, a.Subtasks[k]), Item: key, Pos: i})
 			}
 		}
@@ -52,22 +52,22 @@ func Completions(before, after []todostore.Todo) []Completion {
 // Progressed reports whether anything became completed between before
 // and after (Completions), without the high-water mark or receipts the
 // policy adds.
-func Progressed(before, after []todostore.Todo) bool {
+func Progressed(before, after []todolist.Todo) bool {
 	return len(Completions(before, after)) > 0
 }
 
 // ItemKey is the key Completion.Item gives t: its uid, or its content in a
 // list without uids.
-func ItemKey(t todostore.Todo) string { return itemKey(t) }
+func ItemKey(t todolist.Todo) string { return itemKey(t) }
 
-func itemKey(t todostore.Todo) string {
+func itemKey(t todolist.Todo) string {
 	if t.UID != "" {
 		return t.UID
 	}
 	return "c:" + matchKey(t.Content)
 }
 
-func subtaskKey(item string, s todostore.Subtask) string {
+func subtaskKey(item string, s todolist.Subtask) string {
 	if s.UID != "" {
 		return s.UID
 	}
@@ -76,7 +76,7 @@ func subtaskKey(item string, s todostore.Subtask) string {
 
 // openCount is the number of todos with work remaining, counting unknown
 // statuses as open the same way Todo.IsOpen does.
-func openCount(todos []todostore.Todo) int {
+func openCount(todos []todolist.Todo) int {
 	n := 0
 	for _, t := range todos {
 		if t.IsOpen() {
@@ -88,8 +88,8 @@ func openCount(todos []todostore.Todo) int {
 
 // pairTodos pairs every item of after with an item of before: by uid when
 // both lists carry them, else by match.
-func pairTodos(before, after []todostore.Todo) []int {
-	if pair, ok := pairByUID(before, after, func(t todostore.Todo) string { return t.UID }); ok {
+func pairTodos(before, after []todolist.Todo) []int {
+	if pair, ok := pairByUID(before, after, func(t todolist.Todo) string { return t.UID }); ok {
 		return pair
 	}
 	return matchTodos(before, after)
@@ -125,11 +125,11 @@ func pairByUID[T any](before, after []T, uid func(T) string) (pair []int, ok boo
 }
 
 // pairSubtasks pairs subtasks as pairTodos pairs items.
-func pairSubtasks(before, after []todostore.Subtask) []int {
-	if pair, ok := pairByUID(before, after, func(s todostore.Subtask) string { return s.UID }); ok {
+func pairSubtasks(before, after []todolist.Subtask) []int {
+	if pair, ok := pairByUID(before, after, func(s todolist.Subtask) string { return s.UID }); ok {
 		return pair
 	}
-	keys := func(ss []todostore.Subtask) []string {
+	keys := func(ss []todolist.Subtask) []string {
 		out := make([]string, len(ss))
 		for i, s := range ss {
 			out[i] = matchKey(s.Content)
@@ -140,8 +140,8 @@ func pairSubtasks(before, after []todostore.Subtask) []int {
 }
 
 // matchTodos pairs every item of after with an item of before; see match.
-func matchTodos(before, after []todostore.Todo) []int {
-	keys := func(ts []todostore.Todo) []string {
+func matchTodos(before, after []todolist.Todo) []int {
+	keys := func(ts []todolist.Todo) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
 			out[i] = matchKey(t.Content)

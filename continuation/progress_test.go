@@ -5,26 +5,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
 )
 
 // td is a todo with the given text and status; subtasks are given as
 // pairs of text and status.
-func td(content string, st todostore.Status, subs ...any) todostore.Todo {
-	t := todostore.Todo{Content: content, Status: st}
+func td(content string, st todolist.Status, subs ...any) todolist.Todo {
+	t := todolist.Todo{Content: content, Status: st}
 	for i := 0; i+1 < len(subs); i += 2 {
-		t.Subtasks = append(t.Subtasks, todostore.Subtask{Content: subs[i].(string), Status: subs[i+1].(todostore.Status)})
+		t.Subtasks = append(t.Subtasks, todolist.Subtask{Content: subs[i].(string), Status: subs[i+1].(todolist.Status)})
 	}
 	return t
 }
 
-func items(ts ...todostore.Todo) []todostore.Todo { return ts }
+func items(ts ...todolist.Todo) []todolist.Todo { return ts }
 
 func TestProgressed(t *testing.T) {
 	a, b, c := td("write parser", P), td("write tests", P), td("update docs", P)
 	tests := []struct {
 		name          string
-		before, after []todostore.Todo
+		before, after []todolist.Todo
 		want          bool
 	}{
 		{"nothing changed", items(a, b), items(a, b), false},
@@ -60,7 +61,7 @@ func TestProgressed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Progressed(tt.before, tt.after); got != tt.want {
 				t.Fatalf("Progressed = %v, want %v\nbefore:\n%safter:\n%s", got, tt.want,
-					todostore.FormatList(tt.before), todostore.FormatList(tt.after))
+					todoview.FormatList(tt.before), todoview.FormatList(tt.after))
 			}
 		})
 	}
@@ -96,8 +97,8 @@ func TestMatch(t *testing.T) {
 }
 
 // uid is a todo as the store gives it, with its stable id.
-func uid(id, content string, st todostore.Status) todostore.Todo {
-	return todostore.Todo{UID: id, Content: content, Status: st}
+func uid(id, content string, st todolist.Status) todolist.Todo {
+	return todolist.Todo{UID: id, Content: content, Status: st}
 }
 
 // The high-water mark and receipts (issue 26): only a first completion by
@@ -113,7 +114,7 @@ func TestHighWaterMark(t *testing.T) {
 	all := func(string) bool { return true }
 	only := func(k string) func(string) bool { return func(s string) bool { return s == k } }
 	type turn struct {
-		before, after []todostore.Todo
+		before, after []todolist.Todo
 		receipt       func(string) bool
 		progress      bool
 		unverified    []int

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/todostore"
 )
@@ -267,7 +269,7 @@ func versionIn(line, shape string) string {
 // the agent's: what it printed, and what the agent prints.
 func notTheAgent(b *backends.Backend, path, line string) backends.Problem {
 	what := fmt.Sprintf("%s: %s does not look like %s: its %s printed %q, where %s prints %q",
-		b.Name, path, b.Bin, b.VersionFlag, todostore.ShortLine(line, 60), b.Bin, fmt.Sprintf(b.VersionLine, "1.2.3"))
+		b.Name, path, b.Bin, b.VersionFlag, todolist.ShortLine(line, 60), b.Bin, fmt.Sprintf(b.VersionLine, "1.2.3"))
 	if line == "" {
 		what = fmt.Sprintf("%s: %s does not look like %s: its %s printed nothing", b.Name, path, b.Bin, b.VersionFlag)
 	}

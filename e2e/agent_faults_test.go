@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/creack/pty"
-	"github.com/todosh/todosh/todostore"
 	"golang.org/x/sys/unix"
 )
 
@@ -279,8 +281,8 @@ func TestAgentQwenAndPi(t *testing.T) {
 				t.Errorf("prompt not on stdin only: argv %q, stdin %q", runs[0].Argv, runs[0].Stdin)
 			}
 			sess := h.onlySession(t)
-			if !todostore.AllDone(sess.Todos) || len(sess.Todos) != 3 || sess.Agent == nil || sess.Agent.Session != c.session {
-				t.Errorf("session %+v:\n%s", sess.Agent, todostore.FormatList(sess.Todos))
+			if !todolist.AllDone(sess.Todos) || len(sess.Todos) != 3 || sess.Agent == nil || sess.Agent.Session != c.session {
+				t.Errorf("session %+v:\n%s", sess.Agent, todoview.FormatList(sess.Todos))
 			}
 		})
 	}

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/internal/procgroup"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
@@ -335,11 +338,11 @@ func TestAgentCLIContinuesThroughOwnSession(t *testing.T) {
 
 			sess := h.onlySession(t)
 			wantList := strings.TrimPrefix(want[len(want)-1], "todos:\n")
-			if got := todostore.FormatList(sess.Todos); got != wantList {
+			if got := todoview.FormatList(sess.Todos); got != wantList {
 				t.Errorf("list on disk:\n%s\nwant the transcripts' last list:\n%s", got, wantList)
 			}
-			if !todostore.AllDone(sess.Todos) {
-				t.Errorf("list on disk is not done:\n%s", todostore.FormatList(sess.Todos))
+			if !todolist.AllDone(sess.Todos) {
+				t.Errorf("list on disk is not done:\n%s", todoview.FormatList(sess.Todos))
 			}
 			wantRef := todostore.AgentRef{Kind: c.kind, Session: c.session}
 			if sess.Agent == nil || sess.Agent.Kind != wantRef.Kind || sess.Agent.Session != wantRef.Session {
@@ -383,7 +386,7 @@ func (h home) seedSession(t *testing.T, id, cwd string) []byte {
 	t.Helper()
 	if _, err := h.store().Update(id, func(s *todostore.Session) error {
 		s.Cwd = cwd
-		s.Todos = []todostore.Todo{{Content: "keep me", Status: todostore.Pending}}
+		s.Todos = []todolist.Todo{{Content: "keep me", Status: todolist.Pending}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -51,11 +53,11 @@ func writeSessions(b *testing.B, store *todostore.Store, n int) {
 		id := fmt.Sprintf("20260101-000000-%05d", i)
 		at := base.Add(time.Duration(i) * time.Minute)
 		sess := &todostore.Session{
-			Version: todostore.FormatVersion, Session: id, CreatedAt: at, UpdatedAt: at, Cwd: "/home/ana/src/project",
-			Todos: []todostore.Todo{
-				{ID: "1", Content: "Create project skeleton", Status: todostore.Completed},
-				{ID: "2", Content: fmt.Sprintf("Implement part %d", i), Status: todostore.InProgress},
-				{ID: "3", Content: "Write unit tests", Status: todostore.Pending},
+			Version: todolist.FormatVersion, Session: id, CreatedAt: at, UpdatedAt: at, Cwd: "/home/ana/src/project",
+			Todos: []todolist.Todo{
+				{ID: "1", Content: "Create project skeleton", Status: todolist.Completed},
+				{ID: "2", Content: fmt.Sprintf("Implement part %d", i), Status: todolist.InProgress},
+				{ID: "3", Content: "Write unit tests", Status: todolist.Pending},
 			},
 		}
 		data, err := todostore.Encode(sess)

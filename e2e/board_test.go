@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/board/boardtest"
@@ -262,7 +264,7 @@ func TestBoardSession(t *testing.T) {
 	}
 	h.assertList(t, "s1", "write the parser")
 	sess, _ := h.store().Load("s1")
-	if l, ok := boardcmd.LinkOf(sess.Todos[0]); !ok || l.ID != a || sess.Todos[0].Status != todostore.InProgress {
+	if l, ok := boardcmd.LinkOf(sess.Todos[0]); !ok || l.ID != a || sess.Todos[0].Status != todolist.InProgress {
 		t.Fatalf("the claimed todo: %+v", sess.Todos[0])
 	}
 	// The person completes it in the shell: the board item is done.
@@ -288,7 +290,7 @@ func TestBoardSession(t *testing.T) {
 	if r := h.script(t, dir, "/board claim "+b+"\n", "--session", "s2"); r.code != 0 {
 		t.Fatalf("/board claim again: %d %s", r.code, r.stderr)
 	}
-	if sess, _ := h.store().Load("s2"); len(sess.Todos) != 1 || sess.Todos[0].Status != todostore.InProgress {
+	if sess, _ := h.store().Load("s2"); len(sess.Todos) != 1 || sess.Todos[0].Status != todolist.InProgress {
 		t.Fatalf("claimed again, the todo is %+v", sess.Todos)
 	}
 
@@ -309,7 +311,7 @@ func TestBoardSession(t *testing.T) {
 		t.Fatalf("board_done = %q", text)
 	}
 	sess, _ = h.store().Load("s3")
-	if sess.Todos[0].Status != todostore.Completed || sess.Todos[0].Evidence != "go test ./... passes" {
+	if sess.Todos[0].Status != todolist.Completed || sess.Todos[0].Evidence != "go test ./... passes" {
 		t.Fatalf("after board_done the list has %+v", sess.Todos[0])
 	}
 	if out := h.boardOK(t, dir, "show", c); !strings.Contains(out, "evidence:   go test ./... passes") {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -315,7 +317,7 @@ func TestConcurrentStore(t *testing.T) {
 			t.Errorf("history of %s: %v", id, err)
 		}
 		sess, _ := store.Load(id)
-		if n := len(lines); n == 0 || sess == nil || !todostore.SameTodos(lines[n-1].Todos, sess.Todos) {
+		if n := len(lines); n == 0 || sess == nil || !todolist.SameTodos(lines[n-1].Todos, sess.Todos) {
 			t.Errorf("history of %s does not end with its file's list", id)
 		}
 	}
@@ -515,12 +517,12 @@ func concurrentPositions(t *testing.T, h home) {
 	count := map[string]int{}
 	for _, td := range sess.Todos {
 		for _, st := range td.Subtasks {
-			if st.Origin == todostore.OriginPerson {
+			if st.Origin == todolist.OriginPerson {
 				parent[st.Content] = td.Content
 				count[st.Content]++
 			}
 			_, want := ticked[st.UID]
-			if got := st.Status == todostore.Completed; got != want {
+			if got := st.Status == todolist.Completed; got != want {
 				t.Errorf("subtask %s %q: completed %v, acknowledged tick %v (a tick by position landed on another subtask)", st.UID, st.Content, got, want)
 			}
 		}

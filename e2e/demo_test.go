@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent/modelapi"
 	"github.com/todosh/todosh/todostore"
 )
@@ -83,11 +85,11 @@ func (h home) assertDemoFinished(t *testing.T) {
 		t.Fatalf("session on disk has %d items, want the demo's 3: %+v", len(sess.Todos), sess.Todos)
 	}
 	for _, td := range sess.Todos {
-		if td.Status != todostore.Completed {
+		if td.Status != todolist.Completed {
 			t.Errorf("item %s %q is %s, want completed", td.ID, td.Content, td.Status)
 		}
 		for _, st := range td.Subtasks {
-			if st.Status != todostore.Completed {
+			if st.Status != todolist.Completed {
 				t.Errorf("subtask %s %q is %s, want completed", st.ID, st.Content, st.Status)
 			}
 		}
@@ -105,7 +107,7 @@ func (h home) assertNotContinued(t *testing.T) {
 	if len(sess.Todos) != 3 || len(sess.Todos[1].Subtasks) != 3 {
 		t.Fatalf("session on disk is not the demo's first plan: %+v", sess.Todos)
 	}
-	for i, want := range []todostore.Status{todostore.Completed, todostore.Pending, todostore.Pending} {
+	for i, want := range []todolist.Status{todolist.Completed, todolist.Pending, todolist.Pending} {
 		if st := sess.Todos[1].Subtasks[i]; st.Status != want {
 			t.Errorf("subtask %s %q is %s, want %s (the continuation must not have run)", st.ID, st.Content, st.Status, want)
 		}

@@ -20,6 +20,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/creack/pty"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
@@ -497,12 +500,12 @@ func parseJSONL(t testing.TB, stdout string) []jsonlEvent {
 }
 
 // jsonlTodos is the list of a todo_list event.
-func (ev jsonlEvent) todos() []todostore.Todo {
-	todos := []todostore.Todo{}
+func (ev jsonlEvent) todos() []todolist.Todo {
+	todos := []todolist.Todo{}
 	for _, it := range ev.Items {
-		td := todostore.Todo{Content: it.Content, Status: todostore.Status(it.Status), Evidence: it.Evidence}
+		td := todolist.Todo{Content: it.Content, Status: todolist.Status(it.Status), Evidence: it.Evidence}
 		for _, s := range it.Subtasks {
-			td.Subtasks = append(td.Subtasks, todostore.Subtask{Content: s.Content, Status: todostore.Status(s.Status), Evidence: s.Evidence})
+			td.Subtasks = append(td.Subtasks, todolist.Subtask{Content: s.Content, Status: todolist.Status(s.Status), Evidence: s.Evidence})
 		}
 		todos = append(todos, td)
 	}
@@ -536,7 +539,7 @@ func jsonlAsText(t testing.TB, stdout string) string {
 		case "tool_call":
 			b.WriteString("  ⏺ " + ev.Text + "\n")
 		case "todo_list":
-			b.WriteString(todostore.FormatList(ev.todos()))
+			b.WriteString(todoview.FormatList(ev.todos()))
 		case "continuation", "notice", "output":
 			if ev.Text != "" {
 				b.WriteString(strings.TrimSuffix(ev.Text, "\n") + "\n")
@@ -556,7 +559,7 @@ func sameTodos(a, b []byte) bool {
 	if errA != nil || errB != nil {
 		return string(a) == string(b)
 	}
-	return todostore.SameTodos(x.Todos, y.Todos) && x.Rev == y.Rev
+	return todolist.SameTodos(x.Todos, y.Todos) && x.Rev == y.Rev
 }
 
 // killProcess ends process pid at once, where todosh failed to.

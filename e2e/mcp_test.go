@@ -13,12 +13,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/board/boardcmd"
 	"github.com/todosh/todosh/internal/testenv"
-	"github.com/todosh/todosh/todostore"
 )
 
 // mcpConnect starts `todosh mcp ARGS...` in dir and connects the SDK's own
@@ -126,7 +128,7 @@ func TestMCPTools(t *testing.T) {
 	}
 	after, _ := h.store().Load("m1")
 	if !reflect.DeepEqual(before.Todos, after.Todos) || after.Paused {
-		t.Errorf("a refused call changed the list:\n%s", todostore.FormatList(after.Todos))
+		t.Errorf("a refused call changed the list:\n%s", todoview.FormatList(after.Todos))
 	}
 	// An unknown tool is the protocol's error, not a crash.
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "todo_delete"}); err == nil {
@@ -142,7 +144,7 @@ func TestMCPTools(t *testing.T) {
 	}
 	mcpCall(t, cs, todotools.Tick, map[string]any{"id": "1.2"})
 	s, _ := h.store().Load("m1")
-	if s.Todos[0].Status != todostore.Completed {
+	if s.Todos[0].Status != todolist.Completed {
 		t.Errorf("item 1 is %s after ticking both subtasks, want completed", s.Todos[0].Status)
 	}
 
@@ -256,11 +258,11 @@ func TestMCPConcurrentWithShell(t *testing.T) {
 	}
 	for i := range shells {
 		if !got[fmt.Sprintf("person %d", i)] {
-			t.Errorf("person %d was lost:\n%s", i, todostore.FormatList(s.Todos))
+			t.Errorf("person %d was lost:\n%s", i, todoview.FormatList(s.Todos))
 		}
 	}
 	if !got["agent item"] {
-		t.Errorf("the agent's item was lost:\n%s", todostore.FormatList(s.Todos))
+		t.Errorf("the agent's item was lost:\n%s", todoview.FormatList(s.Todos))
 	}
 	// The open shell shows the server's last write without a command. How
 	// the writes interleave decides whether it prints the whole list or a
@@ -374,9 +376,9 @@ func TestMCPTickAfterMove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, p := s.Todos[0], s.Todos[1]; d.Content != "Docs" || d.Subtasks[0].Status != todostore.Pending || d.Subtasks[0].Evidence != "" ||
-		p.Content != "Parser" || p.Subtasks[0].Status != todostore.Completed || p.Subtasks[0].Evidence != "TestQuoted" {
-		t.Errorf("the tick and its evidence landed on the wrong item:\n%s", todostore.FormatList(s.Todos))
+	if d, p := s.Todos[0], s.Todos[1]; d.Content != "Docs" || d.Subtasks[0].Status != todolist.Pending || d.Subtasks[0].Evidence != "" ||
+		p.Content != "Parser" || p.Subtasks[0].Status != todolist.Completed || p.Subtasks[0].Evidence != "TestQuoted" {
+		t.Errorf("the tick and its evidence landed on the wrong item:\n%s", todoview.FormatList(s.Todos))
 	}
 }
 
@@ -435,6 +437,6 @@ func TestMCPWriteNeverUndoesThePerson(t *testing.T) {
 		t.Errorf("todo_write naming position 1 after the person's rename: %v %s", isErr, text)
 	}
 	if s, _ := h.store().Load("pw2"); len(s.Todos) != 2 || s.Todos[0].Content != "Write the CSV parser" {
-		t.Errorf("after position 1 was renamed: %s", todostore.FormatList(s.Todos))
+		t.Errorf("after position 1 was renamed: %s", todoview.FormatList(s.Todos))
 	}
 }

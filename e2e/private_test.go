@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/internal/testenv"
-	"github.com/todosh/todosh/todostore"
 )
 
 // These tests check issue 11 through the built binary: what todosh writes
@@ -307,7 +308,7 @@ func TestModelSeesQuotedList(t *testing.T) {
 // texts with want.
 func checkDecoded(t *testing.T, what, body string, want []string) {
 	t.Helper()
-	todos, err := todostore.DecodeModelList(body)
+	todos, err := todoview.DecodeModelList(body)
 	if err != nil {
 		t.Fatalf("%s does not decode: %v\n%s", what, err, body)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/textwidth"
 )
 
 var updateScreens = flag.Bool("screens.update", false, "rewrite testdata/screens/*.golden")
@@ -91,7 +91,7 @@ func TestScreenWidths(t *testing.T) {
 						if i < 0 {
 							i = strings.Index(l, "(0/1)")
 						}
-						at = append(at, todostore.Width(l[:i]))
+						at = append(at, textwidth.Width(l[:i]))
 					}
 				}
 				if len(at) != 3 || at[1] != 40 || at[2] != 40 {
@@ -178,7 +178,7 @@ func TestLiveRegionResize(t *testing.T) {
 		t.Errorf("a status line was left behind after the resize:\n%s", screen)
 	}
 	for _, l := range strings.Split(screen, "\n") {
-		if todostore.Width(l) > 60 {
+		if textwidth.Width(l) > 60 {
 			t.Errorf("line wider than the window: %q", l)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/textwidth"
 )
 
 // Keys as a terminal sends them.
@@ -29,7 +29,7 @@ func TestTerminalCommandsAndProgressPrompt(t *testing.T) {
 		t.Errorf("banner %q does not name the session and the agent", banner)
 	}
 	for _, line := range strings.Split(banner, "\n") {
-		if w := todostore.Width(line); w > 80 {
+		if w := textwidth.Width(line); w > 80 {
 			t.Errorf("banner line of %d columns: %q", w, line)
 		}
 	}

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/textwidth"
+
 	"github.com/todosh/todosh/internal/testenv"
-	"github.com/todosh/todosh/todostore"
 )
 
 // The words of a session in a window resized mid-turn: a key in the
@@ -74,7 +75,7 @@ func TestTurnWordsAfterResize(t *testing.T) {
 	// whole: each ends its quote.
 	after := screen[strings.Index(screen, "you took over"):]
 	for _, l := range strings.Split(after, "\n") {
-		if w := todostore.Width(l); w > 48 {
+		if w := textwidth.Width(l); w > 48 {
 			t.Errorf("a line is %d wide in a window of 48: %q", w, l)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent/clis"
 	"github.com/todosh/todosh/todostore"
 )
@@ -48,7 +50,7 @@ func FuzzParseInput(f *testing.F) {
 		}
 		res, err := clis.MapHookCall(agent, clis.HookCall{Tool: in.ToolName, Input: in.ToolInput, Response: in.ToolResponse}, nil)
 		if err == nil && res.HasList {
-			todostore.Normalize(res.Todos)
+			todolist.Normalize(res.Todos)
 			for _, td := range res.Todos {
 				if strings.TrimSpace(td.Content) == "" {
 					t.Fatalf("empty item from %q", data)

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
 )
@@ -17,7 +19,7 @@ import (
 // StopIn is what the stop gate decides from.
 type StopIn struct {
 	// Todos is the session's list now; Paused and PauseReason its pause.
-	Todos       []todostore.Todo
+	Todos       []todolist.Todo
 	Paused      bool
 	PauseReason string
 	// Reply is the agent's last reply text (a question stops the gate).
@@ -82,7 +84,7 @@ func Stop(in StopIn) StopOut {
 	}
 	// The policy's line names the stop; the person needs it when work is
 	// left or when the gate had been continuing.
-	if d.Line != "" && (st.PerPrompt > 0 || todostore.CountTodos(in.Todos).Open() > 0) {
+	if d.Line != "" && (st.PerPrompt > 0 || todolist.CountTodos(in.Todos).Open() > 0) {
 		out.Say = "todosh: " + d.Line
 	}
 	return out
@@ -90,12 +92,12 @@ func Stop(in StopIn) StopOut {
 
 // snapshot keeps of a list what progress is measured by: each item's and
 // subtask's stable id, text and status.
-func snapshot(todos []todostore.Todo) []todostore.Todo {
-	out := make([]todostore.Todo, len(todos))
+func snapshot(todos []todolist.Todo) []todolist.Todo {
+	out := make([]todolist.Todo, len(todos))
 	for i, t := range todos {
-		out[i] = todostore.Todo{Content: t.Content, Status: t.Status, UID: t.UID}
+		out[i] = todolist.Todo{Content: t.Content, Status: t.Status, UID: t.UID}
 		for _, s := range t.Subtasks {
-			out[i].Subtasks = append(out[i].Subtasks, todostore.Subtask{Content: s.Content, Status: s.Status, UID: s.UID})
+			out[i].Subtasks = append(out[i].Subtasks, todolist.Subtask{Content: s.Content, Status: s.Status, UID: s.UID})
 		}
 	}
 	return out
@@ -127,7 +129,7 @@ func IsPersonPrompt(prompt string, st *todostore.HookState) bool {
 // PersonPrompt is the hook state after the person's prompt: the counters
 // and the escalation start again, progress is measured from the list as
 // it is now.
-func PersonPrompt(todos []todostore.Todo, st *todostore.HookState) todostore.HookState {
+func PersonPrompt(todos []todolist.Todo, st *todostore.HookState) todostore.HookState {
 	next := todostore.HookState{Before: snapshot(todos)}
 	if st != nil {
 		next.Given, next.Held, next.Offered = st.Given, st.Held, st.Offered
@@ -145,7 +147,7 @@ const contextLead = "The todo list of this session was changed outside your todo
 // items are open (a resume or a compaction, when the agent may have lost
 // it); otherwise it is given only when it differs from what the agent
 // last wrote or was given. "" when there is nothing to give.
-func Context(todos []todostore.Todo, st *todostore.HookState, always bool) (string, todostore.HookState) {
+func Context(todos []todolist.Todo, st *todostore.HookState, always bool) (string, todostore.HookState) {
 	var next todostore.HookState
 	if st != nil {
 		next = *st
@@ -167,14 +169,14 @@ func Context(todos []todostore.Todo, st *todostore.HookState, always bool) (stri
 
 // Given is the hook state after the agent wrote list through its own
 // tool: that is the list it knows.
-func Given(list []todostore.Todo, st *todostore.HookState) todostore.HookState {
+func Given(list []todolist.Todo, st *todostore.HookState) todostore.HookState {
 	var next todostore.HookState
 	if st != nil {
 		next = *st
-		next.Before = todostore.CloneTodos(st.Before)
+		next.Before = todolist.CloneTodos(st.Before)
 	}
-	l := todostore.CloneTodos(list)
-	todostore.Normalize(l)
+	l := todolist.CloneTodos(list)
+	todolist.Normalize(l)
 	next.Given = continuation.ListDigest(l)
 	return next
 }

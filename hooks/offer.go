@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -39,11 +41,11 @@ func heldKeys(texts []string) []string {
 // afterCall is the hook state after the agent's tool was called and left
 // its tool holding texts: what it holds, and what was offered and is
 // still not held.
-func afterCall(todos []todostore.Todo, texts []string, st todostore.HookState) todostore.HookState {
+func afterCall(todos []todolist.Todo, texts []string, st todostore.HookState) todostore.HookState {
 	st.Held = heldKeys(texts)
 	var offered []string
 	for _, k := range st.Offered {
-		if !slices.Contains(st.Held, k) && slices.ContainsFunc(todos, func(t todostore.Todo) bool { return itemKey(t.Content) == k }) {
+		if !slices.Contains(st.Held, k) && slices.ContainsFunc(todos, func(t todolist.Todo) bool { return itemKey(t.Content) == k }) {
 			offered = append(offered, k)
 		}
 	}
@@ -54,7 +56,7 @@ func afterCall(todos []todostore.Todo, texts []string, st todostore.HookState) t
 // notHeld are the indexes of the open items of todos the agent's tool does
 // not hold; none while nothing is known of what it holds (a session from
 // before todosh kept it).
-func notHeld(todos []todostore.Todo, st *todostore.HookState) []int {
+func notHeld(todos []todolist.Todo, st *todostore.HookState) []int {
 	if st == nil || st.Held == nil {
 		return nil
 	}
@@ -70,7 +72,7 @@ func notHeld(todos []todostore.Todo, st *todostore.HookState) []int {
 // waiting reports whether every open item of todos is one the agent was
 // never offered: then the agent has no open work of its own, and the gate
 // lets it stop; the items reach it at the person's next prompt.
-func waiting(todos []todostore.Todo, st *todostore.HookState) (n int, all bool) {
+func waiting(todos []todolist.Todo, st *todostore.HookState) (n int, all bool) {
 	open := 0
 	for _, t := range todos {
 		if t.IsOpen() {
@@ -87,8 +89,8 @@ func waiting(todos []todostore.Todo, st *todostore.HookState) (n int, all bool) 
 
 // offeredOnly is todos without the open items the agent was never
 // offered, the list the gate decides on when it has no other open work.
-func offeredOnly(todos []todostore.Todo, st *todostore.HookState) []todostore.Todo {
-	out := make([]todostore.Todo, 0, len(todos))
+func offeredOnly(todos []todolist.Todo, st *todostore.HookState) []todolist.Todo {
+	out := make([]todolist.Todo, 0, len(todos))
 	for _, t := range todos {
 		if k := itemKey(t.Content); t.IsOpen() && st != nil && st.Held != nil && !slices.Contains(st.Held, k) && !slices.Contains(st.Offered, k) {
 			continue
@@ -103,7 +105,7 @@ func offeredOnly(todos []todostore.Todo, st *todostore.HookState) []todostore.To
 // them offered; "" when there are none. Items are named by their position
 // in the list block that follows, which the lines say is not an id of the
 // agent's tool, and never by their text outside the block.
-func offer(todos []todostore.Todo, st *todostore.HookState, tool string) (string, todostore.HookState) {
+func offer(todos []todolist.Todo, st *todostore.HookState, tool string) (string, todostore.HookState) {
 	var next todostore.HookState
 	if st != nil {
 		next = *st

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/clis"
 	"github.com/todosh/todosh/continuation"
@@ -83,18 +85,18 @@ func Run(cfg Config, agentName, kind string, stdin io.Reader, stdout, stderr io.
 	}
 	out, notices, err := run(cfg, agentName, kind, stdin)
 	for _, n := range notices {
-		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todostore.ShortLine(n, 300))
+		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todolist.ShortLine(n, 300))
 	}
 	if err != nil && storeUnusable(err) {
 		// The agents show a hook's stderr when it exits 1 (a non-blocking
 		// error; 2 would block): the person learns that todosh is not
 		// keeping the list, and how to find out why.
 		fmt.Fprintf(stderr, "todosh hook %s %s: todosh cannot use its store, the list is not kept: run todosh hooks status (%s)\n",
-			agentName, kind, todostore.ShortLine(err.Error(), 240))
+			agentName, kind, todolist.ShortLine(err.Error(), 240))
 		return ExitStoreUnusable
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todostore.ShortLine(err.Error(), 300))
+		fmt.Fprintf(stderr, "todosh hook %s %s: %s\n", agentName, kind, todolist.ShortLine(err.Error(), 300))
 		return 0
 	}
 	if len(out) > 0 {
@@ -162,7 +164,7 @@ func (h *hook) exists() (bool, error) {
 
 // commit changes the session as the agent's change.
 func (h *hook) commit(fn func(s *todostore.Session) error) error {
-	_, _, err := h.cfg.Store.Commit(h.id, todostore.ByAgent, fn)
+	_, _, err := h.cfg.Store.Commit(h.id, todolist.ByAgent, fn)
 	return err
 }
 
@@ -214,7 +216,7 @@ func (h *hook) stop() ([]byte, []string, error) {
 		}
 		out = Stop(in)
 		if all {
-			out.Say = "todosh: the agent gets your " + todostore.Plural(n, "new item") + " with your next prompt"
+			out.Say = "todosh: the agent gets your " + todolist.Plural(n, "new item") + " with your next prompt"
 		}
 		if out.Continue {
 			add, next := offer(s.Todos, &out.State, addTool(tools.Todo))

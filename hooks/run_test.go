@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/internal/testenv"
@@ -235,7 +237,7 @@ func TestRunEveryAgent(t *testing.T) {
 			}
 			// The person edits the list in todosh, then sends a prompt.
 			if _, err := h.store.Update(a.Name+"-sess-1", func(s *todostore.Session) error {
-				s.Todos = append(s.Todos, todostore.Todo{Content: "four", Status: todostore.Pending, Origin: todostore.OriginPerson})
+				s.Todos = append(s.Todos, todolist.Todo{Content: "four", Status: todolist.Pending, Origin: todolist.OriginPerson})
 				return nil
 			}); err != nil {
 				t.Fatal(err)
@@ -406,7 +408,7 @@ func TestPersonItemReachesAgent(t *testing.T) {
 				t.Fatalf("stop when done: %v", m)
 			}
 			if _, err := h.store.Update(a.Name+"-sess-1", func(s *todostore.Session) error {
-				s.Todos = append(s.Todos, todostore.Todo{Content: "write the README", Status: todostore.Pending, Origin: todostore.OriginPerson})
+				s.Todos = append(s.Todos, todolist.Todo{Content: "write the README", Status: todolist.Pending, Origin: todolist.OriginPerson})
 				return nil
 			}); err != nil {
 				t.Fatal(err)
@@ -454,7 +456,7 @@ func TestPersonItemClaudeTasks(t *testing.T) {
 	}
 	create("1", "one")
 	if _, err := h.store.Update("claude-sess-1", func(s *todostore.Session) error {
-		s.Todos = append(s.Todos, todostore.Todo{Content: "write the README", Status: todostore.Pending, Origin: todostore.OriginPerson})
+		s.Todos = append(s.Todos, todolist.Todo{Content: "write the README", Status: todolist.Pending, Origin: todolist.OriginPerson})
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package hooks
 import (
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/todolist"
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -27,7 +28,7 @@ func (h *hook) work(call clis.HookCall) ([]byte, []string, error) {
 // log holds a receipt for an item. The hooks see every tool call of the
 // agent, so a completion counts only with one. nil (the status rule)
 // when the log cannot be read, with the cause.
-func (h *hook) receipts() (func(string) bool, *todostore.Summary, error) {
+func (h *hook) receipts() (func(string) bool, *todolist.Summary, error) {
 	log, err := h.cfg.Store.Work(h.id)
 	if err != nil {
 		return nil, nil, err
@@ -46,13 +47,13 @@ func (h *hook) receipts() (func(string) bool, *todostore.Summary, error) {
 // keepFirst records in next the list the agent just wrote when it is its
 // first since the last stop or the person's prompt (prev has none), so
 // the gate measures a list made and finished between two stops from it.
-func keepFirst(next, prev *todostore.HookState, todos []todostore.Todo) {
+func keepFirst(next, prev *todostore.HookState, todos []todolist.Todo) {
 	if prev != nil && prev.First != nil {
-		next.First = todostore.CloneTodos(prev.First)
+		next.First = todolist.CloneTodos(prev.First)
 		return
 	}
 	next.First = snapshot(todos)
 	if next.First == nil {
-		next.First = []todostore.Todo{}
+		next.First = []todolist.Todo{}
 	}
 }

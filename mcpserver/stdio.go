@@ -17,15 +17,15 @@ import (
 	"io"
 	"sync"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/todosh/todosh/todostore"
 )
 
 // DefaultMaxFrame bounds one frame in bytes: twice the largest session
 // file, more than any valid tool call needs.
-const DefaultMaxFrame = 2 * todostore.MaxFileSize
+const DefaultMaxFrame = 2 * todolist.MaxFileSize
 
 // Stdio is the transport of `todosh mcp`: newline-delimited JSON-RPC on In
 // and Out (stdin and stdout). Each line is checked by CheckFrame; a bad one

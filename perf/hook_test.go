@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -28,7 +30,7 @@ func BenchmarkHookEvent(b *testing.B) {
 	id := todostore.MirrorID("claude", "bench")
 	if _, err := store.Update(id, func(s *todostore.Session) error {
 		s.Todos = list(10, 0)
-		s.Todos[0].Status = todostore.InProgress
+		s.Todos[0].Status = todolist.InProgress
 		return nil
 	}); err != nil {
 		b.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/todosh/todosh/agent"
@@ -76,20 +78,20 @@ func pairUpTo(b *testing.B, limit int, floor func() error, op func(i int) error)
 func cpu() time.Duration { return benchcpu.WithChildren() }
 
 // list is n items of typical text, each with subs subtasks.
-func list(n, subs int) []todostore.Todo {
-	var l []todostore.Todo
+func list(n, subs int) []todolist.Todo {
+	var l []todolist.Todo
 	for i := 0; i < n; i++ {
-		t := todostore.Todo{Content: fmt.Sprintf("item %d: implement the part of the feature that handles case %d", i, i), Status: todostore.Pending}
+		t := todolist.Todo{Content: fmt.Sprintf("item %d: implement the part of the feature that handles case %d", i, i), Status: todolist.Pending}
 		for j := 0; j < subs; j++ {
-			t.Subtasks = append(t.Subtasks, todostore.Subtask{Content: fmt.Sprintf("step %d of item %d, checked by its test", j, i), Status: todostore.Pending})
+			t.Subtasks = append(t.Subtasks, todolist.Subtask{Content: fmt.Sprintf("step %d of item %d, checked by its test", j, i), Status: todolist.Pending})
 		}
 		l = append(l, t)
 	}
-	todostore.Normalize(l)
+	todolist.Normalize(l)
 	return l
 }
 
-func newStore(b *testing.B, id string, todos []todostore.Todo) *todostore.Store {
+func newStore(b *testing.B, id string, todos []todolist.Todo) *todostore.Store {
 	b.Helper()
 	s := todostore.Open(b.TempDir())
 	if _, err := s.Update(id, func(sess *todostore.Session) error { sess.Todos = todos; return nil }); err != nil {
@@ -134,20 +136,20 @@ func BenchmarkChange(b *testing.B) {
 		b.Run(fmt.Sprintf("items=%d,subtasks=%d", size.items, size.items*size.subs), func(b *testing.B) {
 			s := newStore(b, "bench", list(size.items, size.subs))
 			change := func(i int) error {
-				_, changed, err := s.Commit("bench", todostore.ByYou, func(sess *todostore.Session) error {
+				_, changed, err := s.Commit("bench", todolist.ByYou, func(sess *todostore.Session) error {
 					k := i % size.items
 					if size.subs > 0 {
-						st := todostore.Completed
+						st := todolist.Completed
 						if sess.Todos[k].Subtasks[0].Status == st {
-							st = todostore.Pending
+							st = todolist.Pending
 						}
-						return todostore.SetSubtaskStatus(sess.Todos, k, 0, st)
+						return todolist.SetSubtaskStatus(sess.Todos, k, 0, st)
 					}
-					st := todostore.Completed
+					st := todolist.Completed
 					if sess.Todos[k].Status == st {
-						st = todostore.Pending
+						st = todolist.Pending
 					}
-					return todostore.SetStatus(sess.Todos, k, st)
+					return todolist.SetStatus(sess.Todos, k, st)
 				})
 				if err == nil && !changed {
 					err = fmt.Errorf("change %d changed nothing", i)
@@ -217,7 +219,7 @@ func (lazy) RunTurn(_ context.Context, _ agent.Turn, emit func(agent.Event)) (ag
 // (the prompt's rule, loads, the todo context, the render). Target:
 // ratio ≤ 1.5.
 func BenchmarkUnchangedTurn(b *testing.B) {
-	runner := func(todos []todostore.Todo) *repl.TurnRunner {
+	runner := func(todos []todolist.Todo) *repl.TurnRunner {
 		s := todostore.Open(b.TempDir())
 		if len(todos) > 0 {
 			s = newStore(b, "t", todos)
@@ -243,11 +245,11 @@ func BenchmarkHistory1000(b *testing.B) {
 		for i := 0; i < 1000; i++ {
 			if _, err := s.Update("h", func(sess *todostore.Session) error {
 				k := i % 99
-				st := todostore.Completed
+				st := todolist.Completed
 				if sess.Todos[k].Status == st {
-					st = todostore.Pending
+					st = todolist.Pending
 				}
-				return todostore.SetStatus(sess.Todos, k, st)
+				return todolist.SetStatus(sess.Todos, k, st)
 			}); err != nil {
 				b.Fatal(err)
 			}

@@ -8,8 +8,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // errNoAnswer is Ask's error when the person pressed Ctrl-C or Escape, or
@@ -68,10 +69,10 @@ func (a ttyAsk) ask(ctx context.Context, q agent.Question) (int, error) {
 // `claude asks: run "ls" — [1] Allow [2] Always allow [3] Reject (Ctrl-C: no)`.
 func questionLine(q agent.Question) string {
 	var b strings.Builder
-	b.WriteString(todostore.ShortLine(q.Text, 120))
+	b.WriteString(todolist.ShortLine(q.Text, 120))
 	b.WriteString(" —")
 	for i, o := range q.Options {
-		fmt.Fprintf(&b, " [%d] %s", i+1, todostore.ShortLine(o, 40))
+		fmt.Fprintf(&b, " [%d] %s", i+1, todolist.ShortLine(o, 40))
 	}
 	b.WriteString(" (Ctrl-C: no)")
 	return b.String()

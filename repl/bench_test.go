@@ -6,25 +6,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/todolist"
+
 	"time"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/internal/benchcpu"
 )
 
 // BenchmarkLiveRegionFrame is one frame of the live region with a
 // 100-item list in a 120x40 window: erase, fold, colour and draw (goal:
 // well under a millisecond).
 func BenchmarkLiveRegionFrame(b *testing.B) {
-	var todos []todostore.Todo
+	var todos []todolist.Todo
 	for i := range 100 {
-		t := todostore.Todo{Content: fmt.Sprintf("Item %d: implement the part of the parser for case %d", i, i), Status: todostore.Pending}
+		t := todolist.Todo{Content: fmt.Sprintf("Item %d: implement the part of the parser for case %d", i, i), Status: todolist.Pending}
 		if i%3 == 0 {
-			t.Subtasks = []todostore.Subtask{{Content: "edge cases", Status: todostore.Completed}, {Content: "fuzz", Status: todostore.Pending}}
+			t.Subtasks = []todolist.Subtask{{Content: "edge cases", Status: todolist.Completed}, {Content: "fuzz", Status: todolist.Pending}}
 		}
 		todos = append(todos, t)
 	}
-	todostore.Normalize(todos)
+	todolist.Normalize(todos)
 	l := newLiveRegion(io.Discard, func() (int, int) { return 120, 40 }, palette{on: true})
 	l.active, l.started, l.todos, l.hasList = true, time.Now(), todos, true
 	l.activity = "Bash go test ./..."

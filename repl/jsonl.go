@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
@@ -28,7 +31,7 @@ type jsonlView struct {
 	source  string // of the next todo_list event: "agent" in a turn
 
 	shown string // FormatList of the last list sent
-	work  func() *todostore.Summary
+	work  func() *todolist.Summary
 	known bool
 
 	// pending is reply text after its last newline: text events are whole
@@ -99,7 +102,7 @@ func (j *jsonlView) emit(ev jsonlEvent) {
 }
 
 // items converts a list to the unified shape.
-func items(todos []todostore.Todo) []jsonlItem {
+func items(todos []todolist.Todo) []jsonlItem {
 	out := make([]jsonlItem, 0, len(todos))
 	for i, t := range todos {
 		it := jsonlItem{ID: itoa(i + 1), Content: t.Content, Status: string(t.Status), Evidence: t.Evidence}
@@ -170,8 +173,8 @@ func (j *jsonlView) Line(s string) {
 }
 
 // Todos sends a todo_list event unless the list equals the last one sent.
-func (j *jsonlView) Todos(todos []todostore.Todo) bool {
-	text := todostore.FormatList(todos)
+func (j *jsonlView) Todos(todos []todolist.Todo) bool {
+	text := todoview.FormatList(todos)
 	j.mu.Lock()
 	same := j.known && text == j.shown
 	j.shown, j.known = text, true
@@ -181,13 +184,13 @@ func (j *jsonlView) Todos(todos []todostore.Todo) bool {
 		return false
 	}
 	j.Flush()
-	c := todostore.CountTodos(todos)
+	c := todolist.CountTodos(todos)
 	done, total := c.Done(), c.Total
 	its := items(todos)
 	if j.work != nil {
 		if w := j.work(); w != nil && w.Shows {
 			for i, t := range todos {
-				if t.Status == todostore.Completed {
+				if t.Status == todolist.Completed {
 					iw := w.Items[t.UID]
 					its[i].Receipt = &jsonlReceipt{Seen: iw.Seen, Edits: iw.Edits, Commands: iw.Commands, Last: iw.Last}
 				}
@@ -200,12 +203,12 @@ func (j *jsonlView) Todos(todos []todostore.Todo) bool {
 
 // SetWork gives the stream the session's work log, so each completed
 // item of a todo_list says what todosh saw of it (its receipt).
-func (j *jsonlView) SetWork(work func() *todostore.Summary) { j.work = work }
+func (j *jsonlView) SetWork(work func() *todolist.Summary) { j.work = work }
 
 // Seen records the list as sent.
-func (j *jsonlView) Seen(todos []todostore.Todo) {
+func (j *jsonlView) Seen(todos []todolist.Todo) {
 	j.mu.Lock()
-	j.shown, j.known = todostore.FormatList(todos), todos != nil
+	j.shown, j.known = todoview.FormatList(todos), todos != nil
 	j.mu.Unlock()
 }
 
@@ -245,7 +248,7 @@ func (j *jsonlView) endSignal(c signalCause) {
 }
 
 // loadList is the list before a slash command; nil if unreadable.
-func (j *jsonlView) loadList(store *todostore.Store, id string) []todostore.Todo {
+func (j *jsonlView) loadList(store *todostore.Store, id string) []todolist.Todo {
 	sess, err := store.LoadOrNew(id)
 	if err != nil {
 		return nil
@@ -255,7 +258,7 @@ func (j *jsonlView) loadList(store *todostore.Store, id string) []todostore.Todo
 
 // commandDone reports a slash command: its error, and the list when it
 // changed.
-func (j *jsonlView) commandDone(store *todostore.Store, id string, before []todostore.Todo, err error) {
+func (j *jsonlView) commandDone(store *todostore.Store, id string, before []todolist.Todo, err error) {
 	if err != nil {
 		j.emit(jsonlEvent{Type: "error", Message: err.Error()})
 	}
@@ -263,14 +266,14 @@ func (j *jsonlView) commandDone(store *todostore.Store, id string, before []todo
 	if lerr != nil {
 		return
 	}
-	if todostore.FormatList(sess.Todos) == todostore.FormatList(before) {
+	if todoview.FormatList(sess.Todos) == todoview.FormatList(before) {
 		return
 	}
 	j.listFrom("command", sess.Todos)
 }
 
 // listFrom sends a todo_list event with another source than the agent's.
-func (j *jsonlView) listFrom(source string, todos []todostore.Todo) {
+func (j *jsonlView) listFrom(source string, todos []todolist.Todo) {
 	j.mu.Lock()
 	j.source = source
 	j.mu.Unlock()

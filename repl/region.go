@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
 )
 
 // spinnerFrames are the status line's spinner, one per tick.
@@ -48,8 +50,8 @@ type liveRegion struct {
 	frame    int
 	activity string // the current tool call or the agent's status
 	status   string // the runner's: "continuation 2/3", a countdown
-	todos    []todostore.Todo
-	work     *todostore.Summary // receipts of todos, read when the list was set
+	todos    []todolist.Todo
+	work     *todolist.Summary // receipts of todos, read when the list was set
 	hasList  bool
 	stop     chan struct{}
 }
@@ -59,7 +61,7 @@ func newLiveRegion(out io.Writer, size func() (int, int), pal palette) *liveRegi
 }
 
 // Start shows the region with todos and ticks its spinner until Stop.
-func (l *liveRegion) Start(todos []todostore.Todo) {
+func (l *liveRegion) Start(todos []todolist.Todo) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.active {
@@ -67,7 +69,7 @@ func (l *liveRegion) Start(todos []todostore.Todo) {
 	}
 	l.active, l.started, l.frame = true, l.now(), 0
 	l.activity, l.status = "", ""
-	l.todos, l.hasList = todostore.CloneTodos(todos), len(todos) > 0
+	l.todos, l.hasList = todolist.CloneTodos(todos), len(todos) > 0
 	l.stop = make(chan struct{})
 	l.redraw()
 	go l.tick(l.stop)
@@ -112,8 +114,8 @@ func (l *liveRegion) Active() bool {
 
 // SetListSeen replaces the list the region shows, with the receipts of
 // its completed items (nil: none shown).
-func (l *liveRegion) SetListSeen(todos []todostore.Todo, work *todostore.Summary) {
-	l.update(func() { l.todos, l.work, l.hasList = todostore.CloneTodos(todos), work, true })
+func (l *liveRegion) SetListSeen(todos []todolist.Todo, work *todolist.Summary) {
+	l.update(func() { l.todos, l.work, l.hasList = todolist.CloneTodos(todos), work, true })
 }
 
 // SetActivity says what the agent does now (a tool call, "retrying the
@@ -222,22 +224,22 @@ func (l *liveRegion) lines() []string {
 	}
 	width := max(cols-1, 1)
 	status := l.statusLine()
-	if todostore.Width(status) > width && l.status != "" {
+	if textwidth.Width(status) > width && l.status != "" {
 		// A narrow window: the countdown's seconds matter most.
 		status = l.status
 	}
-	out := []string{todostore.Truncate(status, width)}
+	out := []string{textwidth.Truncate(status, width)}
 	limit := max(rows/2, 1)
 	if room := limit - 1; room > 0 && l.hasList && len(l.todos) > 0 {
 		// FoldList needs three lines to fold (the header, the folded done
 		// items, "… N more open"); with less room the header says it all.
-		list := todostore.FoldListSeen(l.todos, max(width, todostore.MinWidth), max(room, 3), l.work)
+		list := todoview.FoldListSeen(l.todos, max(width, textwidth.MinWidth), max(room, 3), l.work)
 		lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
 		if room < 3 {
 			lines = lines[:1]
 		}
 		for _, line := range lines {
-			out = append(out, todostore.Truncate(line, width))
+			out = append(out, textwidth.Truncate(line, width))
 		}
 	}
 	// Never taller than half the window, so a frame never scrolls.
@@ -254,7 +256,7 @@ func (l *liveRegion) statusLine() string {
 		parts = append(parts, l.status)
 	}
 	if l.activity != "" {
-		parts = append(parts, todostore.ShortLine(l.activity, 0))
+		parts = append(parts, todolist.ShortLine(l.activity, 0))
 	} else if l.status == "" {
 		parts = append(parts, "working")
 	}

@@ -6,19 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
 )
 
 // regionList is a list of n items, every third one done, long enough to
 // fold and to be cut at any width.
-func regionList(n int) []todostore.Todo {
-	var todos []todostore.Todo
+func regionList(n int) []todolist.Todo {
+	var todos []todolist.Todo
 	for i := 1; i <= n; i++ {
-		st := todostore.Pending
+		st := todolist.Pending
 		if i%3 == 0 {
-			st = todostore.Completed
+			st = todolist.Completed
 		}
-		todos = append(todos, todostore.Todo{Content: fmt.Sprintf("item %d, a text long enough to be cut in a narrow window", i), Status: st})
+		todos = append(todos, todolist.Todo{Content: fmt.Sprintf("item %d, a text long enough to be cut in a narrow window", i), Status: st})
 	}
 	return todos
 }
@@ -41,7 +42,7 @@ func TestRegionFitsTheWindow(t *testing.T) {
 					t.Errorf("%d items at %dx%d: %d lines, more than half the rows", n, cols, rows, len(lines))
 				}
 				for _, line := range lines {
-					if w := todostore.Width(line); w > max(cols-1, 1) {
+					if w := textwidth.Width(line); w > max(cols-1, 1) {
 						t.Errorf("%d items at %dx%d: line %q is %d wide", n, cols, rows, line, w)
 					}
 				}

@@ -7,9 +7,12 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
-	"github.com/todosh/todosh/todostore"
 )
 
 // Limits of what the renderer prints on one line. A reply line longer than
@@ -35,16 +38,16 @@ type Renderer struct {
 	pending []byte // reply text after the last newline
 	maxLine int    // renderMaxLine; tests lower it to reach the cut cheaply
 
-	mu         sync.Mutex                // guards shown, shownTodos, known and seen, and orders list output
-	shown      string                    // FormatList of the last list shown or known to the person
-	work       func() *todostore.Summary // the work log's receipts; nil: none shown
-	shownTodos []todostore.Todo
+	mu         sync.Mutex               // guards shown, shownTodos, known and seen, and orders list output
+	shown      string                   // FormatList of the last list shown or known to the person
+	work       func() *todolist.Summary // the work log's receipts; nil: none shown
+	shownTodos []todolist.Todo
 	known      bool // shown is set
 	// seen is the last list the person was shown with its positions
 	// (whole, or as the result of their own command): a change line of
 	// another process's change ("list reordered") does not say where
 	// things are now, so positions still mean this one (Shown).
-	seen      []todostore.Todo
+	seen      []todolist.Todo
 	seenKnown bool
 
 	// InPlace shows the agent's status (agent.EventStatus) on one line
@@ -191,7 +194,7 @@ func (r *Renderer) Line(s string) {
 // Todos shows the list unless it equals the last one shown, and reports
 // whether it printed: in the live region while it is shown, else whole in
 // a terminal and as one change line in a script.
-func (r *Renderer) Todos(todos []todostore.Todo) bool {
+func (r *Renderer) Todos(todos []todolist.Todo) bool {
 	r.Flush()
 	return r.show(todos, "", r.fullList)
 }
@@ -201,19 +204,19 @@ func (r *Renderer) Todos(todos []todostore.Todo) bool {
 // as one line saying what changed. It reports whether it printed. Unlike
 // Todos it leaves a partial reply line alone, so the live view can call
 // it during a turn.
-func (r *Renderer) Changed(todos []todostore.Todo, notice string) bool {
+func (r *Renderer) Changed(todos []todolist.Todo, notice string) bool {
 	return r.show(todos, notice, false)
 }
 
-func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool {
+func (r *Renderer) show(todos []todolist.Todo, notice string, whole bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// The same list shows the same text: compared field by field, not
 	// formatted, at the end of every turn.
-	if r.known && todostore.SameTodos(todos, r.shownTodos) {
+	if r.known && todolist.SameTodos(todos, r.shownTodos) {
 		return false
 	}
-	text := todostore.FormatList(todos)
+	text := todoview.FormatList(todos)
 	if r.known && text == r.shown {
 		return false
 	}
@@ -224,10 +227,10 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 	}
 	change := ""
 	if r.known && !whole {
-		change = todostore.DescribeChange(r.shownTodos, todos)
+		change = todolist.DescribeChange(r.shownTodos, todos)
 	}
 	prev := r.shownTodos
-	r.shown, r.shownTodos, r.known = text, todostore.CloneTodos(todos), true
+	r.shown, r.shownTodos, r.known = text, todolist.CloneTodos(todos), true
 	if change == "" && len(todos) == 0 && len(prev) == 0 {
 		return false
 	}
@@ -240,7 +243,7 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 		if notice != "" {
 			r.write(renderOneLine(notice) + "\n")
 		}
-		r.write(r.pal.List(todostore.FormatListSeen(todos, r.width(), r.summary())))
+		r.write(r.pal.List(todoview.FormatListSeen(todos, r.width(), r.summary())))
 		r.seen, r.seenKnown = r.shownTodos, true
 	}
 	return true
@@ -251,7 +254,7 @@ func (r *Renderer) show(todos []todostore.Todo, notice string, whole bool) bool 
 // before any. A change line of another process's change does not count:
 // it does not say where things are now. Slash commands resolve positions
 // against it (commands.Env.Seen). It is never changed in place.
-func (r *Renderer) Shown() (todos []todostore.Todo, ok bool) {
+func (r *Renderer) Shown() (todos []todolist.Todo, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.seen, r.seenKnown
@@ -259,10 +262,10 @@ func (r *Renderer) Shown() (todos []todostore.Todo, ok bool) {
 
 // SetWork gives the renderer the session's work log, so the lists it
 // shows say which completed items have a receipt (issue 26).
-func (r *Renderer) SetWork(work func() *todostore.Summary) { r.work = work }
+func (r *Renderer) SetWork(work func() *todolist.Summary) { r.work = work }
 
 // summary is the work log's summary now, nil when there is none.
-func (r *Renderer) summary() *todostore.Summary {
+func (r *Renderer) summary() *todolist.Summary {
 	if r.work == nil {
 		return nil
 	}
@@ -271,14 +274,14 @@ func (r *Renderer) summary() *todostore.Summary {
 
 // Seen records todos as the list the person already knows, without printing
 // it, so that only later changes are shown.
-func (r *Renderer) Seen(todos []todostore.Todo) {
+func (r *Renderer) Seen(todos []todolist.Todo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.known && todostore.SameTodos(todos, r.shownTodos) {
+	if r.known && todolist.SameTodos(todos, r.shownTodos) {
 		r.seen, r.seenKnown = r.shownTodos, true
 		return
 	}
-	r.shown, r.shownTodos, r.known = todostore.FormatList(todos), todostore.CloneTodos(todos), true
+	r.shown, r.shownTodos, r.known = todoview.FormatList(todos), todolist.CloneTodos(todos), true
 	r.seen, r.seenKnown = r.shownTodos, true
 }
 
@@ -309,7 +312,7 @@ func (r *Renderer) Decision(dec continuation.Decision) {
 // mid-word where the terminal would cut it; outside a terminal (width 0)
 // the line stays whole for programs that read it.
 func (r *Renderer) fit(line string) string {
-	return strings.TrimSuffix(todostore.FitLines(line+"\n", r.width()), "\n")
+	return strings.TrimSuffix(textwidth.FitLines(line+"\n", r.width()), "\n")
 }
 
 // End does nothing: in text, the decision line already said how the
@@ -353,23 +356,23 @@ func renderRuneCut(b []byte, limit int) int {
 }
 
 // renderShort keeps a tool call or remark on one short line.
-func renderShort(s string) string { return todostore.ShortLine(s, renderMaxShort) }
+func renderShort(s string) string { return todolist.ShortLine(s, renderMaxShort) }
 
 // renderOneLine keeps a message on one line and harmless to the terminal:
 // line breaks, tabs and other control characters (a stray escape sequence)
 // are shown as spaces.
-func renderOneLine(s string) string { return todostore.DisplayLine(s) }
+func renderOneLine(s string) string { return todolist.DisplayLine(s) }
 
 // renderReplyLine is one line of the agent's reply made harmless to the
 // terminal. Tabs stay (code keeps its indentation); it is never longer than
 // line, so the cut to renderMaxLine holds.
 func renderReplyLine(line []byte) string {
 	if bytes.IndexByte(line, '\t') < 0 {
-		return todostore.DisplayLine(string(line))
+		return todolist.DisplayLine(string(line))
 	}
 	parts := strings.Split(string(line), "\t")
 	for i, p := range parts {
-		parts[i] = todostore.DisplayLine(p)
+		parts[i] = todolist.DisplayLine(p)
 	}
 	return strings.Join(parts, "\t")
 }

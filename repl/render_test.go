@@ -5,9 +5,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
-	"github.com/todosh/todosh/todostore"
 )
 
 // writeRecorder keeps every Write separately, so a test can check that each
@@ -22,20 +25,20 @@ func (w *writeRecorder) Write(p []byte) (int, error) {
 func (w *writeRecorder) String() string { return strings.Join(w.writes, "") }
 
 // renderTodos builds a normalized list of pending items.
-func renderTodos(contents ...string) []todostore.Todo {
-	todos := make([]todostore.Todo, len(contents))
+func renderTodos(contents ...string) []todolist.Todo {
+	todos := make([]todolist.Todo, len(contents))
 	for i, c := range contents {
-		todos[i] = todostore.Todo{Content: c, Status: todostore.Pending}
+		todos[i] = todolist.Todo{Content: c, Status: todolist.Pending}
 	}
-	todostore.Normalize(todos)
+	todolist.Normalize(todos)
 	return todos
 }
 
 func TestRendererEvents(t *testing.T) {
 	text := func(s string) agent.Event { return agent.Event{Kind: agent.EventText, Text: s} }
-	list := func(todos []todostore.Todo) agent.Event { return agent.Event{Kind: agent.EventTodos, Todos: todos} }
+	list := func(todos []todolist.Todo) agent.Event { return agent.Event{Kind: agent.EventTodos, Todos: todos} }
 	ab := renderTodos("a", "b")
-	abList := todostore.FormatList(ab)
+	abList := todoview.FormatList(ab)
 	long := strings.Repeat("x", renderMaxLine+10)
 	longUTF8 := strings.Repeat("é", renderMaxLine) // 2 bytes per rune
 
@@ -259,7 +262,7 @@ func TestRenderFitsOwnLines(t *testing.T) {
 			t.Errorf("%d columns: got %q, want %q", tc.cols, out.String(), tc.want)
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-			if tc.cols > 0 && todostore.Width(line) > tc.cols {
+			if tc.cols > 0 && textwidth.Width(line) > tc.cols {
 				t.Errorf("%d columns: line %q is wider", tc.cols, line)
 			}
 		}
@@ -276,16 +279,16 @@ func TestRendererShownIsTheListWithPositions(t *testing.T) {
 	if _, ok := r.Shown(); ok {
 		t.Fatal("a list seen before any was shown")
 	}
-	a := []todostore.Todo{{Content: "alpha", Status: todostore.Pending, UID: "t1"}, {Content: "beta", Status: todostore.Pending, UID: "t2"}}
+	a := []todolist.Todo{{Content: "alpha", Status: todolist.Pending, UID: "t1"}, {Content: "beta", Status: todolist.Pending, UID: "t2"}}
 	r.Seen(a) // the person's own command left it so
-	b := []todostore.Todo{a[1], a[0]}
+	b := []todolist.Todo{a[1], a[0]}
 	if !r.Changed(b, "todo list changed by another process:") || strings.Count(w.String(), "\n") != 1 {
 		t.Fatalf("the reorder was not shown as a change line: %q", w.String())
 	}
 	if got, ok := r.Shown(); !ok || got[0].Content != "alpha" {
 		t.Errorf("after a change line, positions mean %v, want the list shown before (alpha first)", got)
 	}
-	c := append(b, todostore.Todo{Content: "gamma", Status: todostore.Pending, UID: "t3"})
+	c := append(b, todolist.Todo{Content: "gamma", Status: todolist.Pending, UID: "t3"})
 	w.Reset()
 	r.show(c, "", true) // shown whole
 	if got, ok := r.Shown(); !ok || len(got) != 3 || got[0].Content != "beta" {

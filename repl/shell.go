@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/board/boardcmd"
@@ -160,7 +163,7 @@ func (s *shell) showResumed(sio shellIO) {
 	}
 	// With the receipts /todo show gives, so a completion the agent only
 	// reported reads as one here too.
-	fmt.Fprintf(sio.out, "resumed session %s\n%s", s.id, todostore.FormatListSeen(sess.Todos, 0, s.runner.work()))
+	fmt.Fprintf(sio.out, "resumed session %s\n%s", s.id, todoview.FormatListSeen(sess.Todos, 0, s.runner.work()))
 }
 
 // open resolves which session to use and builds the registry, the command
@@ -286,7 +289,7 @@ func (s *shell) exec(ctx context.Context, line string) (typed string, quit bool,
 		return "", true, err // ending on a signal: run nothing more
 	}
 	if isCommandLine(line) {
-		var before []todostore.Todo
+		var before []todolist.Todo
 		if s.jsonl != nil {
 			before = s.jsonl.loadList(s.store, s.id)
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -50,10 +52,10 @@ func TestCompleterDoUsesTextBeforeCursor(t *testing.T) {
 }
 
 func TestPromptText(t *testing.T) {
-	todos := func(sts ...todostore.Status) *todostore.Session {
+	todos := func(sts ...todolist.Status) *todostore.Session {
 		s := &todostore.Session{}
 		for _, st := range sts {
-			s.Todos = append(s.Todos, todostore.Todo{Content: "x", Status: st})
+			s.Todos = append(s.Todos, todolist.Todo{Content: "x", Status: st})
 		}
 		return s
 	}
@@ -63,8 +65,8 @@ func TestPromptText(t *testing.T) {
 	}{
 		{nil, "todosh › "},
 		{todos(), "todosh › "},
-		{todos(todostore.Completed, todostore.Pending, todostore.InProgress), "todosh 1/3 › "},
-		{todos(todostore.Completed, todostore.Cancelled), "todosh 2/2 › "},
+		{todos(todolist.Completed, todolist.Pending, todolist.InProgress), "todosh 1/3 › "},
+		{todos(todolist.Completed, todolist.Cancelled), "todosh 2/2 › "},
 	}
 	for _, tt := range tests {
 		if got := promptText(tt.sess); got != tt.want {

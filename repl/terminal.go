@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/todosh/todosh/textwidth"
+
 	"github.com/chzyer/readline"
 	"github.com/todosh/todosh/commands"
 	"github.com/todosh/todosh/todostore"
@@ -250,7 +252,7 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 		if s.env.Width != nil {
 			cols = s.env.Width()
 		}
-		io.WriteString(s.env.Out, todostore.FitLines(s.banner(), cols))
+		io.WriteString(s.env.Out, textwidth.FitLines(s.banner(), cols))
 	}
 	if sess, err := s.store.LoadOrNew(s.id); err != nil {
 		fmt.Fprintf(s.env.Err, "todosh: %v\n", err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
@@ -187,7 +189,7 @@ func TestFakeTerminalLiveRegion(t *testing.T) {
 		<-release
 		sess, err = s.Update(func(sess *todostore.Session) error {
 			for i := range sess.Todos {
-				sess.Todos[i].Status = todostore.Completed
+				sess.Todos[i].Status = todolist.Completed
 			}
 			return nil
 		})

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/continuation"
@@ -108,8 +110,8 @@ type turnView interface {
 	Event(agent.Event)
 	Flush()
 	Line(string)
-	Todos([]todostore.Todo) bool
-	Seen([]todostore.Todo)
+	Todos([]todolist.Todo) bool
+	Seen([]todolist.Todo)
 	Decision(continuation.Decision)
 	Error(string)
 	End(reason string)
@@ -178,7 +180,7 @@ func (r *TurnRunner) begin() (end func()) {
 		r.render = rd
 	}
 	if v, ok := r.render.(interface {
-		SetWork(func() *todostore.Summary)
+		SetWork(func() *todolist.Summary)
 	}); ok {
 		v.SetWork(r.work)
 	}
@@ -193,7 +195,7 @@ func (r *TurnRunner) begin() (end func()) {
 
 // run runs turn and the continuations the policy decides on, from the
 // list todos; see RunPrompt.
-func (r *TurnRunner) run(ctx context.Context, todos []todostore.Todo, turn agent.Turn) (typed string, err error) {
+func (r *TurnRunner) run(ctx context.Context, todos []todolist.Todo, turn agent.Turn) (typed string, err error) {
 	r.render.Seen(todos)
 	if r.live != nil {
 		r.live.Start(todos)
@@ -279,7 +281,7 @@ func (r *TurnRunner) startPrompt() (*todostore.Session, error) {
 		return nil, err
 	}
 	if archived > 0 {
-		r.render.Line(fmt.Sprintf("the list was done (%s): archived, see /todo list; starting a new one", todostore.Plural(archived, "item")))
+		r.render.Line(fmt.Sprintf("the list was done (%s): archived, see /todo list; starting a new one", todolist.Plural(archived, "item")))
 	}
 	return sess, nil
 }
@@ -344,7 +346,7 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 
 // work is the session's work log summed, for the receipts a list shows;
 // nil when it cannot be read (a list then shows none).
-func (r *TurnRunner) work() *todostore.Summary {
+func (r *TurnRunner) work() *todolist.Summary {
 	return r.Session.Store.WorkSummary(r.Session.ID)
 }
 

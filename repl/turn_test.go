@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/internal/testenv"
@@ -55,7 +57,7 @@ func turnSay(text string) turnStep {
 // turnChange is a turn that changes the list with fn and replies text;
 // announce says whether it emits the tool call and the new list, as honest
 // backends do.
-func turnChange(text string, announce bool, fn func([]todostore.Todo) []todostore.Todo) turnStep {
+func turnChange(text string, announce bool, fn func([]todolist.Todo) []todolist.Todo) turnStep {
 	return func(_ context.Context, s agent.Session, emit func(agent.Event)) (agent.Result, error) {
 		sess, err := s.Update(func(sess *todostore.Session) error {
 			sess.Todos = fn(sess.Todos)
@@ -66,7 +68,7 @@ func turnChange(text string, announce bool, fn func([]todostore.Todo) []todostor
 		}
 		if announce {
 			emit(agent.Event{Kind: agent.EventToolCall, Text: fmt.Sprintf("todo_write %d items", len(sess.Todos))})
-			emit(agent.Event{Kind: agent.EventTodos, Todos: todostore.CloneTodos(sess.Todos)})
+			emit(agent.Event{Kind: agent.EventTodos, Todos: todolist.CloneTodos(sess.Todos)})
 		}
 		emit(agent.Event{Kind: agent.EventText, Text: text + "\n"})
 		return agent.Result{FinalText: text}, nil
@@ -75,13 +77,13 @@ func turnChange(text string, announce bool, fn func([]todostore.Todo) []todostor
 
 // turnPlan writes a list of pending items.
 func turnPlan(contents ...string) turnStep {
-	return turnChange("I planned the work.", true, func([]todostore.Todo) []todostore.Todo { return renderTodos(contents...) })
+	return turnChange("I planned the work.", true, func([]todolist.Todo) []todolist.Todo { return renderTodos(contents...) })
 }
 
 // turnComplete marks item i (1-based) completed.
 func turnComplete(i int, announce bool) turnStep {
-	return turnChange("Finished one item.", announce, func(todos []todostore.Todo) []todostore.Todo {
-		todos[i-1].Status = todostore.Completed
+	return turnChange("Finished one item.", announce, func(todos []todolist.Todo) []todolist.Todo {
+		todos[i-1].Status = todolist.Completed
 		return todos
 	})
 }
@@ -290,7 +292,7 @@ func TestTurnPauseInStoreStops(t *testing.T) {
 }
 
 func TestTurnQuestionStops(t *testing.T) {
-	h := newTurnHarness(t, turnChange("Should I use Postgres or SQLite?", true, func([]todostore.Todo) []todostore.Todo {
+	h := newTurnHarness(t, turnChange("Should I use Postgres or SQLite?", true, func([]todolist.Todo) []todolist.Todo {
 		return renderTodos("pick a database", "write schema")
 	}))
 	h.run("set up storage")
@@ -386,7 +388,7 @@ func TestTurnErrorLeavesListUntouched(t *testing.T) {
 	after := h.file()
 	b, errB := todostore.Decode(before)
 	a, errA := todostore.Decode(after)
-	if errB != nil || errA != nil || !todostore.SameTodos(a.Todos, b.Todos) || a.Paused != b.Paused || a.Rev != b.Rev || a.AgentRead != a.Rev {
+	if errB != nil || errA != nil || !todolist.SameTodos(a.Todos, b.Todos) || a.Paused != b.Paused || a.Rev != b.Rev || a.AgentRead != a.Rev {
 		t.Errorf("session file changed by a failed turn:\n%s\n---\n%s", before, after)
 	}
 }
@@ -395,13 +397,13 @@ func TestTurnAllDonePromptArchives(t *testing.T) {
 	h := newTurnHarness(t, turnSay("Sure."))
 	h.set(func(s *todostore.Session) {
 		s.Todos = renderTodos("a", "b")
-		s.Todos[0].Status, s.Todos[1].Status = todostore.Completed, todostore.Cancelled
+		s.Todos[0].Status, s.Todos[1].Status = todolist.Completed, todolist.Cancelled
 		s.Paused, s.PauseReason = true, "old question"
 	})
 	h.run("next task")
 	h.wantTurns(1)
 	s := h.load()
-	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" || last.By != todostore.ByYou {
+	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" || last.By != todolist.ByYou {
 		t.Errorf("session todos=%v last change %+v, want the list archived as all done", s.Todos, last)
 	}
 	if s.Paused || s.PauseReason != "" {
@@ -433,7 +435,7 @@ func TestTurnOpenListKeptAndSentAsContext(t *testing.T) {
 	// revision and the pause stay.
 	b, errB := todostore.Decode(before)
 	a, errA := todostore.Decode(h.file())
-	if errB != nil || errA != nil || !todostore.SameTodos(a.Todos, b.Todos) || a.Rev != b.Rev || a.Paused != b.Paused || a.AgentRead != a.Rev {
+	if errB != nil || errA != nil || !todolist.SameTodos(a.Todos, b.Todos) || a.Rev != b.Rev || a.Paused != b.Paused || a.AgentRead != a.Rev {
 		t.Error("a prompt with nothing to archive or lift rewrote the session file")
 	}
 }
@@ -594,7 +596,7 @@ func TestTurnNoAgentStillArchivesFinishedList(t *testing.T) {
 	h := newTurnHarness(t)
 	h.runner.Agent = nil
 	h.set(func(s *todostore.Session) {
-		s.Todos = []todostore.Todo{{Content: "a", Status: todostore.Completed}, {Content: "b", Status: todostore.Cancelled}}
+		s.Todos = []todolist.Todo{{Content: "a", Status: todolist.Completed}, {Content: "b", Status: todolist.Cancelled}}
 	})
 	if _, err := h.runner.RunPrompt(context.Background(), "next thing"); err == nil {
 		t.Error("a prompt with no agent returned no error")
@@ -603,7 +605,7 @@ func TestTurnNoAgentStillArchivesFinishedList(t *testing.T) {
 	if last, _ := h.sess.Store.LastChange(h.sess.ID); len(s.Todos) != 0 || last.What != "finished list archived" {
 		t.Errorf("todos=%v last change %+v, want the finished list archived", s.Todos, last)
 	}
-	h.set(func(s *todostore.Session) { s.Todos = []todostore.Todo{{Content: "open", Status: todostore.Pending}} })
+	h.set(func(s *todostore.Session) { s.Todos = []todolist.Todo{{Content: "open", Status: todolist.Pending}} })
 	before := h.file()
 	h.runner.RunPrompt(context.Background(), "again")
 	if !bytes.Equal(before, h.file()) {

@@ -3,11 +3,11 @@ package todostore
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/todosh/todosh/internal/testenv"
+	"github.com/todosh/todosh/todolist"
 )
 
 // BenchmarkUpdate measures one durable change to a 50-item list: lock,
@@ -17,7 +17,7 @@ func BenchmarkUpdate(b *testing.B) {
 	s := testStore(b)
 	if _, err := s.Update("bench", func(sess *Session) error {
 		for i := 0; i < 50; i++ {
-			sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d with some typical text", i), Status: Pending})
+			sess.Todos = append(sess.Todos, todolist.Todo{Content: fmt.Sprintf("item %d with some typical text", i), Status: todolist.Pending})
 		}
 		return nil
 	}); err != nil {
@@ -27,7 +27,7 @@ func BenchmarkUpdate(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if _, err := s.Update("bench", func(sess *Session) error {
 			var err error
-			sess.Todos, err = InsertTodo(RemoveTodo(sess.Todos, 0), 49, Todo{Content: fmt.Sprintf("added %d", i)})
+			sess.Todos, err = todolist.InsertTodo(todolist.RemoveTodo(sess.Todos, 0), 49, todolist.Todo{Content: fmt.Sprintf("added %d", i)})
 			return err
 		}); err != nil {
 			b.Fatal(err)
@@ -81,48 +81,6 @@ func BenchmarkList10000(b *testing.B) {
 	}
 }
 
-// BenchmarkForeignAndList measures what /todo list reads from disk with
-// 5000 lists of other agents (1000 Claude task lists of 3 tasks, 1000
-// Claude TodoWrite files, 1500 Qwen and 1500 llxprt files) and 5000 own
-// sessions: ForeignEntries plus Store.List, no parsing.
-func BenchmarkForeignAndList(b *testing.B) {
-	home := b.TempDir()
-	s := Open(filepath.Join(home, ".todosh"))
-	makeSessions(b, s, 5000)
-	write := func(rel, content string) {
-		p := filepath.Join(home, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	item := `[{"content":"a task","status":"pending"}]`
-	for i := 0; i < 1000; i++ {
-		for n := 1; n <= 3; n++ {
-			write(fmt.Sprintf(".claude/tasks/list-%d/%d.json", i, n), `{"id":"1","subject":"s","status":"pending"}`)
-		}
-		write(fmt.Sprintf(".claude/tasks/list-%d/.lock", i), "")
-		write(fmt.Sprintf(".claude/todos/s%d-agent-s%d.json", i, i), item)
-	}
-	for i := 0; i < 1500; i++ {
-		write(fmt.Sprintf(".qwen/todos/q%d.json", i), `{"todos":`+item+`}`)
-		write(fmt.Sprintf(".llxprt/todos/todo-l%d.json", i), item)
-	}
-	testenv.SyncDisks()
-	for b.Loop() {
-		foreign, err := ForeignEntries(home, func(string) string { return "" })
-		if err != nil || len(foreign) != 5000 {
-			b.Fatalf("ForeignEntries = %d, %v", len(foreign), err)
-		}
-		own, err := s.List()
-		if err != nil || len(own) != 5000 {
-			b.Fatalf("List = %d, %v", len(own), err)
-		}
-	}
-}
-
 // BenchmarkChange10 is one change (a status toggle) to a 10-item list,
 // with a history of one line against a full one (MaxHistoryLines lines of
 // the same list; goal: within 1.2x). The two stores take turns within one
@@ -143,7 +101,7 @@ func BenchmarkChange10(b *testing.B) {
 		sd.s = testStore(b)
 		if _, err := sd.s.Update("bench", func(sess *Session) error {
 			for i := 0; i < 10; i++ {
-				sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d with some typical text", i), Status: Pending})
+				sess.Todos = append(sess.Todos, todolist.Todo{Content: fmt.Sprintf("item %d with some typical text", i), Status: todolist.Pending})
 			}
 			return nil
 		}); err != nil {
@@ -165,13 +123,13 @@ func BenchmarkChange10(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		st := Completed
+		st := todolist.Completed
 		if i%2 == 1 {
-			st = Pending
+			st = todolist.Pending
 		}
 		for _, sd := range sides {
 			t0 := time.Now()
-			if _, changed, err := sd.s.Commit("bench", ByYou, func(sess *Session) error { return SetStatus(sess.Todos, 0, st) }); err != nil || !changed {
+			if _, changed, err := sd.s.Commit("bench", todolist.ByYou, func(sess *Session) error { return todolist.SetStatus(sess.Todos, 0, st) }); err != nil || !changed {
 				b.Fatal(changed, err)
 			}
 			sd.spent += time.Since(t0)
@@ -199,18 +157,18 @@ func BenchmarkAddAfterOtherWriter(b *testing.B) {
 	for _, lines := range []int{10, 1900} {
 		b.Run(fmt.Sprintf("history=%d", lines), func(b *testing.B) {
 			s := testStore(b)
-			todos := make([]Todo, 99)
+			todos := make([]todolist.Todo, 99)
 			for i := range todos {
-				todos[i] = Todo{Content: fmt.Sprintf("item %d with some ordinary text in it", i+1), Status: Pending}
+				todos[i] = todolist.Todo{Content: fmt.Sprintf("item %d with some ordinary text in it", i+1), Status: todolist.Pending}
 			}
-			Normalize(todos)
+			todolist.Normalize(todos)
 			var hist []byte
-			at, prev := lineChain{}, []Todo{}
+			at, prev := lineChain{}, []todolist.Todo{}
 			for k := 1; k <= lines; k++ {
-				next := CloneTodos(todos)
-				next[k%99].Status = Completed
+				next := todolist.CloneTodos(todos)
+				next[k%99].Status = todolist.Completed
 				var err error
-				if hist, at, err = encodeLinesTo(hist, at, prev, []HistoryLine{{N: k, By: ByYou, What: "completed", Todos: next}}, MaxFileSize); err != nil {
+				if hist, at, err = encodeLinesTo(hist, at, prev, []HistoryLine{{N: k, By: todolist.ByYou, What: "completed", Todos: next}}, todolist.MaxFileSize); err != nil {
 					b.Fatal(err)
 				}
 				prev = next
@@ -221,7 +179,7 @@ func BenchmarkAddAfterOtherWriter(b *testing.B) {
 			if err := os.WriteFile(s.SessionHistoryPath("bench"), hist, 0o600); err != nil {
 				b.Fatal(err)
 			}
-			orig, err := Encode(&Session{Version: FormatVersion, Session: "bench", Todos: todos})
+			orig, err := Encode(&Session{Version: todolist.FormatVersion, Session: "bench", Todos: todos})
 			if err != nil {
 				b.Fatal(err)
 			}

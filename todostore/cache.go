@@ -1,8 +1,5 @@
 package todostore
 
-// The decoded session kept while its file is unchanged, so an operation
-// reads and decodes a session file once (ARCHITECTURE.md §3).
-
 import (
 	"os"
 	"sync"
@@ -16,12 +13,12 @@ import (
 // writing over it) changes its size or time.
 type fileID struct {
 	dev, ino uint64
-	size     int64
+	Size     int64
 	mtime    int64
 }
 
 func idOf(info os.FileInfo) fileID {
-	id := fileID{size: info.Size(), mtime: info.ModTime().UnixNano()}
+	id := fileID{Size: info.Size(), mtime: info.ModTime().UnixNano()}
 	id.dev, id.ino, _, _ = statOf(info)
 	return id
 }
@@ -184,7 +181,7 @@ func (s *Store) readSession(id string) (state, error) {
 // already: its inode, mode and owner, from one lstat.
 type dirMark struct {
 	ino  uint64
-	mode os.FileMode
+	Mode os.FileMode
 	uid  uint32
 }
 
@@ -197,7 +194,7 @@ func markOf(path string) (dirMark, bool) {
 	if !ok {
 		return dirMark{}, false
 	}
-	return dirMark{ino: ino, mode: info.Mode(), uid: uid}, true
+	return dirMark{ino: ino, Mode: info.Mode(), uid: uid}, true
 }
 
 // dirsChecked remembers the store's directories as the last full check
@@ -205,7 +202,7 @@ func markOf(path string) (dirMark, bool) {
 type dirsChecked struct {
 	mu         sync.Mutex
 	dir, locks dirMark
-	ok         bool
+	OK         bool
 }
 
 // ensureDirs makes the store's directory and its lock directory exist and
@@ -216,14 +213,14 @@ func (s *Store) ensureDirs() error {
 	d, l := s.Dir, s.lockDir()
 	s.dirs.mu.Lock()
 	defer s.dirs.mu.Unlock()
-	if s.dirs.ok {
+	if s.dirs.OK {
 		dm, ok1 := markOf(d)
 		lm, ok2 := markOf(l)
 		if ok1 && ok2 && dm == s.dirs.dir && lm == s.dirs.locks {
 			return nil
 		}
 	}
-	s.dirs.ok = false
+	s.dirs.OK = false
 	if err := mkdirStore(d); err != nil {
 		return err
 	}
@@ -232,6 +229,6 @@ func (s *Store) ensureDirs() error {
 	}
 	dm, ok1 := markOf(d)
 	lm, ok2 := markOf(l)
-	s.dirs.dir, s.dirs.locks, s.dirs.ok = dm, lm, ok1 && ok2
+	s.dirs.dir, s.dirs.locks, s.dirs.OK = dm, lm, ok1 && ok2
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // TestAddReadsTheHistoryChainOnly: a change to a session file another
@@ -16,16 +18,16 @@ func TestAddReadsTheHistoryChainOnly(t *testing.T) {
 	for _, lines := range []int{200, 1900} {
 		s := testStore(t)
 		var hist []byte
-		at, prev := lineChain{}, []Todo{}
-		todos := []Todo{}
+		at, prev := lineChain{}, []todolist.Todo{}
+		todos := []todolist.Todo{}
 		for k := 1; k <= lines; k++ {
-			todos = append(CloneTodos(todos), Todo{Content: fmt.Sprintf("item %d", k), Status: Pending})
+			todos = append(todolist.CloneTodos(todos), todolist.Todo{Content: fmt.Sprintf("item %d", k), Status: todolist.Pending})
 			if len(todos) > 50 {
 				todos = todos[1:]
 			}
-			Normalize(todos)
+			todolist.Normalize(todos)
 			var err error
-			hist, at, err = encodeLinesTo(hist, at, prev, []HistoryLine{{N: k, By: ByYou, What: "added", Todos: CloneTodos(todos)}}, 1<<20)
+			hist, at, err = encodeLinesTo(hist, at, prev, []HistoryLine{{N: k, By: todolist.ByYou, What: "added", Todos: todolist.CloneTodos(todos)}}, 1<<20)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +40,7 @@ func TestAddReadsTheHistoryChainOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The session file as another program wrote it: no change record.
-		data, err := Encode(&Session{Version: FormatVersion, Session: "b", Todos: CloneTodos(todos)})
+		data, err := Encode(&Session{Version: todolist.FormatVersion, Session: "b", Todos: todolist.CloneTodos(todos)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,19 +1,19 @@
 package todostore
 
-// Commit, the one way a session changes (ARCHITECTURE.md §3).
-
 import (
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // Update is Commit by the person (ByYou), for callers that need not know
 // whether anything changed.
 func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
-	sess, _, err := s.Commit(id, ByYou, fn)
+	sess, _, err := s.Commit(id, todolist.ByYou, fn)
 	return sess, err
 }
 
@@ -29,7 +29,7 @@ func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
 // (once before the lock is taken, again under it when the file changed in
 // between), so it must only change the session it is given and values it
 // sets afresh each time.
-func (s *Store) Commit(id string, by Author, fn func(*Session) error) (*Session, bool, error) {
+func (s *Store) Commit(id string, by todolist.Author, fn func(*Session) error) (*Session, bool, error) {
 	return s.commit(id, by, false, func(sess *Session, _ []HistoryLine) error { return fn(sess) })
 }
 
@@ -42,7 +42,7 @@ func (s *Store) Commit(id string, by Author, fn func(*Session) error) (*Session,
 // new state is encoded once; the history gets a delta of the list
 // (history.go), and its end is known without reading it when this process
 // wrote it last.
-func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
+func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Session, []HistoryLine) error) (*Session, bool, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, false, err
 	}
@@ -91,11 +91,11 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	st = st2
 	cur := st.sess
-	listSame := SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
+	listSame := todolist.SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
 	snap := sharedSnapshot(cur)
 	stampRevs(cur, next, by, listSame)
 	checkShared(cur, snap)
-	next.Version = FormatVersion
+	next.Version = todolist.FormatVersion
 	next.Session = id
 	next.UpdatedAt = s.Now().UTC()
 	if onlyMarks(cur, next, listSame) && len(next.Archive) == 0 {
@@ -161,18 +161,18 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash),
 		snap: damaged && len(newLines) == 0} // after damage, a line that reads by itself
 	newLines = append(newLines, line)
-	next.Change = &ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
+	next.Change = &todolist.ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
 	out, items, err := encodeReusing(next, cur.Todos, st.items)
 	if err != nil {
 		return nil, false, err
 	}
 	lb := lineBufs.Get().(*[]byte)
-	buf, chain, err := encodeLinesTo(*lb, tail.lineChain, cur.Todos, newLines, out.size)
+	buf, chain, err := encodeLinesTo(*lb, tail.lineChain, cur.Todos, newLines, out.Size)
 	defer putLineBuf(lb, buf) // after the append below; nothing keeps buf
 	if err != nil {
 		return nil, false, fmt.Errorf("history %s: %w", hist.Name(), err)
 	}
-	if tail.size == 0 {
+	if tail.Size == 0 {
 		// A session's first history line: the lock file an older todosh
 		// kept beside the session file is not needed any more.
 		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
@@ -190,7 +190,7 @@ func (s *Store) commit(id string, by Author, needHist bool, fn func(*Session, []
 	}
 	if !capped {
 		if info, err := hist.Stat(); err == nil {
-			after := histTail{lineChain: chain, hash: line.hash, firstN: tail.firstN, end: tail.end + int64(len(buf)), size: tail.end + int64(len(buf))}
+			after := histTail{lineChain: chain, hash: line.hash, firstN: tail.firstN, end: tail.end + int64(len(buf)), Size: tail.end + int64(len(buf))}
 			if after.firstN == 0 {
 				after.firstN = newLines[0].N
 			}
@@ -265,7 +265,7 @@ func lostLine(lastN int, st state) (HistoryLine, bool) {
 	if !st.present || c == nil || c.N <= lastN || c.Hash != hashString(st.hash) {
 		return HistoryLine{}, false
 	}
-	return HistoryLine{At: c.At, By: c.By, What: c.What, Todos: CloneTodos(st.sess.Todos), Revert: c.Revert, Dropped: c.Dropped, PID: c.PID, hash: c.Hash, snap: true}, true
+	return HistoryLine{At: c.At, By: c.By, What: c.What, Todos: todolist.CloneTodos(st.sess.Todos), Revert: c.Revert, Dropped: c.Dropped, PID: c.PID, hash: c.Hash, snap: true}, true
 }
 
 // catchUp returns the lines that make a history whose last line is last
@@ -281,7 +281,7 @@ func lostLine(lastN int, st state) (HistoryLine, bool) {
 func catchUp(last *HistoryLine, st state) []HistoryLine {
 	cur := st.sess
 	n := 0
-	lastTodos := []Todo{}
+	lastTodos := []todolist.Todo{}
 	if last != nil {
 		n, lastTodos = last.N, last.Todos
 	}
@@ -311,24 +311,24 @@ func catchUp(last *HistoryLine, st state) []HistoryLine {
 		return out
 	}
 	for _, a := range cur.Archive {
-		who := ByYou
+		who := todolist.ByYou
 		if a.Reason == "dropped by agent" {
-			who = ByAgent
+			who = todolist.ByAgent
 		}
-		todos := CloneTodos(a.Todos)
-		Normalize(todos) // as a reader will see it, so its hash matches
-		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, Plural(len(a.Todos), "item")), Todos: todos, Base: true})
+		todos := todolist.CloneTodos(a.Todos)
+		todolist.Normalize(todos) // as a reader will see it, so its hash matches
+		add(HistoryLine{At: a.At, By: who, What: fmt.Sprintf("from the archive: %s (%s)", a.Reason, todolist.Plural(len(a.Todos), "item")), Todos: todos, Base: true})
 	}
-	if !SameTodos(lastTodos, cur.Todos) || len(cur.Archive) > 0 {
+	if !todolist.SameTodos(lastTodos, cur.Todos) || len(cur.Archive) > 0 {
 		var l HistoryLine
 		if last == nil && st.present && (cur.Change == nil || cur.Change.N == 0) {
 			what := "the list as it was before its history began"
 			if len(cur.Todos) == 0 {
 				what = "the list was empty when its history began"
 			}
-			l = HistoryLine{At: cur.UpdatedAt, By: ByOther, What: what, Todos: CloneTodos(cur.Todos), Base: true}
+			l = HistoryLine{At: cur.UpdatedAt, By: todolist.ByOther, What: what, Todos: todolist.CloneTodos(cur.Todos), Base: true}
 		} else {
-			l = HistoryLine{At: cur.UpdatedAt, By: ByOther, What: Describe(lastTodos, cur.Todos, ByOther), Todos: CloneTodos(cur.Todos), snap: true}
+			l = HistoryLine{At: cur.UpdatedAt, By: todolist.ByOther, What: todolist.Describe(lastTodos, cur.Todos, todolist.ByOther), Todos: todolist.CloneTodos(cur.Todos), snap: true}
 		}
 		if c := cur.Change; c != nil && c.N > n {
 			// The file was written by change c.N, which the history lacks,
@@ -351,15 +351,15 @@ func applyChange(cur *Session, lines []HistoryLine, fn func(*Session, []HistoryL
 		checkShared(cur, snap)
 		return nil, false, err
 	}
-	Normalize(next.Todos)
-	if err := validate(next.Todos, cur.Todos); err != nil {
+	todolist.Normalize(next.Todos)
+	if err := todolist.ValidateAgainst(next.Todos, cur.Todos); err != nil {
 		checkShared(cur, snap)
 		return nil, false, err
 	}
 	if next.Todos == nil {
-		next.Todos = []Todo{}
+		next.Todos = []todolist.Todo{}
 	}
-	if !cur.uidsGiven || next.NextUID != cur.NextUID || !sameUIDs(cur.Todos, next.Todos) {
+	if !cur.uidsGiven || next.NextUID != cur.NextUID || !todolist.SameUIDs(cur.Todos, next.Todos) {
 		assignUIDs(next)
 		next.uidsGiven = true
 	}

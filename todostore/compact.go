@@ -1,18 +1,16 @@
 package todostore
 
-// Compact JSON of items, subtasks and history lines, written directly:
-// the bytes json.Marshal writes (FuzzCompactSameAsMarshal), without its
-// reflection at every change (ARCHITECTURE.md §3).
-
 import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // marshalTodo is json.Marshal(t).
-func marshalTodo(buf []byte, t Todo) ([]byte, error) {
-	if hasExtra([]Todo{t}) {
+func marshalTodo(buf []byte, t todolist.Todo) ([]byte, error) {
+	if hasExtra([]todolist.Todo{t}) {
 		whole, err := json.Marshal(t)
 		return append(buf, whole...), err
 	}
@@ -20,7 +18,7 @@ func marshalTodo(buf []byte, t Todo) ([]byte, error) {
 }
 
 // marshalSubtask is json.Marshal(s).
-func marshalSubtask(buf []byte, s Subtask) ([]byte, error) {
+func marshalSubtask(buf []byte, s todolist.Subtask) ([]byte, error) {
 	if len(s.Extra) > 0 {
 		whole, err := json.Marshal(s)
 		return append(buf, whole...), err
@@ -55,7 +53,7 @@ func compactInt(b []byte, key string, v int) []byte {
 }
 
 // appendTodoCompact writes an item without unknown fields.
-func appendTodoCompact(b []byte, t Todo) []byte {
+func appendTodoCompact(b []byte, t todolist.Todo) []byte {
 	b = append(b, '{')
 	b = compactField(b, "id", t.ID, false, true)
 	b = compactField(b, "content", t.Content, false, false)
@@ -79,7 +77,7 @@ func appendTodoCompact(b []byte, t Todo) []byte {
 }
 
 // appendSubtaskCompact writes a subtask without unknown fields.
-func appendSubtaskCompact(b []byte, s Subtask) []byte {
+func appendSubtaskCompact(b []byte, s todolist.Subtask) []byte {
 	b = append(b, '{')
 	b = compactField(b, "id", s.ID, false, true)
 	b = compactField(b, "content", s.Content, false, false)
@@ -133,7 +131,7 @@ func marshalLine(buf []byte, w *wireLine) ([]byte, error) {
 
 // appendTodosCompact writes a list of items without unknown fields (nil
 // as null, as json.Marshal does).
-func appendTodosCompact(b []byte, todos []Todo) []byte {
+func appendTodosCompact(b []byte, todos []todolist.Todo) []byte {
 	if todos == nil {
 		return append(b, "null"...)
 	}

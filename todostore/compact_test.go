@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // FuzzCompactSameAsMarshal holds the compact encoders of items, subtasks
@@ -24,15 +26,15 @@ func FuzzCompactSameAsMarshal(f *testing.F) {
 			case 0:
 				td.ActiveForm, td.Evidence = text, "<"+text+">"
 			case 1:
-				td.Origin, td.UID, td.Rev = OriginPerson, "t"+text, len(data)
+				td.Origin, td.UID, td.Rev = todolist.OriginPerson, "t"+text, len(data)
 			case 2:
-				td.Extra = Extra{"priority": json.RawMessage(`"high"`)}
+				td.Extra = todolist.Extra{"priority": json.RawMessage(`"high"`)}
 			}
 			for j := range td.Subtasks {
 				st := &td.Subtasks[j]
-				st.Evidence, st.Origin, st.UID, st.Rev = text, OriginPerson, "s1", j
+				st.Evidence, st.Origin, st.UID, st.Rev = text, todolist.OriginPerson, "s1", j
 				if j == 1 && i%3 == 0 {
-					st.Extra = Extra{"note": json.RawMessage(`{"a":1}`)}
+					st.Extra = todolist.Extra{"note": json.RawMessage(`{"a":1}`)}
 				}
 			}
 		}
@@ -57,12 +59,12 @@ func FuzzCompactSameAsMarshal(f *testing.F) {
 		}
 		at := time.Date(2026, 11, 25, 17, 20, 0, len(data), time.FixedZone("z", len(data)*60))
 		lines := []wireLine{
-			{N: 7, V: historyFormat, From: 3, DB: len(d), H: "abc", At: at, By: ByAgent, What: text, D: d, PID: 42},
-			{N: 1, At: at, By: ByYou, What: "<first>", Base: true, Revert: 2},
-			{N: 2, V: historyFormat, At: at, By: ByOther, What: text, Todos: &after},
-			{N: 3, At: at, By: ByYou, What: "x", Dropped: before},
-			{N: 4, V: historyFormat, At: at, By: ByYou, What: "snapshot", Todos: &before, From: 4},
-			{N: 5, At: at, By: ByYou, What: "empty", Todos: &[]Todo{}},
+			{N: 7, V: historyFormat, From: 3, DB: len(d), H: "abc", At: at, By: todolist.ByAgent, What: text, D: d, PID: 42},
+			{N: 1, At: at, By: todolist.ByYou, What: "<first>", Base: true, Revert: 2},
+			{N: 2, V: historyFormat, At: at, By: todolist.ByOther, What: text, Todos: &after},
+			{N: 3, At: at, By: todolist.ByYou, What: "x", Dropped: before},
+			{N: 4, V: historyFormat, At: at, By: todolist.ByYou, What: "snapshot", Todos: &before, From: 4},
+			{N: 5, At: at, By: todolist.ByYou, What: "empty", Todos: &[]todolist.Todo{}},
 		}
 		for _, w := range lines {
 			want, err := json.Marshal(w)

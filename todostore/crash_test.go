@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/internal/testenv"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
 )
 
 var (
@@ -76,7 +78,7 @@ func addSubtaskTo(i int, text string) func(*Session) error {
 		if i >= len(s.Todos) {
 			return fmt.Errorf("no item %d", i+1)
 		}
-		return InsertSubtask(s.Todos, i, len(s.Todos[i].Subtasks), Subtask{Content: text})
+		return todolist.InsertSubtask(s.Todos, i, len(s.Todos[i].Subtasks), todolist.Subtask{Content: text})
 	}
 }
 
@@ -104,13 +106,13 @@ func TestConcurrentProcesses(t *testing.T) {
 		procs, perProc = 4, 50
 	}
 	const nitems = 10 // 10 items × 50 subtasks: room for 500 adds
-	if procs*perProc > nitems*MaxSubtasks {
+	if procs*perProc > nitems*todolist.MaxSubtasks {
 		t.Fatalf("%d adds do not fit in %d items", procs*perProc, nitems)
 	}
 	s := testStore(t)
 	if _, err := s.Update("shared", func(sess *Session) error {
 		for i := 0; i < nitems; i++ {
-			sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d", i+1), Status: Pending})
+			sess.Todos = append(sess.Todos, todolist.Todo{Content: fmt.Sprintf("item %d", i+1), Status: todolist.Pending})
 		}
 		return nil
 	}); err != nil {
@@ -163,32 +165,32 @@ func TestConcurrentProcesses(t *testing.T) {
 // crashOp is the k-th operation (k from 1) of the killed writer's fixed
 // sequence; it mixes adds, subtask adds, ticks and deletes and stays under
 // the limits. It may change todos in place.
-func crashOp(k int, todos []Todo) ([]Todo, error) {
+func crashOp(k int, todos []todolist.Todo) ([]todolist.Todo, error) {
 	n := len(todos)
 	switch {
 	case n > 0 && k%11 == 0:
-		return RemoveTodo(todos, (k*7)%n), nil
-	case n > 0 && k%5 == 0 && len(todos[(k*3)%n].Subtasks) < MaxSubtasks:
+		return todolist.RemoveTodo(todos, (k*7)%n), nil
+	case n > 0 && k%5 == 0 && len(todos[(k*3)%n].Subtasks) < todolist.MaxSubtasks:
 		i := (k * 3) % n
-		return todos, InsertSubtask(todos, i, len(todos[i].Subtasks), Subtask{Content: fmt.Sprintf("sub %d", k)})
+		return todos, todolist.InsertSubtask(todos, i, len(todos[i].Subtasks), todolist.Subtask{Content: fmt.Sprintf("sub %d", k)})
 	case n > 0 && k%7 == 0:
 		i := k % n
 		if len(todos[i].Subtasks) > 0 {
-			return todos, SetSubtaskStatus(todos, i, 0, Completed)
+			return todos, todolist.SetSubtaskStatus(todos, i, 0, todolist.Completed)
 		}
-		return todos, SetStatus(todos, i, Completed)
-	case n >= MaxTodos:
-		return RemoveTodo(todos, k%n), nil
+		return todos, todolist.SetStatus(todos, i, todolist.Completed)
+	case n >= todolist.MaxTodos:
+		return todolist.RemoveTodo(todos, k%n), nil
 	}
-	return InsertTodo(todos, (k*13)%(n+1), Todo{Content: fmt.Sprintf("item %d\nline two of %d", k, k)})
+	return todolist.InsertTodo(todos, (k*13)%(n+1), todolist.Todo{Content: fmt.Sprintf("item %d\nline two of %d", k, k)})
 }
 
 // crashStates returns the list after 0..n operations of crashOp.
-func crashStates(t testing.TB, n int) [][]Todo {
-	states := make([][]Todo, n+1)
-	states[0] = []Todo{}
+func crashStates(t testing.TB, n int) [][]todolist.Todo {
+	states := make([][]todolist.Todo, n+1)
+	states[0] = []todolist.Todo{}
 	for k := 1; k <= n; k++ {
-		next, err := crashOp(k, CloneTodos(states[k-1]))
+		next, err := crashOp(k, todolist.CloneTodos(states[k-1]))
 		if err != nil {
 			t.Fatalf("op %d: %v", k, err)
 		}
@@ -224,7 +226,7 @@ func runKillWriter(args []string) error {
 // killRound runs one writer, kills it with SIGKILL after delay, and checks
 // that the session file is the state after some prefix k of the sequence,
 // where k is the last operation reported complete or the one in flight.
-func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Duration) (k int, killed, midWrite bool) {
+func killRound(t *testing.T, s *Store, id string, states [][]todolist.Todo, delay time.Duration) (k int, killed, midWrite bool) {
 	cmd := helper("killwriter", s.Root, id, strconv.Itoa(len(states)-1))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -265,8 +267,8 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 		if k != reported && k != reported+1 {
 			t.Fatalf("file reflects %d ops, but %d were reported complete", k, reported)
 		}
-		if !SameTodos(sess.Todos, states[k]) {
-			t.Fatalf("file after %d ops differs from the state after %d ops:\n%s\nwant\n%s", k, k, FormatList(sess.Todos), FormatList(states[k]))
+		if !todolist.SameTodos(sess.Todos, states[k]) {
+			t.Fatalf("file after %d ops differs from the state after %d ops:\n%s\nwant\n%s", k, k, todoview.FormatList(sess.Todos), todoview.FormatList(states[k]))
 		}
 	}
 	// The history reads whole but for a torn last line, and its newest
@@ -275,7 +277,7 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 	if lines, err := s.History(id); err != nil {
 		t.Fatalf("history after SIGKILL: %v", err)
 	} else if n := len(lines); n > 0 {
-		if last := lines[n-1]; (last.N != k && last.N != k-1) || !SameTodos(last.Todos, states[last.N]) {
+		if last := lines[n-1]; (last.N != k && last.N != k-1) || !todolist.SameTodos(last.Todos, states[last.N]) {
 			t.Fatalf("history ends with change %d %q for a file after %d ops", last.N, last.What, k)
 		}
 	}
@@ -293,7 +295,7 @@ func killRound(t *testing.T, s *Store, id string, states [][]Todo, delay time.Du
 	}
 	if lines, err := s.History(id); err != nil {
 		t.Fatalf("history after the next update: %v", err)
-	} else if sess, _ := s.Load(id); len(lines) > 0 && !SameTodos(lines[len(lines)-1].Todos, sess.Todos) {
+	} else if sess, _ := s.Load(id); len(lines) > 0 && !todolist.SameTodos(lines[len(lines)-1].Todos, sess.Todos) {
 		t.Fatalf("after the next update the history's last list is not the file's")
 	}
 	return k, killed, midWrite
@@ -329,7 +331,7 @@ func TestKilledWriter(t *testing.T) {
 				mu.Lock()
 				if mid {
 					midWrites++
-					if len(states[k]) >= MaxTodos {
+					if len(states[k]) >= todolist.MaxTodos {
 						fullMid++ // an add after it is refused: the old test's failure
 					}
 				}
@@ -371,13 +373,13 @@ func TestKilledWriterOnAFullList(t *testing.T) {
 	states := crashStates(t, 400)
 	full := 0
 	for k := range states {
-		if len(states[k]) >= MaxTodos {
+		if len(states[k]) >= todolist.MaxTodos {
 			full = k
 			break
 		}
 	}
 	s := testStore(t)
-	if _, err := s.Update("full", func(sess *Session) error { sess.Todos = CloneTodos(states[full]); return nil }); err != nil {
+	if _, err := s.Update("full", func(sess *Session) error { sess.Todos = todolist.CloneTodos(states[full]); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	tmp := filepath.Join(s.Dir, ".todo-full.json.tmp")
@@ -387,7 +389,7 @@ func TestKilledWriterOnAFullList(t *testing.T) {
 		}
 	}
 	plant()
-	if _, err := s.Update("full", addTodo("after the crash")); !errors.Is(err, ErrLimit) {
+	if _, err := s.Update("full", addTodo("after the crash")); !errors.Is(err, todolist.ErrLimit) {
 		t.Fatalf("an add to a full list: %v, want ErrLimit", err)
 	}
 	if _, err := os.Lstat(tmp); err != nil {
@@ -404,8 +406,8 @@ func TestKilledWriterOnAFullList(t *testing.T) {
 // afterCrash is the change made after each kill: an item added, or at
 // the limit one removed, so it always writes.
 func afterCrash(s *Session) error {
-	if len(s.Todos) >= MaxTodos {
-		s.Todos = RemoveTodo(s.Todos, 0)
+	if len(s.Todos) >= todolist.MaxTodos {
+		s.Todos = todolist.RemoveTodo(s.Todos, 0)
 		return nil
 	}
 	return addTodo("after the crash")(s)

@@ -9,19 +9,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // damagedSession makes session id with changes 1..n (each adds an item)
 // and returns the list after each change (states[k] after change k).
-func damagedSession(t *testing.T, s *Store, id string, n int) [][]Todo {
+func damagedSession(t *testing.T, s *Store, id string, n int) [][]todolist.Todo {
 	t.Helper()
-	states := [][]Todo{{}}
+	states := [][]todolist.Todo{{}}
 	for k := 1; k <= n; k++ {
 		sess, err := s.Update(id, addTodo(fmt.Sprintf("item %d", k)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		states = append(states, CloneTodos(sess.Todos))
+		states = append(states, todolist.CloneTodos(sess.Todos))
 	}
 	return states
 }
@@ -93,16 +95,16 @@ func TestDamagedHistory(t *testing.T) {
 			if !errors.As(err, &herr) || !strings.Contains(err.Error(), dm.missing) {
 				t.Fatalf("History: %v; want a HistoryError naming %q", err, dm.missing)
 			}
-			if last := lines[len(lines)-1]; last.N != n || !SameTodos(last.Todos, states[n]) {
+			if last := lines[len(lines)-1]; last.N != n || !todolist.SameTodos(last.Todos, states[n]) {
 				t.Errorf("History ends with change %d %q; want change %d, the list on disk (never renumbered)", last.N, last.What, n)
 			}
 
 			// Revert: refused at the damage, or exactly the change it names.
 			r := Open(s.Root)
-			sess, took, err := r.Revert("d", ByYou)
+			sess, took, err := r.Revert("d", todolist.ByYou)
 			switch {
 			case err != nil && strings.Contains(err.Error(), "the history has a gap"): // ErrHistoryGap
-				if cur, _ := r.Load("d"); !SameTodos(cur.Todos, states[n]) {
+				if cur, _ := r.Load("d"); !todolist.SameTodos(cur.Todos, states[n]) {
 					t.Errorf("a refused revert changed the list")
 				}
 				if !strings.Contains(err.Error(), "missing") && !strings.Contains(err.Error(), "unreadable") {
@@ -111,7 +113,7 @@ func TestDamagedHistory(t *testing.T) {
 			case err != nil:
 				t.Fatalf("Revert: %v", err)
 			default:
-				if took.N != n || !SameTodos(sess.Todos, states[n-1]) {
+				if took.N != n || !todolist.SameTodos(sess.Todos, states[n-1]) {
 					t.Errorf("Revert named change %d and left %d items; want change %d taken back alone (%d items)", took.N, len(sess.Todos), n, len(states[n-1]))
 				}
 			}
@@ -137,7 +139,7 @@ func TestDamagedHistory(t *testing.T) {
 				}
 			}
 			got, err := Open(s.Root).History("d")
-			if l := got[len(got)-1]; l.N != after.Change.N || !SameTodos(l.Todos, after.Todos) {
+			if l := got[len(got)-1]; l.N != after.Change.N || !todolist.SameTodos(l.Todos, after.Todos) {
 				t.Errorf("the history does not read its newest change: %d %q", l.N, l.What)
 			}
 			// The damage is still named after the next change (the history
@@ -157,7 +159,7 @@ func TestHistoryReadDuringWrites(t *testing.T) {
 	s := testStore(t)
 	if _, err := s.Update("w", func(sess *Session) error {
 		for i := 0; i < 5; i++ {
-			sess.Todos = append(sess.Todos, Todo{Content: fmt.Sprintf("item %d", i), Status: Pending})
+			sess.Todos = append(sess.Todos, todolist.Todo{Content: fmt.Sprintf("item %d", i), Status: todolist.Pending})
 		}
 		return nil
 	}); err != nil {

@@ -1,8 +1,5 @@
 package todostore
 
-// The history's compact form of a change: a delta from the list before it
-// (ARCHITECTURE.md §3, history format 2).
-
 import (
 	"encoding/binary"
 	"encoding/json"
@@ -11,6 +8,8 @@ import (
 	"hash/crc32"
 	"strconv"
 	"sync"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // A delta states the list after a change in terms of the list before it,
@@ -27,7 +26,7 @@ import (
 // 100-item list is about 150 bytes instead of the whole list.
 
 // encodeDelta returns the delta that makes after from before.
-func encodeDelta(before, after []Todo) ([]byte, error) {
+func encodeDelta(before, after []todolist.Todo) ([]byte, error) {
 	buf := make([]byte, 0, 64)
 	buf = append(buf, '[')
 	var byID map[string]int
@@ -41,7 +40,7 @@ func encodeDelta(before, after []Todo) ([]byte, error) {
 	}
 	for _, t := range after {
 		k, same := -1, false
-		if p < len(before) && sameTodo(before[p], t) {
+		if p < len(before) && todolist.SameTodo(before[p], t) {
 			k, same = p, true
 		} else if p < len(before) && t.ID != "" && before[p].ID == t.ID {
 			k = p // changed in place: ids are positions, one each, so the map would say so too
@@ -60,7 +59,7 @@ func encodeDelta(before, after []Todo) ([]byte, error) {
 				k = p
 			}
 		}
-		if same || k >= 0 && k != p && sameTodo(before[k], t) { // before[p] is not t when not same
+		if same || k >= 0 && k != p && todolist.SameTodo(before[k], t) { // before[p] is not t when not same
 			if run[0] >= 0 && run[1]+1 == k {
 				run[1] = k
 			} else {
@@ -95,7 +94,7 @@ func appendRange(buf []byte, a, b int) []byte {
 }
 
 // appendItem writes one changed or new item of a delta.
-func appendItem(buf []byte, before []Todo, k int, t Todo) ([]byte, error) {
+func appendItem(buf []byte, before []todolist.Todo, k int, t todolist.Todo) ([]byte, error) {
 	var err error
 	if k < 0 {
 		buf = append(buf, `{"t":`...)
@@ -128,11 +127,11 @@ func appendItem(buf []byte, before []Todo, k int, t Todo) ([]byte, error) {
 
 // appendSubtasks writes the subtask delta from before to after, each
 // element followed by a comma.
-func appendSubtasks(buf []byte, before, after []Subtask) ([]byte, error) {
+func appendSubtasks(buf []byte, before, after []todolist.Subtask) ([]byte, error) {
 	p := 0
 	run := [2]int{-1, -1}
 	for _, s := range after {
-		if p < len(before) && sameSubtask(before[p], s) {
+		if p < len(before) && todolist.SameSubtask(before[p], s) {
 			if run[0] >= 0 && run[1]+1 == p {
 				run[1] = p
 			} else {
@@ -173,26 +172,26 @@ type deltaItem struct {
 // applyDelta makes the list a delta states from the list before it. A
 // delta that names items or subtasks the list does not have is an error:
 // it was not made from this list.
-func applyDelta(before []Todo, d []byte) ([]Todo, error) {
+func applyDelta(before []todolist.Todo, d []byte) ([]todolist.Todo, error) {
 	var elems []json.RawMessage
 	if err := json.Unmarshal(d, &elems); err != nil {
 		return nil, fmt.Errorf("delta: %w", err)
 	}
-	after := make([]Todo, 0, len(before))
+	after := make([]todolist.Todo, 0, len(before))
 	for _, e := range elems {
 		if len(e) > 0 && e[0] == '[' {
 			a, b, err := parseRange(e, len(before))
 			if err != nil {
 				return nil, err
 			}
-			after = append(after, CloneTodos(before[a:b+1])...)
+			after = append(after, todolist.CloneTodos(before[a:b+1])...)
 			continue
 		}
 		var it deltaItem
 		if err := json.Unmarshal(e, &it); err != nil {
 			return nil, fmt.Errorf("delta: %w", err)
 		}
-		var t Todo
+		var t todolist.Todo
 		if err := json.Unmarshal(it.T, &t); err != nil {
 			return nil, fmt.Errorf("delta: item: %w", err)
 		}
@@ -211,7 +210,7 @@ func applyDelta(before []Todo, d []byte) ([]Todo, error) {
 					t.Subtasks = append(t.Subtasks, before[k].Subtasks[a:b+1]...)
 					continue
 				}
-				var st Subtask
+				var st todolist.Subtask
 				if err := json.Unmarshal(s, &st); err != nil {
 					return nil, fmt.Errorf("delta: subtask: %w", err)
 				}
@@ -241,7 +240,7 @@ func parseRange(e []byte, n int) (int, int, error) {
 // the session file the hash of the change that wrote it, so a reader
 // checks a delta's result and a writer sees whether the history explains
 // the file without reading it.
-func listHash(todos []Todo) uint64 {
+func listHash(todos []todolist.Todo) uint64 {
 	h, _ := listHashes(todos, nil, nil)
 	return h
 }
@@ -251,14 +250,14 @@ func listHash(todos []Todo) uint64 {
 // next change: a change from prev, whose states are prevAt, hashes the
 // items from the first one it changed, not the whole list (a list of the
 // same length only: its length is hashed first).
-func listHashes(todos, prev []Todo, prevAt []uint64) (uint64, []uint64) {
+func listHashes(todos, prev []todolist.Todo, prevAt []uint64) (uint64, []uint64) {
 	h := hashers.Get().(*hasher)
 	defer hashers.Put(h)
 	h.c, h.e, h.n = 0, 0, 0
 	at := make([]uint64, len(todos)+1)
 	k := 0
 	if len(prev) == len(todos) && len(prevAt) == len(prev)+1 {
-		for k < len(todos) && sameTodo(prev[k], todos[k]) { // the fields hashed, and no others
+		for k < len(todos) && todolist.SameTodo(prev[k], todos[k]) { // the fields hashed, and no others
 			k++
 		}
 		copy(at[:k+1], prevAt[:k+1])

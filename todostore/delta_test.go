@@ -10,46 +10,54 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // A delta states exactly the list after, for every kind of change, and is
 // small for a small change.
 func TestDeltaRoundTrip(t *testing.T) {
-	base := func() []Todo {
+	base := func() []todolist.Todo {
 		l := list("a", "b:>", "c", "d:x", "e")
-		l[2].Subtasks = []Subtask{{ID: "3.1", Content: "s1", Status: Pending}, {ID: "3.2", Content: "s2", Status: Pending}, {ID: "3.3", Content: "s3", Status: Completed}}
-		Normalize(l)
+		l[2].Subtasks = []todolist.Subtask{{ID: "3.1", Content: "s1", Status: todolist.Pending}, {ID: "3.2", Content: "s2", Status: todolist.Pending}, {ID: "3.3", Content: "s3", Status: todolist.Completed}}
+		todolist.Normalize(l)
 		return l
 	}
 	tests := []struct {
 		name   string
-		change func([]Todo) []Todo
+		change func([]todolist.Todo) []todolist.Todo
 		max    int // bytes of the delta at most (0: no bound)
 	}{
-		{"nothing", func(l []Todo) []Todo { return l }, 8},
-		{"status", func(l []Todo) []Todo { l[0].Status = Completed; return l }, 80},
-		{"subtask ticked", func(l []Todo) []Todo { l[2].Subtasks[1].Status = Completed; return l }, 160},
-		{"subtask added", func(l []Todo) []Todo {
-			l[2].Subtasks = append(l[2].Subtasks, Subtask{ID: "3.4", Content: "s4", Status: Pending})
+		{"nothing", func(l []todolist.Todo) []todolist.Todo { return l }, 8},
+		{"status", func(l []todolist.Todo) []todolist.Todo { l[0].Status = todolist.Completed; return l }, 80},
+		{"subtask ticked", func(l []todolist.Todo) []todolist.Todo { l[2].Subtasks[1].Status = todolist.Completed; return l }, 160},
+		{"subtask added", func(l []todolist.Todo) []todolist.Todo {
+			l[2].Subtasks = append(l[2].Subtasks, todolist.Subtask{ID: "3.4", Content: "s4", Status: todolist.Pending})
 			return l
 		}, 200},
-		{"subtask removed", func(l []Todo) []Todo {
+		{"subtask removed", func(l []todolist.Todo) []todolist.Todo {
 			l[2].Subtasks = append(l[2].Subtasks[:0:0], l[2].Subtasks[0], l[2].Subtasks[2])
 			return l
 		}, 160},
-		{"item added at the front", func(l []Todo) []Todo { return append([]Todo{{ID: "0", Content: "new", Status: Pending}}, l...) }, 0},
-		{"item removed", func(l []Todo) []Todo { return append(l[:1:1], l[2:]...) }, 0},
-		{"moved", func(l []Todo) []Todo { l[0], l[4] = l[4], l[0]; return l }, 0},
-		{"text edited", func(l []Todo) []Todo { l[1].Content = "b, now longer"; l[1].ActiveForm = "Doing b"; return l }, 0},
-		{"field cleared", func(l []Todo) []Todo { l[1].ActiveForm = ""; return l }, 0},
-		{"cleared", func([]Todo) []Todo { return []Todo{} }, 8},
-		{"replaced", func([]Todo) []Todo { return list("x", "y") }, 0},
+		{"item added at the front", func(l []todolist.Todo) []todolist.Todo {
+			return append([]todolist.Todo{{ID: "0", Content: "new", Status: todolist.Pending}}, l...)
+		}, 0},
+		{"item removed", func(l []todolist.Todo) []todolist.Todo { return append(l[:1:1], l[2:]...) }, 0},
+		{"moved", func(l []todolist.Todo) []todolist.Todo { l[0], l[4] = l[4], l[0]; return l }, 0},
+		{"text edited", func(l []todolist.Todo) []todolist.Todo {
+			l[1].Content = "b, now longer"
+			l[1].ActiveForm = "Doing b"
+			return l
+		}, 0},
+		{"field cleared", func(l []todolist.Todo) []todolist.Todo { l[1].ActiveForm = ""; return l }, 0},
+		{"cleared", func([]todolist.Todo) []todolist.Todo { return []todolist.Todo{} }, 8},
+		{"replaced", func([]todolist.Todo) []todolist.Todo { return list("x", "y") }, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := base()
 			before[1].ActiveForm = "Doing b"
-			after := tt.change(CloneTodos(before))
+			after := tt.change(todolist.CloneTodos(before))
 			d, err := encodeDelta(before, after)
 			if err != nil {
 				t.Fatal(err)
@@ -58,7 +66,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("apply %s: %v", d, err)
 			}
-			if !SameTodos(got, after) {
+			if !todolist.SameTodos(got, after) {
 				t.Errorf("delta %s gave\n%+v\nwant\n%+v", d, got, after)
 			}
 			if tt.max > 0 && len(d) > tt.max {
@@ -93,7 +101,7 @@ func FuzzDelta(f *testing.F) {
 		if err != nil {
 			t.Fatalf("apply %s: %v", d, err)
 		}
-		if !SameTodos(got, after) {
+		if !todolist.SameTodos(got, after) {
 			t.Fatalf("delta %s: got %+v want %+v", d, got, after)
 		}
 	})
@@ -108,7 +116,7 @@ func FuzzParseHistory(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines, _ := ParseHistory(data)
 		for _, l := range lines {
-			if err := Validate(l.Todos); err != nil {
+			if err := todolist.Validate(l.Todos); err != nil {
 				t.Fatalf("line %d: %v", l.N, err)
 			}
 		}
@@ -116,12 +124,12 @@ func FuzzParseHistory(f *testing.F) {
 }
 
 // ninetyNine is a 99-item list of typical text.
-func ninetyNine() []Todo {
-	var l []Todo
+func ninetyNine() []todolist.Todo {
+	var l []todolist.Todo
 	for i := 0; i < 99; i++ {
-		l = append(l, Todo{Content: fmt.Sprintf("item %d: implement the part of the feature that handles case %d", i, i), Status: Pending})
+		l = append(l, todolist.Todo{Content: fmt.Sprintf("item %d: implement the part of the feature that handles case %d", i, i), Status: todolist.Pending})
 	}
-	Normalize(l)
+	todolist.Normalize(l)
 	return l
 }
 
@@ -131,21 +139,21 @@ func TestThousandChangesFit(t *testing.T) {
 	l := ninetyNine()
 	var hist []byte
 	var at lineChain
-	prev := []Todo{}
-	var want [][]Todo
+	prev := []todolist.Todo{}
+	var want [][]todolist.Todo
 	for n := 1; n <= 1000; n++ {
-		next := CloneTodos(l)
+		next := todolist.CloneTodos(l)
 		i := n % 99
-		if next[i].Status == Pending {
-			next[i].Status = Completed
+		if next[i].Status == todolist.Pending {
+			next[i].Status = todolist.Completed
 		} else {
-			next[i].Status = Pending
+			next[i].Status = todolist.Pending
 		}
 		if n%50 == 0 {
 			next[i].Content += " (edited)"
 		}
-		Normalize(next)
-		buf, chain, err := encodeLines(at, prev, []HistoryLine{{N: n, By: ByYou, What: "changed", Todos: next}}, 12000) // about the session file's size
+		todolist.Normalize(next)
+		buf, chain, err := encodeLines(at, prev, []HistoryLine{{N: n, By: todolist.ByYou, What: "changed", Todos: next}}, 12000) // about the session file's size
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +169,7 @@ func TestThousandChangesFit(t *testing.T) {
 		t.Fatalf("%d lines read, bad %v", len(lines), bad)
 	}
 	for i, line := range lines {
-		if !SameTodos(line.Todos, want[i]) {
+		if !todolist.SameTodos(line.Todos, want[i]) {
 			t.Fatalf("line %d reads back as another list", line.N)
 		}
 	}
@@ -182,12 +190,12 @@ func TestHistoryCapKeepsReadableLines(t *testing.T) {
 	at := lineChain{n: lines[0].N, from: lines[0].N}
 	cur := lines[0].Todos
 	for n := 2; n < MaxHistoryLines; n++ {
-		next := CloneTodos(cur)
-		next[n%99].Status = Completed
+		next := todolist.CloneTodos(cur)
+		next[n%99].Status = todolist.Completed
 		if n%2 == 0 {
-			next[n%99].Status = Pending
+			next[n%99].Status = todolist.Pending
 		}
-		buf, chain, err := encodeLines(at, cur, []HistoryLine{{N: n, By: ByAgent, What: "w", Todos: next}}, 20000)
+		buf, chain, err := encodeLines(at, cur, []HistoryLine{{N: n, By: todolist.ByAgent, What: "w", Todos: next}}, 20000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +205,11 @@ func TestHistoryCapKeepsReadableLines(t *testing.T) {
 	if err := os.WriteFile(s.SessionHistoryPath("c"), hist, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Update("c", func(sess *Session) error { sess.Todos = CloneTodos(cur); sess.Todos[0].Content = "last"; return nil }); err != nil {
+	if _, err := s.Update("c", func(sess *Session) error {
+		sess.Todos = todolist.CloneTodos(cur)
+		sess.Todos[0].Content = "last"
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Update("c", func(sess *Session) error { sess.Todos[1].Content = "after"; return nil }); err != nil {
@@ -210,7 +222,7 @@ func TestHistoryCapKeepsReadableLines(t *testing.T) {
 	if len(got) < MaxHistoryLines/2 || len(got) > MaxHistoryLines/2+snapshotEvery {
 		t.Errorf("the cap kept %d lines, want %d to %d", len(got), MaxHistoryLines/2, MaxHistoryLines/2+snapshotEvery)
 	}
-	if l := got[len(got)-1]; l.Todos[0].Content != "last" || l.Todos[1].Content != "after" || l.By != ByYou {
+	if l := got[len(got)-1]; l.Todos[0].Content != "last" || l.Todos[1].Content != "after" || l.By != todolist.ByYou {
 		t.Errorf("newest line after the cap: %+v", l.Todos[:2])
 	}
 	// The file ends where the oldest kept line is a snapshot.
@@ -227,9 +239,9 @@ func TestHistoryCapKeepsReadableLines(t *testing.T) {
 func TestHistoryFormatSwitch(t *testing.T) {
 	s := testStore(t)
 	var old bytes.Buffer
-	states := [][]Todo{list("a"), list("a", "b"), list("a:x", "b")}
+	states := [][]todolist.Todo{list("a"), list("a", "b"), list("a:x", "b")}
 	for i, todos := range states {
-		b, err := encodeHistoryLine(HistoryLine{N: i + 1, By: ByYou, What: fmt.Sprintf("old %d", i+1), Todos: todos, PID: 1})
+		b, err := encodeHistoryLine(HistoryLine{N: i + 1, By: todolist.ByYou, What: fmt.Sprintf("old %d", i+1), Todos: todos, PID: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +254,7 @@ func TestHistoryFormatSwitch(t *testing.T) {
 	if _, err := s.Update("sw", addTodo("c")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Update("sw", func(sess *Session) error { return SetStatus(sess.Todos, 1, Completed) }); err != nil {
+	if _, err := s.Update("sw", func(sess *Session) error { return todolist.SetStatus(sess.Todos, 1, todolist.Completed) }); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(s.SessionHistoryPath("sw"))
@@ -253,26 +265,26 @@ func TestHistoryFormatSwitch(t *testing.T) {
 	if got := strings.Join(whats(lines), "|"); strings.Count(got, "other process") > 0 || len(lines) != 5 {
 		t.Fatalf("history across the switch: %s", got)
 	}
-	if c := itemTexts(lines[4].Todos); c != "a b c" || lines[4].Todos[1].Status != Completed {
+	if c := itemTexts(lines[4].Todos); c != "a b c" || lines[4].Todos[1].Status != todolist.Completed {
 		t.Errorf("newest line: %s", c)
 	}
 	// Revert takes back the new-format change, then the first new one.
-	if _, took, err := s.Revert("sw", ByYou); err != nil || took.N != 5 {
+	if _, took, err := s.Revert("sw", todolist.ByYou); err != nil || took.N != 5 {
 		t.Fatalf("revert: took %d, %v", took.N, err)
 	}
-	if _, took, err := s.Revert("sw", ByYou); err != nil || took.N != 4 {
+	if _, took, err := s.Revert("sw", todolist.ByYou); err != nil || took.N != 4 {
 		t.Fatalf("second revert: took %d, %v", took.N, err)
 	}
 	sess, _ := s.Load("sw")
-	if !SameTodos(sess.Todos, states[2]) {
+	if !todolist.SameTodos(sess.Todos, states[2]) {
 		t.Errorf("after two reverts: %s", contents(sess.Todos))
 	}
 	// Restore an old-format change.
-	if _, _, err := s.Restore("sw", 1, ByYou); err != nil {
+	if _, _, err := s.Restore("sw", 1, todolist.ByYou); err != nil {
 		t.Fatal(err)
 	}
 	sess, _ = s.Load("sw")
-	if !SameTodos(sess.Todos, states[0]) {
+	if !todolist.SameTodos(sess.Todos, states[0]) {
 		t.Errorf("restore 1: %s", contents(sess.Todos))
 	}
 	if _, bad := ParseHistory(mustRead(t, s.SessionHistoryPath("sw"))); len(bad) > 0 {
@@ -293,7 +305,7 @@ func mustRead(t *testing.T, path string) []byte {
 // append keeps its author and words: the next writer, and History before
 // it, show it as that change, not as another process's.
 func TestLostLineKeepsItsAuthor(t *testing.T) {
-	for _, by := range []Author{ByYou, ByAgent} {
+	for _, by := range []todolist.Author{todolist.ByYou, todolist.ByAgent} {
 		t.Run(string(by), func(t *testing.T) {
 			s := testStore(t)
 			if _, err := s.Update("l", addTodo("one")); err != nil {
@@ -317,10 +329,10 @@ func TestLostLineKeepsItsAuthor(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines = mustHistory(t, s, "l")
-			if got := whats(lines); len(lines) != 3 || lines[1].By != by || lines[2].By != ByYou || strings.Contains(strings.Join(got, "|"), "other process") {
+			if got := whats(lines); len(lines) != 3 || lines[1].By != by || lines[2].By != todolist.ByYou || strings.Contains(strings.Join(got, "|"), "other process") {
 				t.Errorf("after the next change: %q", got)
 			}
-			if !SameTodos(lines[1].Todos, list("one", "two")) {
+			if !todolist.SameTodos(lines[1].Todos, list("one", "two")) {
 				t.Errorf("recovered line's list: %s", contents(lines[1].Todos))
 			}
 		})
@@ -343,7 +355,7 @@ func TestEditedFileIsOtherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := mustHistory(t, s, "e")
-	if len(lines) != 3 || lines[1].By != ByOther || itemTexts(lines[2].Todos) != "uno two" {
+	if len(lines) != 3 || lines[1].By != todolist.ByOther || itemTexts(lines[2].Todos) != "uno two" {
 		t.Errorf("history: %q, last %s", whats(lines), contents(lines[len(lines)-1].Todos))
 	}
 }
@@ -364,7 +376,7 @@ func TestOneDecodePerOperation(t *testing.T) {
 		if _, err := s.Load("d"); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Commit("d", ByYou, func(*Session) error { return nil }); err != nil {
+		if _, _, err := s.Commit("d", todolist.ByYou, func(*Session) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -428,7 +440,7 @@ func TestCacheSeesEveryWrite(t *testing.T) {
 }
 
 // itemTexts is a list's item texts, space-separated.
-func itemTexts(todos []Todo) string {
+func itemTexts(todos []todolist.Todo) string {
 	var out []string
 	for _, t := range todos {
 		out = append(out, t.Content)
@@ -445,14 +457,14 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 		if len(todos) > 0 {
 			todos[0].ActiveForm = string(data)
 			todos[len(todos)-1].Evidence = "<" + string(data) + "\u2029"
-			todos[0].Origin = OriginPerson
+			todos[0].Origin = todolist.OriginPerson
 			// Stable ids and revisions (ids.go) are in the file too.
 			todos[0].UID, todos[0].Rev = "t"+strconv.Itoa(len(data)), len(data)
 			if len(todos[0].Subtasks) > 0 {
 				todos[0].Subtasks[0].UID, todos[0].Subtasks[0].Rev = "s1", 1
 			}
 		}
-		sess := &Session{Version: 1, Session: "s", Cwd: "/x", Todos: todos, Rev: 4, NextUID: 9, AgentRead: 2, Change: &ChangeRecord{N: 3, Hash: "h", What: string(data)}}
+		sess := &Session{Version: 1, Session: "s", Cwd: "/x", Todos: todos, Rev: 4, NextUID: 9, AgentRead: 2, Change: &todolist.ChangeRecord{N: 3, Hash: "h", What: string(data)}}
 		// The session's own fields, which appendHead writes or leaves to
 		// encoding/json, varied by the input's length and first byte.
 		var b0 byte
@@ -474,7 +486,7 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 		if b0&16 != 0 {
 			sess.Change = nil
 		} else {
-			sess.Change.At, sess.Change.By, sess.Change.Revert, sess.Change.PID = sess.UpdatedAt.In(zone), ByAgent, int(b0), len(data)
+			sess.Change.At, sess.Change.By, sess.Change.Revert, sess.Change.PID = sess.UpdatedAt.In(zone), todolist.ByAgent, int(b0), len(data)
 			if b0&32 != 0 {
 				sess.Change.Dropped = todos
 			}
@@ -483,7 +495,7 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 			sess.Hooks = &HookState{NoProgress: 1, Before: todos}
 		}
 		if b0&128 != 0 {
-			sess.Extra = Extra{"zz": json.RawMessage(`{"a":[1,2]}`)}
+			sess.Extra = todolist.Extra{"zz": json.RawMessage(`{"a":[1,2]}`)}
 		}
 		want, err := json.MarshalIndent(sess, "", "  ")
 		if err != nil {
@@ -491,16 +503,16 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 		}
 		enc, _, err := encodeFast(sess, nil, nil)
 		got := enc.bytes()
-		if err != nil || !bytes.Equal(got, want) || enc.size != len(got) {
+		if err != nil || !bytes.Equal(got, want) || enc.Size != len(got) {
 			t.Fatalf("encodeFast:\n%s\nwant:\n%s\n%v", got, want, err)
 		}
 		// Again after a change, reusing the items that did not change.
 		before, after := fuzzLists(append([]byte{7}, data...))
 		if _, prevItems, err := encodeFast(&Session{Version: 1, Todos: before}, nil, nil); err == nil && prevItems != nil {
-			sess.Todos = CloneTodos(after)
+			sess.Todos = todolist.CloneTodos(after)
 			// An item equal but for its revision is encoded again, not reused.
 			for i := range sess.Todos {
-				if i < len(before) && sameTodo(before[i], sess.Todos[i]) {
+				if i < len(before) && todolist.SameTodo(before[i], sess.Todos[i]) {
 					sess.Todos[i].Rev = before[i].Rev + 1
 					break
 				}
@@ -516,27 +528,27 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 // A change to one subtask of a large list encodes that item and copies the
 // others, and the file is byte for byte what encoding/json writes.
 func TestEncodeReusingItems(t *testing.T) {
-	var todos []Todo
+	var todos []todolist.Todo
 	for i := 0; i < 20; i++ {
-		td := Todo{Content: fmt.Sprintf("item %d <b> & \"q\"", i), Status: Pending}
+		td := todolist.Todo{Content: fmt.Sprintf("item %d <b> & \"q\"", i), Status: todolist.Pending}
 		for j := 0; j < 50; j++ {
-			td.Subtasks = append(td.Subtasks, Subtask{Content: fmt.Sprintf("step %d", j), Status: Pending})
+			td.Subtasks = append(td.Subtasks, todolist.Subtask{Content: fmt.Sprintf("step %d", j), Status: todolist.Pending})
 		}
 		todos = append(todos, td)
 	}
-	Normalize(todos)
+	todolist.Normalize(todos)
 	sess := &Session{Version: 1, Session: "r", Todos: todos}
 	_, items, err := encodeReusing(sess, nil, nil)
 	if err != nil || len(items) != 20 {
 		t.Fatalf("%d items, %v", len(items), err)
 	}
 	next := sess.clone()
-	next.Todos[7].Subtasks[3].Status = Completed
-	Normalize(next.Todos)
+	next.Todos[7].Subtasks[3].Status = todolist.Completed
+	todolist.Normalize(next.Todos)
 	enc, items2, err := encodeReusing(next, sess.Todos, items)
 	got := enc.bytes()
 	want, _ := json.MarshalIndent(next, "", "  ")
-	if err != nil || !bytes.Equal(got, append(want, '\n')) || enc.size != len(got) {
+	if err != nil || !bytes.Equal(got, append(want, '\n')) || enc.Size != len(got) {
 		t.Fatalf("reusing items: %v\n%s", err, got)
 	}
 	for k := range items2 {
@@ -571,22 +583,22 @@ func FuzzListHashes(f *testing.F) {
 // the one todosh wrote before listHash kept states (0x4a5e992787fe9b4f,
 // by the code of that time), so files written then still check.
 func TestListHashGolden(t *testing.T) {
-	var l []Todo
+	var l []todolist.Todo
 	for i := 0; i < 30; i++ {
-		td := Todo{Content: fmt.Sprintf("item %d <é> %s", i, strings.Repeat("x", i*40)), Status: Pending, Evidence: fmt.Sprint(i), Origin: OriginPerson}
+		td := todolist.Todo{Content: fmt.Sprintf("item %d <é> %s", i, strings.Repeat("x", i*40)), Status: todolist.Pending, Evidence: fmt.Sprint(i), Origin: todolist.OriginPerson}
 		for j := 0; j < i%7*8; j++ {
-			td.Subtasks = append(td.Subtasks, Subtask{Content: fmt.Sprintf("s %d.%d", i, j), Status: Completed, Evidence: strings.Repeat("e", j*13)})
+			td.Subtasks = append(td.Subtasks, todolist.Subtask{Content: fmt.Sprintf("s %d.%d", i, j), Status: todolist.Completed, Evidence: strings.Repeat("e", j*13)})
 		}
 		l = append(l, td)
 	}
-	Normalize(l)
+	todolist.Normalize(l)
 	if got := listHash(l); got != 0x4a5e992787fe9b4f {
 		t.Errorf("listHash = %x, want 4a5e992787fe9b4f", got)
 	}
 	// And from the states of a list that differs in one item.
-	before := CloneTodos(l)
-	before[17].Subtasks[2].Status = Pending
-	Normalize(before)
+	before := todolist.CloneTodos(l)
+	before[17].Subtasks[2].Status = todolist.Pending
+	todolist.Normalize(before)
 	_, at := listHashes(before, nil, nil)
 	if got, _ := listHashes(l, before, at); got != 0x4a5e992787fe9b4f {
 		t.Errorf("listHashes from the list before = %x, want 4a5e992787fe9b4f", got)
@@ -596,11 +608,11 @@ func TestListHashGolden(t *testing.T) {
 // TestEstimateHoldsAnItem: an item's encoding fits the buffer estimate
 // makes for it, so it is made once.
 func TestEstimateHoldsAnItem(t *testing.T) {
-	td := Todo{ID: "100", Content: "item: implement the part of the feature", Status: InProgress, UID: "t12345", Rev: 123456, Origin: OriginPerson}
-	for j := 0; j < MaxSubtasks; j++ {
-		td.Subtasks = append(td.Subtasks, Subtask{ID: fmt.Sprintf("100.%d", j+1), Content: "s", Status: Completed, Origin: OriginPerson, UID: fmt.Sprintf("s%d", 100000+j), Rev: 123456})
+	td := todolist.Todo{ID: "100", Content: "item: implement the part of the feature", Status: todolist.InProgress, UID: "t12345", Rev: 123456, Origin: todolist.OriginPerson}
+	for j := 0; j < todolist.MaxSubtasks; j++ {
+		td.Subtasks = append(td.Subtasks, todolist.Subtask{ID: fmt.Sprintf("100.%d", j+1), Content: "s", Status: todolist.Completed, Origin: todolist.OriginPerson, UID: fmt.Sprintf("s%d", 100000+j), Rev: 123456})
 	}
-	if got, est := len(appendTodo(nil, td)), estimate([]Todo{td}); got > est {
+	if got, est := len(appendTodo(nil, td)), estimate([]todolist.Todo{td}); got > est {
 		t.Errorf("an item of %d bytes, estimated %d", got, est)
 	}
 }

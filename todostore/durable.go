@@ -1,7 +1,5 @@
 package todostore
 
-// Durable writes: atomic replace, fsync of files and directories, and their counters.
-
 import (
 	"errors"
 	"fmt"

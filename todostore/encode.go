@@ -1,9 +1,5 @@
 package todostore
 
-// The session file's encoder: the bytes json.MarshalIndent writes, made
-// without reflection for the list, which is most of a file and of a
-// change's CPU (ARCHITECTURE.md §3).
-
 import (
 	"bytes"
 	"encoding/json"
@@ -11,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // Encode renders a session as the bytes of its file: indented JSON, the
@@ -29,7 +27,7 @@ func Encode(sess *Session) ([]byte, error) {
 // (writePieces).
 type encoding struct {
 	pieces [][]byte
-	size   int
+	Size   int
 }
 
 // bytes joins the pieces (a new slice unless there is only one).
@@ -37,7 +35,7 @@ func (e encoding) bytes() []byte {
 	if len(e.pieces) == 1 {
 		return e.pieces[0]
 	}
-	out := make([]byte, 0, e.size)
+	out := make([]byte, 0, e.Size)
 	for _, p := range e.pieces {
 		out = append(out, p...)
 	}
@@ -52,24 +50,24 @@ func (e encoding) bytes() []byte {
 // item's encoding is everything the file holds for it at its position,
 // the comma before it included, and is never changed once made: the cache
 // and the next change share it.
-func encodeReusing(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]byte, error) {
+func encodeReusing(sess *Session, prev []todolist.Todo, prevItems [][]byte) (encoding, [][]byte, error) {
 	enc, items, err := encodeFast(sess, prev, prevItems)
 	if err != nil {
 		return encoding{}, nil, err
 	}
 	last := &enc.pieces[len(enc.pieces)-1]
 	*last = append(*last, '\n') // a piece encodeFast made for this encoding alone
-	enc.size++
-	if enc.size > MaxFileSize {
-		return encoding{}, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", enc.size, MaxFileSize, ErrLimit)
+	enc.Size++
+	if enc.Size > todolist.MaxFileSize {
+		return encoding{}, nil, fmt.Errorf("session file would be %d bytes, over the limit of %d: %w", enc.Size, todolist.MaxFileSize, todolist.ErrLimit)
 	}
 	return enc, items, nil
 }
 
-func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]byte, error) {
+func encodeFast(sess *Session, prev []todolist.Todo, prevItems [][]byte) (encoding, [][]byte, error) {
 	slow := func() (encoding, [][]byte, error) {
 		data, err := json.MarshalIndent(sess, "", "  ")
-		return encoding{pieces: [][]byte{data}, size: len(data)}, nil, err
+		return encoding{pieces: [][]byte{data}, Size: len(data)}, nil, err
 	}
 	if len(sess.Archive) > 0 || len(sess.Todos) == 0 || hasExtra(sess.Todos) {
 		return slow()
@@ -79,7 +77,7 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]b
 		// A session with fields written rarely: encoding/json's way for
 		// all but the list.
 		shell := *sess
-		shell.Todos = []Todo{}
+		shell.Todos = []todolist.Todo{}
 		head, err := json.MarshalIndent(&shell, "", "  ")
 		if err != nil {
 			return encoding{}, nil, err
@@ -119,7 +117,7 @@ func encodeFast(sess *Session, prev []Todo, prevItems [][]byte) (encoding, [][]b
 		size += len(items[k])
 	}
 	pieces = append(pieces, end)
-	return encoding{pieces: pieces, size: size}, items, nil
+	return encoding{pieces: pieces, Size: size}, items, nil
 }
 
 // appendHead writes what json.MarshalIndent writes of a session before
@@ -210,17 +208,17 @@ func appendTime(out []byte, indent, key string, t time.Time) []byte {
 // sameEncoding reports whether two items encode to the same bytes: equal
 // in every field the file holds, the stable ids and revisions included
 // (which sameTodo, the equality of lists, leaves out).
-func sameEncoding(x, y Todo) bool {
+func sameEncoding(x, y todolist.Todo) bool {
 	if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
 		x.Evidence != y.Evidence || x.Origin != y.Origin || x.UID != y.UID || x.Rev != y.Rev || len(x.Subtasks) != len(y.Subtasks) {
 		return false
 	}
-	if sameArray(x.Subtasks, y.Subtasks) {
+	if todolist.SameArray(x.Subtasks, y.Subtasks) {
 		return true // one array: nothing writes into it (copy on write)
 	}
 	for j := range x.Subtasks {
 		a, b := &x.Subtasks[j], &y.Subtasks[j]
-		if !sameSubtask(*a, *b) || a.UID != b.UID || a.Rev != b.Rev {
+		if !todolist.SameSubtask(*a, *b) || a.UID != b.UID || a.Rev != b.Rev {
 			return false
 		}
 	}
@@ -240,7 +238,7 @@ func appendInt(out []byte, indent, key string, v int) []byte {
 	return strconv.AppendInt(out, int64(v), 10)
 }
 
-func hasExtra(todos []Todo) bool {
+func hasExtra(todos []todolist.Todo) bool {
 	for _, t := range todos {
 		if len(t.Extra) > 0 {
 			return true
@@ -258,7 +256,7 @@ func hasExtra(todos []Todo) bool {
 // that the buffer is made once: an item's keys and indentation take about
 // 230 bytes and a subtask's 200 at most besides their text (more for
 // escapes).
-func estimate(todos []Todo) int {
+func estimate(todos []todolist.Todo) int {
 	n := 0
 	for _, t := range todos {
 		n += 230 + len(t.Content) + len(t.ActiveForm) + len(t.Evidence) + len(t.Origin)
@@ -285,7 +283,7 @@ func appendField(out []byte, indent, key, v string, omitEmpty, first bool) []byt
 }
 
 // appendTodo writes one item at the depth of the session's list.
-func appendTodo(out []byte, t Todo) []byte {
+func appendTodo(out []byte, t todolist.Todo) []byte {
 	const in = "      "
 	out = append(out, "\n    {"...)
 	out = appendField(out, in, "id", t.ID, false, true)

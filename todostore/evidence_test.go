@@ -3,6 +3,8 @@ package todostore
 import (
 	"os"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // TestRequireEvidenceSetting: none until recorded; recorded on and off,
@@ -31,7 +33,7 @@ func TestRequireEvidenceSetting(t *testing.T) {
 	if _, set := s.RequireEvidence(id); set {
 		t.Errorf("a file that says neither on nor off counts as a setting")
 	}
-	if _, _, err := s.Commit(id, ByAgent, func(x *Session) error { x.Paused = true; return nil }); err != nil {
+	if _, _, err := s.Commit(id, todolist.ByAgent, func(x *Session) error { x.Paused = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Remove(id); err != nil {

@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
-)
 
-// Extra holds the fields of a JSON object that this todosh does not know
-// (llxprt's "priority" and "notes", whatever a later version adds), by name,
-// compacted, so that a rewrite writes them back instead of dropping them.
-type Extra map[string]json.RawMessage
+	"github.com/todosh/todosh/todolist"
+)
 
 // The names of the fields each type knows; every other field is kept in
 // its Extra.
@@ -88,7 +84,7 @@ func (w *jwalk) ws() {
 func (w *jwalk) at(c byte) bool { return w.i < len(w.b) && w.b[w.i] == c }
 
 // todos walks an array of items into todos, index by index.
-func (w *jwalk) todos(todos []Todo) error {
+func (w *jwalk) todos(todos []todolist.Todo) error {
 	n := 0
 	return w.array(func() error {
 		if n >= len(todos) {
@@ -147,13 +143,13 @@ func (w *jwalk) array(elem func() error) error {
 // key goes to field by the name known spells it with (field must consume
 // its value), and the other fields are returned. A value that is not an
 // object (null) is skipped.
-func (w *jwalk) object(known []string, field func(key string) error) (Extra, error) {
+func (w *jwalk) object(known []string, field func(key string) error) (todolist.Extra, error) {
 	if !w.at('{') {
 		return nil, w.skip()
 	}
 	w.i++
 	var seen []string
-	var extra Extra
+	var extra todolist.Extra
 	for {
 		w.ws()
 		if w.i >= len(w.b) {
@@ -174,7 +170,7 @@ func (w *jwalk) object(known []string, field func(key string) error) (Extra, err
 			}
 		}
 		if slices.Contains(seen, name) {
-			return nil, fmt.Errorf("key %q appears twice (which one is meant is unclear: keep one)", ShortLine(key, 40))
+			return nil, fmt.Errorf("key %q appears twice (which one is meant is unclear: keep one)", todolist.ShortLine(key, 40))
 		}
 		seen = append(seen, name)
 		if isKnown {
@@ -191,7 +187,7 @@ func (w *jwalk) object(known []string, field func(key string) error) (Extra, err
 				return nil, err
 			}
 			if extra == nil {
-				extra = make(Extra)
+				extra = make(todolist.Extra)
 			}
 			extra[key] = buf.Bytes()
 		}
@@ -264,70 +260,14 @@ func (w *jwalk) skip() error {
 	return nil
 }
 
-// withExtra appends the fields of extra, sorted by name, to the encoded
-// object obj.
-func withExtra(obj []byte, extra Extra) ([]byte, error) {
-	if len(extra) == 0 {
-		return obj, nil
-	}
-	body := bytes.TrimSuffix(bytes.TrimSpace(obj), []byte("}"))
-	var b bytes.Buffer
-	b.Write(body)
-	empty := bytes.Equal(bytes.TrimSpace(body), []byte("{"))
-	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		v := extra[k]
-		if !json.Valid(v) {
-			return nil, fmt.Errorf("field %q holds invalid JSON", k)
-		}
-		if !empty {
-			b.WriteByte(',')
-		}
-		empty = false
-		key, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// The MarshalJSON methods encode with a local type that has no methods (so
-// encoding/json does the field work) and add the unknown fields after it.
-
-// marshalWithExtra encodes v, a method-less copy of a value, followed by
-// the value's unknown fields.
-func marshalWithExtra(v any, extra Extra) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return withExtra(b, extra)
-}
-
 // MarshalJSON encodes a session with its unknown fields after the known ones.
 func (s Session) MarshalJSON() ([]byte, error) {
 	type plain Session
-	return marshalWithExtra(plain(s), s.Extra)
-}
-
-// MarshalJSON encodes a todo with its unknown fields after the known ones.
-func (t Todo) MarshalJSON() ([]byte, error) {
-	type plain Todo
-	return marshalWithExtra(plain(t), t.Extra)
-}
-
-// MarshalJSON encodes a subtask with its unknown fields after the known ones.
-func (s Subtask) MarshalJSON() ([]byte, error) {
-	type plain Subtask
-	return marshalWithExtra(plain(s), s.Extra)
+	return todolist.MarshalWithExtra(plain(s), s.Extra)
 }
 
 // MarshalJSON encodes an archive entry with its unknown fields.
 func (a ArchiveEntry) MarshalJSON() ([]byte, error) {
 	type plain ArchiveEntry
-	return marshalWithExtra(plain(a), a.Extra)
+	return todolist.MarshalWithExtra(plain(a), a.Extra)
 }

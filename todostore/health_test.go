@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 func TestHealth(t *testing.T) {
@@ -18,7 +20,7 @@ func TestHealth(t *testing.T) {
 	}
 	s = Open(filepath.Join(dir, "h"))
 	if _, err := s.Update("one", func(ss *Session) error {
-		ss.Todos = []Todo{{Content: "x", Status: Pending}}
+		ss.Todos = []todolist.Todo{{Content: "x", Status: todolist.Pending}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -13,18 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// Author says who made a change, as the history shows it.
-type Author string
-
-// The authors of changes. ByOther is a change the store found on disk
-// that no history line explains (an editor, another program, a crash
-// between the session file and its history line).
-const (
-	ByYou   Author = "you"
-	ByAgent Author = "agent"
-	ByOther Author = "other process"
+	"github.com/todosh/todosh/todolist"
 )
 
 // Bounds of one session's history. When either is passed the oldest lines
@@ -55,11 +45,11 @@ const (
 type HistoryLine struct {
 	// N numbers the changes of a session from 1; it keeps counting when
 	// the cap drops old lines.
-	N     int       `json:"n"`
-	At    time.Time `json:"at"`
-	By    Author    `json:"by"`
-	What  string    `json:"what"`
-	Todos []Todo    `json:"todos"`
+	N     int             `json:"n"`
+	At    time.Time       `json:"at"`
+	By    todolist.Author `json:"by"`
+	What  string          `json:"what"`
+	Todos []todolist.Todo `json:"todos"`
 	// Revert is the N of the change this line took back (/todo revert),
 	// so the next revert goes one change further back.
 	Revert int `json:"revert,omitempty"`
@@ -69,7 +59,7 @@ type HistoryLine struct {
 	Base bool `json:"base,omitempty"`
 	// Dropped are the items (or an item with only its dropped subtasks)
 	// the change took off the list, as an agent's rewrite names them.
-	Dropped []Todo `json:"dropped,omitempty"`
+	Dropped []todolist.Todo `json:"dropped,omitempty"`
 	// PID is the process that wrote the line, so a shell can tell a
 	// change another todosh made while it ran.
 	PID int `json:"pid,omitempty"`
@@ -91,42 +81,24 @@ type HistoryLine struct {
 	snap bool
 }
 
-// ChangeRecord is the history line of the change that wrote a session
-// file, kept in the file (Session.Change) and written in the same atomic
-// rename as the list. A writer that finds the history's last line is this
-// change, with this hash, knows the history explains the file without
-// reading it; one that finds the change missing from the history (the
-// process died between the rename and the append) appends it with its own
-// author and words, not as another process's change.
-type ChangeRecord struct {
-	N       int       `json:"n"`
-	Hash    string    `json:"hash"`
-	At      time.Time `json:"at"`
-	By      Author    `json:"by"`
-	What    string    `json:"what"`
-	Revert  int       `json:"revert,omitempty"`
-	Dropped []Todo    `json:"dropped,omitempty"`
-	PID     int       `json:"pid,omitempty"`
-}
-
 // wireLine is a history line as written. Its first fields are n, v and
 // from, in that order, so the cap tells snapshots from deltas by a line's
 // first bytes (lineHead).
 type wireLine struct {
-	N       int             `json:"n"`
-	V       int             `json:"v,omitempty"`
-	From    int             `json:"from,omitempty"`
-	DB      int             `json:"db,omitempty"`
-	H       string          `json:"h,omitempty"`
-	At      time.Time       `json:"at"`
-	By      Author          `json:"by"`
-	What    string          `json:"what"`
-	Todos   *[]Todo         `json:"todos,omitempty"`
-	D       json.RawMessage `json:"d,omitempty"`
-	Revert  int             `json:"revert,omitempty"`
-	Base    bool            `json:"base,omitempty"`
-	Dropped []Todo          `json:"dropped,omitempty"`
-	PID     int             `json:"pid,omitempty"`
+	N       int              `json:"n"`
+	V       int              `json:"v,omitempty"`
+	From    int              `json:"from,omitempty"`
+	DB      int              `json:"db,omitempty"`
+	H       string           `json:"h,omitempty"`
+	At      time.Time        `json:"at"`
+	By      todolist.Author  `json:"by"`
+	What    string           `json:"what"`
+	Todos   *[]todolist.Todo `json:"todos,omitempty"`
+	D       json.RawMessage  `json:"d,omitempty"`
+	Revert  int              `json:"revert,omitempty"`
+	Base    bool             `json:"base,omitempty"`
+	Dropped []todolist.Todo  `json:"dropped,omitempty"`
+	PID     int              `json:"pid,omitempty"`
 	// LostFrom and LostTo are the changes a line's writer knew were
 	// missing before it (HistoryLine.Gap), so a history whose lost lines
 	// were its first still says so after the next change.
@@ -142,9 +114,9 @@ var (
 
 // Who is the author as this process shows it: a person's change made by
 // another todosh while this one ran is "other process".
-func (l HistoryLine) Who() Author {
-	if l.By == ByYou && l.PID != 0 && l.PID != processID && l.At.After(processStart) {
-		return ByOther
+func (l HistoryLine) Who() todolist.Author {
+	if l.By == todolist.ByYou && l.PID != 0 && l.PID != processID && l.At.After(processStart) {
+		return todolist.ByOther
 	}
 	return l.By
 }
@@ -153,8 +125,8 @@ func (l HistoryLine) Who() Author {
 // words stopped naming the agent ("agent wrote a list of 3 items") lose
 // that first word, so the history never says "agent  agent wrote …".
 func (l HistoryLine) Said() string {
-	if l.By == ByAgent {
-		return strings.TrimPrefix(l.What, string(ByAgent)+" ")
+	if l.By == todolist.ByAgent {
+		return strings.TrimPrefix(l.What, string(todolist.ByAgent)+" ")
 	}
 	return l.What
 }
@@ -349,13 +321,13 @@ func parseHistoryLine(raw []byte, prev *HistoryLine) (HistoryLine, error) {
 		}
 		l.from, l.db = w.From, w.DB
 	}
-	if err := Validate(l.Todos); err != nil {
+	if err := todolist.Validate(l.Todos); err != nil {
 		return l, err
 	}
 	if l.Todos == nil {
-		l.Todos = []Todo{}
+		l.Todos = []todolist.Todo{}
 	}
-	Normalize(l.Todos)
+	todolist.Normalize(l.Todos)
 	if w.V != 0 && w.H != "" && hashString(listHash(l.Todos)) != w.H {
 		return l, fmt.Errorf("change %d: %w", w.N, errHashMismatch)
 	}
@@ -366,7 +338,7 @@ func parseHistoryLine(raw []byte, prev *HistoryLine) (HistoryLine, error) {
 // wrote every line before format 2 (tests write old files with it).
 func encodeHistoryLine(l HistoryLine) ([]byte, error) {
 	if l.Todos == nil {
-		l.Todos = []Todo{}
+		l.Todos = []todolist.Todo{}
 	}
 	data, err := json.Marshal(l)
 	if err != nil {
@@ -386,13 +358,13 @@ type lineChain struct {
 // be, when nothing comes before it, or when the chain since the last
 // snapshot is snapshotEvery lines or limit delta bytes long; otherwise a
 // delta from the line before. It returns the bytes and the chain after.
-func encodeLines(at lineChain, prev []Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
+func encodeLines(at lineChain, prev []todolist.Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
 	return encodeLinesTo(nil, at, prev, lines, limit)
 }
 
 // encodeLinesTo is encodeLines appending to buf (a buffer kept from change
 // to change, lineBufs).
-func encodeLinesTo(buf []byte, at lineChain, prev []Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
+func encodeLinesTo(buf []byte, at lineChain, prev []todolist.Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
 	for i := range lines {
 		l := &lines[i]
 		w := wireLine{N: l.N, V: historyFormat, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Base: l.Base, Dropped: l.Dropped, PID: l.PID, H: l.hash}
@@ -417,7 +389,7 @@ func encodeLinesTo(buf []byte, at lineChain, prev []Todo, lines []HistoryLine, l
 		if snap {
 			todos := l.Todos
 			if todos == nil {
-				todos = []Todo{}
+				todos = []todolist.Todo{}
 			}
 			w.Todos, w.From, w.DB = &todos, l.N, 0
 		}
@@ -575,7 +547,7 @@ type histTail struct {
 	hash   string
 	firstN int
 	end    int64 // offset after the last newline; a torn rest follows
-	size   int64
+	Size   int64
 	last   *HistoryLine // set only when the history was read whole
 }
 
@@ -586,7 +558,7 @@ var historyRead atomic.Int64
 // maxChainBytes bounds how far back readChainEnd looks for the snapshot
 // a history's last line is a delta of: a chain is at most snapshotEvery
 // lines and the session file's size (at most MaxFileSize) in deltas.
-const maxChainBytes = 2*MaxFileSize + 64<<10
+const maxChainBytes = 2*todolist.MaxFileSize + 64<<10
 
 // readChain reads the lines of the history open as f that the chain of
 // its last line spans, whose tail is t: from the snapshot it starts at
@@ -635,7 +607,7 @@ func readChainEnd(f *os.File, t histTail) (last *HistoryLine, whole bool) {
 	if t.n == 0 {
 		return nil, true
 	}
-	broken := &HistoryLine{N: t.n, Todos: []Todo{}}
+	broken := &HistoryLine{N: t.n, Todos: []todolist.Todo{}}
 	data, ok := readChain(f, t)
 	if !ok {
 		return broken, false
@@ -704,13 +676,13 @@ type wireHead struct {
 // info: its newest line's number, chain and hash, and the first line's
 // number.
 func readTail(f *os.File, info os.FileInfo) (histTail, error) {
-	t := histTail{size: info.Size()}
-	if t.size == 0 {
+	t := histTail{Size: info.Size()}
+	if t.Size == 0 {
 		return t, nil
 	}
 	for window := int64(4 << 10); ; window *= 2 {
-		start := max(t.size-window, 0)
-		buf := make([]byte, t.size-start)
+		start := max(t.Size-window, 0)
+		buf := make([]byte, t.Size-start)
 		historyRead.Add(int64(len(buf)))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
 			return t, err
@@ -802,7 +774,7 @@ func lineHead(b []byte) (snap, ok bool) {
 // over its cap it is rewritten without its oldest lines; capped says so.
 func (s *Store) appendHistory(f *os.File, t histTail, buf []byte, added int) (capped bool, err error) {
 	path := f.Name()
-	if t.end < t.size {
+	if t.end < t.Size {
 		if err := f.Truncate(t.end); err != nil {
 			return false, fmt.Errorf("history %s: cut torn line: %w", path, err)
 		}
@@ -813,7 +785,7 @@ func (s *Store) appendHistory(f *os.File, t histTail, buf []byte, added int) (ca
 	if err := syncFile(f); err != nil {
 		return false, fmt.Errorf("history %s: %w", path, err)
 	}
-	if t.size == 0 {
+	if t.Size == 0 {
 		// A new file: its directory entry must be durable too.
 		if err := syncDir(path); err != nil {
 			return false, err
@@ -927,7 +899,7 @@ func RevertTarget(lines []HistoryLine) (int, bool) {
 		if l.N >= bound || l.Revert > 0 || l.Base || reverted[l.N] {
 			continue
 		}
-		if i > 0 && SameTodos(lines[i-1].Todos, l.Todos) {
+		if i > 0 && todolist.SameTodos(lines[i-1].Todos, l.Todos) {
 			continue // pause, agent id: not a change of the list
 		}
 		if i == 0 && (l.N != 1 || len(l.Todos) == 0) {
@@ -940,11 +912,11 @@ func RevertTarget(lines []HistoryLine) (int, bool) {
 
 // before is the list as it was before lines[i]: the line before it, or
 // the empty list of a new session.
-func before(lines []HistoryLine, i int) []Todo {
+func before(lines []HistoryLine, i int) []todolist.Todo {
 	if i == 0 {
-		return []Todo{}
+		return []todolist.Todo{}
 	}
-	return CloneTodos(lines[i-1].Todos)
+	return todolist.CloneTodos(lines[i-1].Todos)
 }
 
 // ErrNothingToRevert is returned by Revert when no change is left to take
@@ -971,7 +943,7 @@ func gapFrom(lines []HistoryLine, i int) (*Gap, int) {
 // new change by, and returns the change it took back. It never goes past
 // a gap in the history (ErrHistoryGap): the list before lost changes is
 // not known.
-func (s *Store) Revert(id string, by Author) (*Session, HistoryLine, error) {
+func (s *Store) Revert(id string, by todolist.Author) (*Session, HistoryLine, error) {
 	var took HistoryLine
 	sess, changed, err := s.commit(id, by, true, func(sess *Session, lines []HistoryLine) error {
 		i, ok := RevertTarget(lines)
@@ -988,7 +960,7 @@ func (s *Store) Revert(id string, by Author) (*Session, HistoryLine, error) {
 		took = lines[i]
 		sess.Todos = before(lines, i)
 		sess.revertOf = took.N
-		sess.Note(fmt.Sprintf("reverted change %d (%s)", took.N, ShortLine(took.Said(), 60)))
+		sess.Note(fmt.Sprintf("reverted change %d (%s)", took.N, todolist.ShortLine(took.Said(), 60)))
 		return nil
 	})
 	if err == nil && !changed {
@@ -1012,13 +984,13 @@ func FindChange(lines []HistoryLine, n int) (HistoryLine, error) {
 }
 
 // Restore makes the list what it was after change n, as a new change by.
-func (s *Store) Restore(id string, n int, by Author) (*Session, bool, error) {
+func (s *Store) Restore(id string, n int, by todolist.Author) (*Session, bool, error) {
 	return s.commit(id, by, true, func(sess *Session, lines []HistoryLine) error {
 		l, err := FindChange(lines, n)
 		if err != nil {
 			return err
 		}
-		sess.Todos = CloneTodos(l.Todos)
+		sess.Todos = todolist.CloneTodos(l.Todos)
 		sess.Note(fmt.Sprintf("restored the list of change %d", n))
 		return nil
 	})

@@ -11,93 +11,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
-
-func list(spec ...string) []Todo {
-	var out []Todo
-	for _, s := range spec {
-		text, st, _ := strings.Cut(s, ":")
-		status := Pending
-		switch st {
-		case "x":
-			status = Completed
-		case ">":
-			status = InProgress
-		case "c":
-			status = Cancelled
-		}
-		out = append(out, Todo{Content: text, Status: status})
-	}
-	Normalize(out)
-	if out == nil {
-		out = []Todo{}
-	}
-	return out
-}
-
-func withSubs(t Todo, subs ...Subtask) Todo {
-	t.Subtasks = subs
-	return t
-}
-
-func TestDescribe(t *testing.T) {
-	sub := func(text string, done bool) Subtask {
-		st := Pending
-		if done {
-			st = Completed
-		}
-		return Subtask{Content: text, Status: st}
-	}
-	parent := func(subs ...Subtask) []Todo {
-		l := list("a", "b")
-		l[1] = withSubs(l[1], subs...)
-		Normalize(l)
-		return l
-	}
-	tests := []struct {
-		name          string
-		before, after []Todo
-		by            Author
-		want          string
-	}{
-		{"same", list("a"), list("a"), ByYou, ""},
-		{"add last", list("a", "b"), list("a", "b", "write tests"), ByYou, `added 3 "write tests"`},
-		{"add first", list("a"), list("z", "a"), ByYou, `added 1 "z"`},
-		{"delete", list("a", "b", "c"), list("a", "c"), ByYou, `deleted 2 "b"`},
-		{"complete", list("a", "b"), list("a", "b:x"), ByYou, "completed 2"},
-		{"start", list("a", "b"), list("a:>", "b"), ByYou, "started 1"},
-		{"cancel", list("a", "b"), list("a", "b:c"), ByYou, "cancelled 2"},
-		{"reopen", list("a:x"), list("a"), ByYou, "reopened 1"},
-		{"edit", list("a", "b"), list("a", "bee"), ByYou, `edited 2 "bee"`},
-		{"move down", list("a", "b", "c", "d"), list("b", "c", "a", "d"), ByYou, "moved 1 to 3"},
-		{"move up", list("a", "b", "c", "d"), list("d", "a", "b", "c"), ByYou, "moved 4 to 1"},
-		{"swap neighbours", list("a", "b"), list("b", "a"), ByYou, "moved 2 to 1"},
-		{"tick subtask", parent(sub("s", false), sub("t", false)), parent(sub("s", true), sub("t", false)), ByYou, "completed 2.1"},
-		{"add subtask", parent(sub("s", false)), parent(sub("s", false), sub("t", false)), ByYou, `added 2.2 "t"`},
-		{"delete subtask", parent(sub("s", false), sub("t", false)), parent(sub("t", false)), ByYou, `deleted 2.1 "s"`},
-		{"move subtask", parent(sub("s", false), sub("t", false)), parent(sub("t", false), sub("s", false)), ByYou, "moved 2.2 to 2.1"},
-		{"agent rewrite", list("a", "b", "c"), list("a:x", "b:x", "c", "d"), ByAgent, "rewrote the list: 2 completed, 1 added"},
-		{"agent drops", list("a", "b", "c"), list("a:x", "d"), ByAgent, "rewrote the list: 1 completed, 1 added, 2 removed"},
-		{"agent first list", list(), list("a", "b"), ByAgent, "wrote a list of 2 items"},
-		{"person new list", list(), list("a", "b"), ByYou, "new list of 2 items"},
-		{"emptied", list("a", "b"), list(), ByOther, "emptied the list (2 items)"},
-		{"reordered", list("a", "b", "c"), list("c", "b", "a"), ByYou, "changed the list: reordered"},
-		{"several statuses", list("a:>", "b", "c:c", "d"), list("a", "b:x", "c", "d:x"), ByYou, "reopened 1, 3; completed 2, 4"},
-		{"delete range", list("a", "b", "c", "d"), list("a", "d"), ByYou, `deleted 2 items: 2 "b", 3 "c"`},
-		{"add several", list("a"), list("x", "a", "y", "z", "w"), ByAgent, `added 4 items: 1 "x", 3 "y", 4 "z", …`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Describe(tt.before, tt.after, tt.by); got != tt.want {
-				t.Errorf("Describe = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestParseHistory(t *testing.T) {
 	good := func(n int, todos ...string) string {
-		b, err := encodeHistoryLine(HistoryLine{N: n, By: ByYou, What: "x", Todos: list(todos...)})
+		b, err := encodeHistoryLine(HistoryLine{N: n, By: todolist.ByYou, What: "x", Todos: list(todos...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +65,7 @@ func FuzzHistoryLines(f *testing.F) {
 		lines, _ := ParseHistory(data)
 		var out []byte
 		for i, l := range lines {
-			if err := Validate(l.Todos); err != nil || l.N < 1 || (i > 0 && l.N <= lines[i-1].N) {
+			if err := todolist.Validate(l.Todos); err != nil || l.N < 1 || (i > 0 && l.N <= lines[i-1].N) {
 				t.Fatalf("accepted a bad line %+v: %v", l, err)
 			}
 			b, err := encodeHistoryLine(l)
@@ -189,22 +109,22 @@ func whats(lines []HistoryLine) []string {
 func TestCommitWritesOnlyChanges(t *testing.T) {
 	s := testStore(t)
 	noop := func(*Session) error { return nil }
-	if _, changed, err := s.Commit("a", ByYou, noop); err != nil || changed {
+	if _, changed, err := s.Commit("a", todolist.ByYou, noop); err != nil || changed {
 		t.Fatalf("no-op on a new session: changed %v, %v", changed, err)
 	}
 	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
 		t.Fatalf("a no-op created the store directory: %v", err)
 	}
 	w0, _ := WriteStats()
-	if _, changed, err := s.Commit("a", ByYou, addTodo("one")); err != nil || !changed {
+	if _, changed, err := s.Commit("a", todolist.ByYou, addTodo("one")); err != nil || !changed {
 		t.Fatalf("add: changed %v, %v", changed, err)
 	}
-	if _, changed, err := s.Commit("a", ByAgent, func(sess *Session) error { return SetStatus(sess.Todos, 0, Completed) }); err != nil || !changed {
+	if _, changed, err := s.Commit("a", todolist.ByAgent, func(sess *Session) error { return todolist.SetStatus(sess.Todos, 0, todolist.Completed) }); err != nil || !changed {
 		t.Fatalf("complete: %v %v", changed, err)
 	}
 	before, _ := os.ReadFile(s.SessionHistoryPath("a"))
-	for _, fn := range []func(*Session) error{noop, func(sess *Session) error { return SetStatus(sess.Todos, 0, Completed) }} {
-		if _, changed, err := s.Commit("a", ByYou, fn); err != nil || changed {
+	for _, fn := range []func(*Session) error{noop, func(sess *Session) error { return todolist.SetStatus(sess.Todos, 0, todolist.Completed) }} {
+		if _, changed, err := s.Commit("a", todolist.ByYou, fn); err != nil || changed {
 			t.Fatalf("repeat: changed %v, %v", changed, err)
 		}
 	}
@@ -257,7 +177,7 @@ func TestHistoryMigratesArchiveAndSeesOtherWrites(t *testing.T) {
 	sess.Todos = list("cur", "new", "edited by hand")
 	data, _ := Encode(sess)
 	writeRaw(t, s, "old", data)
-	if _, err := s.Update("old", func(sess *Session) error { return SetStatus(sess.Todos, 0, Completed) }); err != nil {
+	if _, err := s.Update("old", func(sess *Session) error { return todolist.SetStatus(sess.Todos, 0, todolist.Completed) }); err != nil {
 		t.Fatal(err)
 	}
 	lines = mustHistory(t, s, "old")
@@ -274,7 +194,7 @@ func TestRevertChainAndRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := s.Commit("r", ByYou, func(sess *Session) error { sess.Paused, sess.PauseReason = true, "why"; return nil }); err != nil {
+	if _, _, err := s.Commit("r", todolist.ByYou, func(sess *Session) error { sess.Paused, sess.PauseReason = true, "why"; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	contents := func(sess *Session) string {
@@ -288,7 +208,7 @@ func TestRevertChainAndRestore(t *testing.T) {
 		took int
 		list string
 	}{{3, "a,b"}, {2, "a"}, {1, ""}} {
-		sess, took, err := s.Revert("r", ByYou)
+		sess, took, err := s.Revert("r", todolist.ByYou)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,23 +216,23 @@ func TestRevertChainAndRestore(t *testing.T) {
 			t.Errorf("revert took %d leaving %q; want %d leaving %q", took.N, contents(sess), want.took, want.list)
 		}
 	}
-	if _, _, err := s.Revert("r", ByYou); !errors.Is(err, ErrNothingToRevert) {
+	if _, _, err := s.Revert("r", todolist.ByYou); !errors.Is(err, ErrNothingToRevert) {
 		t.Errorf("revert past the start: %v", err)
 	}
 	// A new change ends the chain; reverting it undoes just it.
 	s.Update("r", addTodo("d"))
-	if sess, took, _ := s.Revert("r", ByYou); contents(sess) != "" || !strings.Contains(took.What, `added 1 "d"`) {
+	if sess, took, _ := s.Revert("r", todolist.ByYou); contents(sess) != "" || !strings.Contains(took.What, `added 1 "d"`) {
 		t.Errorf("after a new change revert took %q leaving %q", took.What, contents(sess))
 	}
-	sess, changed, err := s.Restore("r", 3, ByYou)
+	sess, changed, err := s.Restore("r", 3, todolist.ByYou)
 	if err != nil || !changed || contents(sess) != "a,b,c" {
 		t.Errorf("restore 3: %q %v %v", contents(sess), changed, err)
 	}
-	if _, _, err := s.Restore("r", 99, ByYou); err == nil || !strings.Contains(err.Error(), "holds changes 1-") {
+	if _, _, err := s.Restore("r", 99, todolist.ByYou); err == nil || !strings.Contains(err.Error(), "holds changes 1-") {
 		t.Errorf("restore 99: %v", err)
 	}
 	// A restore is a change: reverting it brings back the empty list.
-	if sess, took, _ := s.Revert("r", ByYou); contents(sess) != "" || took.What != "restored the list of change 3" {
+	if sess, took, _ := s.Revert("r", todolist.ByYou); contents(sess) != "" || took.What != "restored the list of change 3" {
 		t.Errorf("revert of restore took %q leaving %q", took.What, contents(sess))
 	}
 	if l, ok := s.LastList("r"); !ok || len(l.Todos) != 3 {
@@ -326,9 +246,9 @@ func TestHistoryCap(t *testing.T) {
 	s := testStore(t)
 	big := func(tag string) func(*Session) error {
 		return func(sess *Session) error {
-			sess.Todos = make([]Todo, 60)
+			sess.Todos = make([]todolist.Todo, 60)
 			for i := range sess.Todos {
-				sess.Todos[i] = Todo{Content: tag + strings.Repeat("x", 990), Status: Pending}
+				sess.Todos[i] = todolist.Todo{Content: tag + strings.Repeat("x", 990), Status: todolist.Pending}
 			}
 			return nil
 		}
@@ -350,7 +270,7 @@ func TestHistoryCap(t *testing.T) {
 	// By count: a history at the cap with a bad line in it.
 	var buf bytes.Buffer
 	for n := 1; n <= MaxHistoryLines; n++ {
-		b, _ := encodeHistoryLine(HistoryLine{N: n, By: ByYou, What: "w", Todos: list("a")})
+		b, _ := encodeHistoryLine(HistoryLine{N: n, By: todolist.ByYou, What: "w", Todos: list("a")})
 		buf.Write(b)
 		if n == 5 {
 			buf.WriteString("garbage\n")
@@ -415,7 +335,7 @@ func runAddReverter(args []string) error {
 	for n := 0; n < count; n++ {
 		var err error
 		if n%3 == 2 {
-			_, _, err = s.Revert(args[1], ByYou)
+			_, _, err = s.Revert(args[1], todolist.ByYou)
 			if errors.Is(err, ErrNothingToRevert) {
 				continue
 			}
@@ -469,7 +389,7 @@ func TestConcurrentHistory(t *testing.T) {
 		prev := before(lines, i)
 		switch {
 		case l.Revert > 0:
-			if !SameTodos(l.Todos, before(lines, l.Revert-1)) {
+			if !todolist.SameTodos(l.Todos, before(lines, l.Revert-1)) {
 				t.Errorf("change %d reverted %d but holds another list", l.N, l.Revert)
 			}
 		case len(l.Todos) != len(prev)+1 || !strings.HasPrefix(l.What, "added "):
@@ -477,7 +397,7 @@ func TestConcurrentHistory(t *testing.T) {
 		}
 	}
 	sess, _ := s.Load("h")
-	if !SameTodos(sess.Todos, lines[len(lines)-1].Todos) {
+	if !todolist.SameTodos(sess.Todos, lines[len(lines)-1].Todos) {
 		t.Error("the file differs from the last history line")
 	}
 }
@@ -486,13 +406,13 @@ func TestWho(t *testing.T) {
 	later := processStart.Add(time.Second)
 	for _, tc := range []struct {
 		l    HistoryLine
-		want Author
+		want todolist.Author
 	}{
-		{HistoryLine{By: ByYou, PID: processID, At: later}, ByYou},
-		{HistoryLine{By: ByYou, PID: processID + 1, At: later}, ByOther},
-		{HistoryLine{By: ByYou, PID: processID + 1, At: processStart.Add(-time.Hour)}, ByYou},
-		{HistoryLine{By: ByAgent, PID: processID + 1, At: later}, ByAgent},
-		{HistoryLine{By: ByOther}, ByOther},
+		{HistoryLine{By: todolist.ByYou, PID: processID, At: later}, todolist.ByYou},
+		{HistoryLine{By: todolist.ByYou, PID: processID + 1, At: later}, todolist.ByOther},
+		{HistoryLine{By: todolist.ByYou, PID: processID + 1, At: processStart.Add(-time.Hour)}, todolist.ByYou},
+		{HistoryLine{By: todolist.ByAgent, PID: processID + 1, At: later}, todolist.ByAgent},
+		{HistoryLine{By: todolist.ByOther}, todolist.ByOther},
 	} {
 		if got := tc.l.Who(); got != tc.want {
 			t.Errorf("Who(%+v) = %q, want %q", tc.l, got, tc.want)
@@ -506,7 +426,7 @@ func TestLastListFarBack(t *testing.T) {
 	os.MkdirAll(s.Dir, 0o755)
 	var buf []byte
 	for n := 1; n <= 200; n++ {
-		l := HistoryLine{N: n, By: ByYou, What: "w", Todos: list()}
+		l := HistoryLine{N: n, By: todolist.ByYou, What: "w", Todos: list()}
 		if n == 7 {
 			l.Todos = list("kept")
 		}
@@ -526,14 +446,14 @@ func TestLastListFarBack(t *testing.T) {
 // versions wrote before the words, and leaves every other line alone.
 func TestHistoryLineSaid(t *testing.T) {
 	for _, c := range []struct {
-		by         Author
+		by         todolist.Author
 		what, want string
 	}{
-		{ByAgent, "agent wrote a list of 3 items", "wrote a list of 3 items"},
-		{ByAgent, "wrote a list of 3 items", "wrote a list of 3 items"},
-		{ByAgent, "agent rewrote the list: 1 added", "rewrote the list: 1 added"},
-		{ByYou, `added 1 "agent smith"`, `added 1 "agent smith"`},
-		{ByOther, "agent wrote a list of 2 items", "agent wrote a list of 2 items"},
+		{todolist.ByAgent, "agent wrote a list of 3 items", "wrote a list of 3 items"},
+		{todolist.ByAgent, "wrote a list of 3 items", "wrote a list of 3 items"},
+		{todolist.ByAgent, "agent rewrote the list: 1 added", "rewrote the list: 1 added"},
+		{todolist.ByYou, `added 1 "agent smith"`, `added 1 "agent smith"`},
+		{todolist.ByOther, "agent wrote a list of 2 items", "agent wrote a list of 2 items"},
 	} {
 		if got := (HistoryLine{By: c.by, What: c.what}).Said(); got != c.want {
 			t.Errorf("Said(%s, %q) = %q, want %q", c.by, c.what, got, c.want)

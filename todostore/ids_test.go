@@ -2,6 +2,8 @@ package todostore
 
 import (
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // TestStableUIDs: every item and subtask gets a stable id that follows it
@@ -19,8 +21,8 @@ func TestStableUIDs(t *testing.T) {
 		return got
 	}
 	sess := update(func(x *Session) {
-		x.Todos = []Todo{{Content: "a", Status: Pending}, {Content: "b", Status: Pending,
-			Subtasks: []Subtask{{Content: "b1", Status: Pending}, {Content: "b2", Status: Pending}}}}
+		x.Todos = []todolist.Todo{{Content: "a", Status: todolist.Pending}, {Content: "b", Status: todolist.Pending,
+			Subtasks: []todolist.Subtask{{Content: "b1", Status: todolist.Pending}, {Content: "b2", Status: todolist.Pending}}}}
 	})
 	uidOf := map[string]string{}
 	for _, td := range sess.Todos {
@@ -40,13 +42,13 @@ func TestStableUIDs(t *testing.T) {
 	if sess.Todos[0].Rev != 1 || sess.Todos[1].Rev != 1 {
 		t.Errorf("a move changes no entry: revs %d %d, want 1 1", sess.Todos[0].Rev, sess.Todos[1].Rev)
 	}
-	sess = update(func(x *Session) { SetSubtaskStatus(x.Todos, 0, 1, Completed) })
+	sess = update(func(x *Session) { todolist.SetSubtaskStatus(x.Todos, 0, 1, todolist.Completed) })
 	if st := sess.Todos[0].Subtasks; st[1].Rev != 3 || st[0].Rev != 1 || sess.Todos[0].Rev != 3 {
 		t.Errorf("tick b2: subtask revs %d %d item %d, want 1 3 3 (its derived status changed)", st[0].Rev, st[1].Rev, sess.Todos[0].Rev)
 	}
 	sess = update(func(x *Session) { x.Todos = x.Todos[:1] })
 	sess = update(func(x *Session) {
-		x.Todos = append(x.Todos, Todo{Content: "a", Status: Pending}, Todo{Content: "c", Status: Pending, UID: "t2"})
+		x.Todos = append(x.Todos, todolist.Todo{Content: "a", Status: todolist.Pending}, todolist.Todo{Content: "c", Status: todolist.Pending, UID: "t2"})
 	})
 	if got := []string{sess.Todos[0].UID, sess.Todos[1].UID, sess.Todos[2].UID}; got[0] != "t2" || got[1] != "t5" || got[2] != "t6" {
 		t.Errorf("ids after removing t1 and adding two (one with a taken id) = %q, want t2 t5 t6: never reused, never twice", got)
@@ -59,7 +61,7 @@ func TestStableUIDs(t *testing.T) {
 	}
 	// An agent's change is its own: the entry's Rev says no one else
 	// changed it.
-	sess, _, _ = s.Commit("u", ByAgent, func(x *Session) error { x.Todos[1].Content = "a2"; return nil })
+	sess, _, _ = s.Commit("u", todolist.ByAgent, func(x *Session) error { x.Todos[1].Content = "a2"; return nil })
 	if sess.Todos[1].Rev != 0 || sess.Todos[2].Rev != 5 || sess.Rev != 6 {
 		t.Errorf("after the agent's rename: revs %d %d list %d, want 0 5 6 (giving an id is no change of the list)", sess.Todos[1].Rev, sess.Todos[2].Rev, sess.Rev)
 	}
@@ -75,37 +77,31 @@ func TestStableUIDs(t *testing.T) {
 // line, and marking it again changes nothing.
 func TestMarkAgentRead(t *testing.T) {
 	s := Open(t.TempDir())
-	if _, err := s.Update("r", func(x *Session) error { x.Todos = []Todo{{Content: "a", Status: Pending}}; return nil }); err != nil {
+	if _, err := s.Update("r", func(x *Session) error {
+		x.Todos = []todolist.Todo{{Content: "a", Status: todolist.Pending}}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	lines, _ := s.History("r")
 	before := len(lines)
-	sess, changed, err := s.Commit("r", ByAgent, func(x *Session) error { x.MarkAgentRead(); return nil })
+	sess, changed, err := s.Commit("r", todolist.ByAgent, func(x *Session) error { x.MarkAgentRead(); return nil })
 	if err != nil || !changed || sess.AgentRead != 1 || sess.AgentStale() {
 		t.Fatalf("mark read: %v %v %+v", changed, err, sess)
 	}
 	if lines, _ := s.History("r"); len(lines) != before {
 		t.Errorf("a read added %d history lines", len(lines)-before)
 	}
-	if _, changed, _ := s.Commit("r", ByAgent, func(x *Session) error { x.MarkAgentRead(); return nil }); changed {
+	if _, changed, _ := s.Commit("r", todolist.ByAgent, func(x *Session) error { x.MarkAgentRead(); return nil }); changed {
 		t.Errorf("reading an unchanged list again wrote the file")
 	}
 	sess, _ = s.Update("r", func(x *Session) error { x.Todos[0].Content = "b"; return nil })
 	if !sess.AgentStale() || sess.Rev != 2 || sess.AgentRead != 1 {
 		t.Errorf("after the person's edit: stale %v rev %d read %d", sess.AgentStale(), sess.Rev, sess.AgentRead)
 	}
-	sess, _, _ = s.Commit("r", ByAgent, func(x *Session) error { x.Todos[0].Status = Completed; x.MarkAgentRead(); return nil })
+	sess, _, _ = s.Commit("r", todolist.ByAgent, func(x *Session) error { x.Todos[0].Status = todolist.Completed; x.MarkAgentRead(); return nil })
 	if sess.AgentStale() || sess.AgentRead != 3 {
 		t.Errorf("a change the agent is shown: read %d rev %d", sess.AgentRead, sess.Rev)
-	}
-}
-
-// TestIsPosition tells positions from stable ids.
-func TestIsPosition(t *testing.T) {
-	for id, want := range map[string]bool{"1": true, "2.1": true, " 3 ": true, "t3": false, "s12": false, "": false, "1a": false} {
-		if IsPosition(id) != want {
-			t.Errorf("IsPosition(%q) = %v", id, !want)
-		}
 	}
 }
 
@@ -114,17 +110,17 @@ func TestIsPosition(t *testing.T) {
 func TestClearUIDs(t *testing.T) {
 	s := Open(t.TempDir())
 	s.Update("a", func(x *Session) error {
-		x.Todos = []Todo{{Content: "a1", Status: Pending}, {Content: "a2", Status: Pending}}
+		x.Todos = []todolist.Todo{{Content: "a1", Status: todolist.Pending}, {Content: "a2", Status: todolist.Pending}}
 		return nil
 	})
 	s.Update("a", func(x *Session) error { x.Todos = x.Todos[:1]; return nil }) // t2 removed
 	other, _ := s.Update("b", func(x *Session) error {
-		x.Todos = []Todo{{Content: "b0", Status: Pending}, {Content: "b1", Status: Pending}}
+		x.Todos = []todolist.Todo{{Content: "b0", Status: todolist.Pending}, {Content: "b1", Status: todolist.Pending}}
 		return nil
 	})
 	got, _ := s.Update("a", func(x *Session) error {
-		x.Todos = CloneTodos(other.Todos)
-		ClearUIDs(x.Todos)
+		x.Todos = todolist.CloneTodos(other.Todos)
+		todolist.ClearUIDs(x.Todos)
 		return nil
 	})
 	if got.Todos[0].UID != "t3" || got.Todos[1].UID != "t4" {

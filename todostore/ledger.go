@@ -2,6 +2,8 @@ package todostore
 
 import (
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // The ledger (issue 26): what each item cost, from facts todosh keeps —
@@ -19,7 +21,7 @@ type Cost struct {
 	// no longer on the list (its cost stays in the total).
 	Pos     int
 	Content string
-	Status  Status
+	Status  todolist.Status
 	// InProgress is how long the item was in progress, by the history's
 	// change times; an item in progress now counts until now.
 	InProgress time.Duration
@@ -53,14 +55,14 @@ func (s *Store) Ledger(id string, now time.Time) (Ledger, error) {
 	}
 	l := BuildLedger(sess.Todos, hist, work, now)
 	if herr != nil {
-		l.Notices = append(l.Notices, "history: "+ShortLine(herr.Error(), 120))
+		l.Notices = append(l.Notices, "history: "+todolist.ShortLine(herr.Error(), 120))
 	}
 	return l, nil
 }
 
 // BuildLedger is the ledger of the list todos from its history and its
 // work log, at now. Pure.
-func BuildLedger(todos []Todo, hist []HistoryLine, work WorkLog, now time.Time) Ledger {
+func BuildLedger(todos []todolist.Todo, hist []HistoryLine, work WorkLog, now time.Time) Ledger {
 	var l Ledger
 	rows := map[string]*Cost{}
 	for i, t := range todos {
@@ -98,7 +100,7 @@ func BuildLedger(todos []Todo, hist []HistoryLine, work WorkLog, now time.Time) 
 		last = h.At
 		open := map[string]bool{}
 		for _, t := range h.Todos {
-			if t.UID == "" || t.Status != InProgress {
+			if t.UID == "" || t.Status != todolist.InProgress {
 				continue
 			}
 			open[t.UID] = true
@@ -142,26 +144,17 @@ func BuildLedger(todos []Todo, hist []HistoryLine, work WorkLog, now time.Time) 
 		}
 	}
 	if work.Bad > 0 {
-		l.Notices = append(l.Notices, Plural(work.Bad, "bad line")+" of the work log ignored")
+		l.Notices = append(l.Notices, todolist.Plural(work.Bad, "bad line")+" of the work log ignored")
 	}
 	if back > 0 {
-		l.Notices = append(l.Notices, Plural(back, "history change")+" whose clock went back ignored for time in progress")
+		l.Notices = append(l.Notices, todolist.Plural(back, "history change")+" whose clock went back ignored for time in progress")
 	}
 	return l
 }
 
-// Mark is the list's one-character mark for status (ARCHITECTURE.md §6),
-// "?" for a status todosh does not know.
-func Mark(s Status) string {
-	if m := statusMarks[s]; m != "" {
-		return m
-	}
-	return "?"
-}
-
 // lastSeen is the text and status of the item with uid in the newest
 // history line that has it.
-func lastSeen(hist []HistoryLine, uid string) (string, Status) {
+func lastSeen(hist []HistoryLine, uid string) (string, todolist.Status) {
 	for i := len(hist) - 1; i >= 0; i-- {
 		for _, t := range hist[i].Todos {
 			if t.UID == uid {

@@ -3,6 +3,8 @@ package todostore
 import (
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // The ledger's rules (issue 26): time in progress from the history,
@@ -11,13 +13,15 @@ import (
 func TestBuildLedger(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	item := func(uid, text string, st Status) Todo { return Todo{UID: uid, Content: text, Status: st} }
+	item := func(uid, text string, st todolist.Status) todolist.Todo {
+		return todolist.Todo{UID: uid, Content: text, Status: st}
+	}
 	hist := []HistoryLine{
-		{N: 1, At: at(0), Todos: []Todo{item("t1", "parser", InProgress), item("t2", "tests", Pending), item("t3", "gone", Pending)}},
-		{N: 2, At: at(60), Todos: []Todo{item("t1", "parser", Completed), item("t2", "tests", InProgress), item("t3", "gone", Pending)}},
-		{N: 3, At: at(30), Todos: []Todo{item("t1", "parser", InProgress)}}, // the clock went back: ignored
-		{N: 4, At: at(90), Todos: []Todo{item("t1", "parser", Completed), item("t2", "tests", InProgress), item("t3", "gone", InProgress)}},
-		{N: 5, At: at(100), Todos: []Todo{item("t1", "parser", Completed), item("t2", "tests", InProgress)}},
+		{N: 1, At: at(0), Todos: []todolist.Todo{item("t1", "parser", todolist.InProgress), item("t2", "tests", todolist.Pending), item("t3", "gone", todolist.Pending)}},
+		{N: 2, At: at(60), Todos: []todolist.Todo{item("t1", "parser", todolist.Completed), item("t2", "tests", todolist.InProgress), item("t3", "gone", todolist.Pending)}},
+		{N: 3, At: at(30), Todos: []todolist.Todo{item("t1", "parser", todolist.InProgress)}}, // the clock went back: ignored
+		{N: 4, At: at(90), Todos: []todolist.Todo{item("t1", "parser", todolist.Completed), item("t2", "tests", todolist.InProgress), item("t3", "gone", todolist.InProgress)}},
+		{N: 5, At: at(100), Todos: []todolist.Todo{item("t1", "parser", todolist.Completed), item("t2", "tests", todolist.InProgress)}},
 	}
 	work := WorkLog{Lines: []WorkLine{
 		{At: at(1), Item: "t1", Tool: "Bash", Kind: WorkExecute, OK: true},
@@ -28,7 +32,7 @@ func TestBuildLedger(t *testing.T) {
 		{At: at(95), Item: "t3", In: 11, Out: 3, Tool: ""},
 	}, Bad: 2}
 	now := at(160)
-	todos := []Todo{item("t1", "parser", Completed), item("t2", "tests", InProgress)}
+	todos := []todolist.Todo{item("t1", "parser", todolist.Completed), item("t2", "tests", todolist.InProgress)}
 	l := BuildLedger(todos, hist, work, now)
 	if len(l.Items) != 3 {
 		t.Fatalf("rows %+v", l.Items)
@@ -63,7 +67,7 @@ func FuzzLedgerAddsUp(f *testing.F) {
 		`{"at":"2026-01-01T00:00:03Z","in":1001,"out":7,"since":"2026-01-01T00:00:01Z","began":"t3"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w := ParseWork(data)
-		l := BuildLedger([]Todo{{UID: "t1", Content: "a", Status: InProgress}}, nil, w, time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+		l := BuildLedger([]todolist.Todo{{UID: "t1", Content: "a", Status: todolist.InProgress}}, nil, w, time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
 		var in, out int64
 		calls := l.Unattributed.Calls
 		in, out = l.Unattributed.In, l.Unattributed.Out

@@ -1,7 +1,5 @@
 package todostore
 
-// Listing sessions without parsing them: readdir and stat only.
-
 import (
 	"errors"
 	"fmt"
@@ -25,7 +23,7 @@ type Entry struct {
 // missing store directory is an empty list.
 func (s *Store) List() ([]Entry, error) {
 	isSession := func(name string) bool { _, ok := IDFromFileName(name); return ok }
-	names, stats, err := readDirNames(s.Dir, isSession)
+	names, stats, err := ReadDirNames(s.Dir, isSession)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +31,7 @@ func (s *Store) List() ([]Entry, error) {
 	entries := make([]Entry, len(names))
 	for i, name := range names {
 		id, _ := IDFromFileName(name)
-		entries[i] = Entry{ID: id, Path: dir + name, ModTime: stats[i].modTime}
+		entries[i] = Entry{ID: id, Path: dir + name, ModTime: stats[i].ModTime}
 	}
 	slices.SortFunc(entries, func(a, b Entry) int {
 		if c := b.ModTime.Compare(a.ModTime); c != 0 {
@@ -45,16 +43,16 @@ func (s *Store) List() ([]Entry, error) {
 }
 
 // nameStat is what listing needs to know of a directory entry.
-type nameStat struct {
-	ok      bool // false when the entry vanished or could not be stat'ed
-	modTime time.Time
-	size    int64
-	mode    fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file
+type NameStat struct {
+	OK      bool // false when the entry vanished or could not be stat'ed
+	ModTime time.Time
+	Size    int64
+	Mode    fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file
 }
 
 // readDirNames lists the names of a directory that keep accepts, without
 // sorting, and stats them. A missing directory is empty, not an error.
-func readDirNames(dir string, keep func(name string) bool) ([]string, []nameStat, error) {
+func ReadDirNames(dir string, keep func(name string) bool) ([]string, []NameStat, error) {
 	d, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil

@@ -16,14 +16,14 @@ import (
 // as dir. fstatat relative to the directory walks one path component
 // instead of the whole path (5x faster than os.Lstat here), and large
 // directories are split across the CPUs.
-func statNames(dir *os.File, names []string) []nameStat {
+func statNames(dir *os.File, names []string) []NameStat {
 	dirfd := int(dir.Fd())
-	out := make([]nameStat, len(names))
+	out := make([]NameStat, len(names))
 	stat := func(lo, hi int) {
 		var st unix.Stat_t
 		for i := lo; i < hi; i++ {
 			if unix.Fstatat(dirfd, names[i], &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-				out[i] = nameStat{ok: true, modTime: time.Unix(st.Mtim.Unix()), size: st.Size, mode: typeBits(uint32(st.Mode))}
+				out[i] = NameStat{OK: true, ModTime: time.Unix(st.Mtim.Unix()), Size: st.Size, Mode: typeBits(uint32(st.Mode))}
 			}
 		}
 	}

@@ -202,17 +202,17 @@ func isTempName(name string) bool {
 // regular files or symlinks (a directory named like a temp file) are left
 // for the writer to report.
 func sweepTemps(dir string, now time.Time) {
-	names, stats, err := readDirNames(dir, isTempName)
+	names, stats, err := ReadDirNames(dir, isTempName)
 	if err != nil {
 		return
 	}
 	for i, name := range names {
 		st := stats[i]
-		if !st.ok || now.Sub(st.modTime) < staleTemp {
+		if !st.OK || now.Sub(st.ModTime) < staleTemp {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		switch st.mode {
+		switch st.Mode {
 		case fs.ModeSymlink:
 			os.Remove(path) // todosh never makes one: planted, not ours to follow
 		case 0: // a regular file

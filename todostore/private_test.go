@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/todosh/todosh/internal/testenv"
+	"github.com/todosh/todosh/todolist"
 )
 
 func perm(t *testing.T, p string) os.FileMode {
@@ -211,11 +211,11 @@ func TestUnknownFieldsKept(t *testing.T) {
 		{"id":"1","content":"one","status":"pending","priority":"high","notes":"n\u00e9"},
 		{"id":"2","content":"two","status":"pending","subtasks":[{"id":"2.1","content":"s","status":"pending","weight":3.50}]}]}`))
 	if _, err := s.Update("a", func(sess *Session) error {
-		if err := SetSubtaskStatus(sess.Todos, 1, 0, Completed); err != nil {
+		if err := todolist.SetSubtaskStatus(sess.Todos, 1, 0, todolist.Completed); err != nil {
 			return err
 		}
 		var err error
-		sess.Todos, err = InsertTodo(sess.Todos, 0, Todo{Content: "new"})
+		sess.Todos, err = todolist.InsertTodo(sess.Todos, 0, todolist.Todo{Content: "new"})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestUnknownFieldsKept(t *testing.T) {
 		t.Errorf("a missing createdAt was written:\n%s", data)
 	}
 	sess, err := s.Load("a")
-	if err != nil || sess.Todos[1].Extra["priority"] == nil || sess.Todos[2].Subtasks[0].Status != Completed {
+	if err != nil || sess.Todos[1].Extra["priority"] == nil || sess.Todos[2].Subtasks[0].Status != todolist.Completed {
 		t.Errorf("reload: %v %+v", err, sess)
 	}
 }
@@ -287,35 +287,6 @@ func TestLockWait(t *testing.T) {
 	}
 }
 
-// TestForeignSizedBeforeRead: a Claude task list of 1 200 valid task files
-// of 900 KB is refused from its stats: almost nothing is allocated, where
-// reading it cost 1.46 GB.
-func TestForeignSizedBeforeRead(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "tasks", "big")
-	os.MkdirAll(dir, 0o700)
-	first := filepath.Join(dir, "1.json")
-	task := `{"id":"1","subject":"s","status":"pending","description":"` + strings.Repeat("d", 900<<10) + `"}`
-	if err := os.WriteFile(first, []byte(task), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for i := 2; i <= 1200; i++ { // hard links: 900 KB of disk for 1 GB of list
-		if err := os.Link(first, filepath.Join(dir, strconv.Itoa(i)+".json")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := LoadForeign(ForeignEntry{Source: SourceClaude, Path: dir})
-	runtime.ReadMemStats(&after)
-	if !errors.Is(err, ErrLimit) || strings.Count(err.Error(), dir) != 1 {
-		t.Fatalf("LoadForeign = %v, want one limit error naming the list once", err)
-	}
-	t.Log(err)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
-		t.Errorf("allocated %d bytes to refuse the list", n)
-	}
-}
-
 // symlinkMessage is the one message for a symlink where todosh keeps a
 // file of its own: the session, its history and its lock alike.
 const symlinkMessage = "it is a symlink, which todosh never makes: remove it"
@@ -327,7 +298,7 @@ const symlinkMessage = "it is a symlink, which todosh never makes: remove it"
 // may write, or that another user owns, is refused with a message saying
 // what to check, and nothing is written.
 func TestPlantedSessionFiles(t *testing.T) {
-	planted, err := Encode(&Session{Version: FormatVersion, Todos: []Todo{{Content: "planted", Status: Pending}}})
+	planted, err := Encode(&Session{Version: todolist.FormatVersion, Todos: []todolist.Todo{{Content: "planted", Status: todolist.Pending}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +322,7 @@ func TestPlantedSessionFiles(t *testing.T) {
 		} else {
 			_, err := s.History("a")
 			checkOneLineError(t, "History", err, path, want)
-			_, _, err = s.Restore("a", 1, ByYou)
+			_, _, err = s.Restore("a", 1, todolist.ByYou)
 			checkOneLineError(t, "Restore", err, path, want)
 		}
 		_, err := s.Update("a", addTodo("more"))

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // raceSlots is how many items the writers of TestRemoveWhileWriting spread
@@ -26,9 +28,9 @@ const raceSlots = 10
 func addToSlot(i int, name string) func(*Session) error {
 	return func(s *Session) error {
 		for len(s.Todos) < raceSlots {
-			s.Todos = append(s.Todos, Todo{Content: fmt.Sprintf("slot %d", len(s.Todos)+1), Status: Pending})
+			s.Todos = append(s.Todos, todolist.Todo{Content: fmt.Sprintf("slot %d", len(s.Todos)+1), Status: todolist.Pending})
 		}
-		return InsertSubtask(s.Todos, i, len(s.Todos[i].Subtasks), Subtask{Content: name})
+		return todolist.InsertSubtask(s.Todos, i, len(s.Todos[i].Subtasks), todolist.Subtask{Content: name})
 	}
 }
 

@@ -1,15 +1,12 @@
 package todostore
 
-// Copy on write of subtask arrays (ARCHITECTURE.md §3): a change function
-// gets items of its own whose subtask arrays are the cache's. Whatever
-// writes into them in place calls OwnSubtasks first; a test binary checks
-// that every change function did.
-
 import (
 	"fmt"
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // sharedCheckOff names the environment variable that turns the check off
@@ -25,17 +22,17 @@ func checkingShared() bool {
 
 // sharedSnapshot is a deep copy of the list a change starts from, taken in
 // test binaries only (nil otherwise).
-func sharedSnapshot(cur *Session) []Todo {
+func sharedSnapshot(cur *Session) []todolist.Todo {
 	if !checkingShared() {
 		return nil
 	}
-	return CloneTodos(cur.Todos)
+	return todolist.CloneTodos(cur.Todos)
 }
 
 // checkShared panics when a change wrote into a subtask array it shared
 // with cur (the cache's session): a bug in the change, which must call
 // OwnSubtasks before writing into an item's subtasks.
-func checkShared(cur *Session, snap []Todo) {
+func checkShared(cur *Session, snap []todolist.Todo) {
 	if snap == nil {
 		return
 	}

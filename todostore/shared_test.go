@@ -7,96 +7,98 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // cowOp is one change to a list made the way callers make them, through
 // the exported mutators; a, b and c pick its item, subtask and value.
 type cowOp struct {
 	name string
-	fn   func(todos []Todo, a, b, c int) ([]Todo, error)
+	fn   func(todos []todolist.Todo, a, b, c int) ([]todolist.Todo, error)
 }
 
 // cowOps are every exported mutator of a list, and the ways a change
 // function builds lists by hand (an item moved, copied, a subtask
 // appended, a subtask's text changed after OwnSubtasks).
 var cowOps = []cowOp{
-	{"tick", func(l []Todo, a, b, c int) ([]Todo, error) {
-		st := Completed
+	{"tick", func(l []todolist.Todo, a, b, c int) ([]todolist.Todo, error) {
+		st := todolist.Completed
 		if c%2 == 0 {
-			st = Pending
+			st = todolist.Pending
 		}
 		i, j, ok := pickSub(l, a, b)
 		if !ok {
 			return l, nil
 		}
-		return l, SetSubtaskStatus(l, i, j, st)
+		return l, todolist.SetSubtaskStatus(l, i, j, st)
 	}},
-	{"status", func(l []Todo, a, _, c int) ([]Todo, error) {
+	{"status", func(l []todolist.Todo, a, _, c int) ([]todolist.Todo, error) {
 		if len(l) == 0 {
 			return l, nil
 		}
-		return l, SetStatus(l, a%len(l), []Status{Pending, InProgress, Completed, Cancelled}[c%4])
+		return l, todolist.SetStatus(l, a%len(l), []todolist.Status{todolist.Pending, todolist.InProgress, todolist.Completed, todolist.Cancelled}[c%4])
 	}},
-	{"insert subtask", func(l []Todo, a, b, c int) ([]Todo, error) {
+	{"insert subtask", func(l []todolist.Todo, a, b, c int) ([]todolist.Todo, error) {
 		if len(l) == 0 {
 			return l, nil
 		}
 		i := a % len(l)
-		return l, InsertSubtask(l, i, b%(len(l[i].Subtasks)+1), Subtask{Content: fmt.Sprintf("new %d", c)})
+		return l, todolist.InsertSubtask(l, i, b%(len(l[i].Subtasks)+1), todolist.Subtask{Content: fmt.Sprintf("new %d", c)})
 	}},
-	{"remove subtask", func(l []Todo, a, b, _ int) ([]Todo, error) {
+	{"remove subtask", func(l []todolist.Todo, a, b, _ int) ([]todolist.Todo, error) {
 		if i, j, ok := pickSub(l, a, b); ok {
-			RemoveSubtask(l, i, j)
+			todolist.RemoveSubtask(l, i, j)
 		}
 		return l, nil
 	}},
-	{"insert item", func(l []Todo, a, _, c int) ([]Todo, error) {
-		return InsertTodo(l, a%(len(l)+1), Todo{Content: fmt.Sprintf("item %d", c), Subtasks: []Subtask{{Content: "x"}, {Content: "y"}}})
+	{"insert item", func(l []todolist.Todo, a, _, c int) ([]todolist.Todo, error) {
+		return todolist.InsertTodo(l, a%(len(l)+1), todolist.Todo{Content: fmt.Sprintf("item %d", c), Subtasks: []todolist.Subtask{{Content: "x"}, {Content: "y"}}})
 	}},
-	{"remove item", func(l []Todo, a, _, _ int) ([]Todo, error) {
+	{"remove item", func(l []todolist.Todo, a, _, _ int) ([]todolist.Todo, error) {
 		if len(l) == 0 {
 			return l, nil
 		}
-		return RemoveTodo(l, a%len(l)), nil
+		return todolist.RemoveTodo(l, a%len(l)), nil
 	}},
-	{"move item", func(l []Todo, a, b, _ int) ([]Todo, error) {
+	{"move item", func(l []todolist.Todo, a, b, _ int) ([]todolist.Todo, error) {
 		if len(l) > 0 {
 			i, j := a%len(l), b%len(l)
 			l[i], l[j] = l[j], l[i]
 		}
 		return l, nil
 	}},
-	{"edit subtask", func(l []Todo, a, b, c int) ([]Todo, error) {
+	{"edit subtask", func(l []todolist.Todo, a, b, c int) ([]todolist.Todo, error) {
 		if i, j, ok := pickSub(l, a, b); ok {
-			OwnSubtasks(&l[i])
+			todolist.OwnSubtasks(&l[i])
 			l[i].Subtasks[j].Content = fmt.Sprintf("edited %d", c)
 		}
 		return l, nil
 	}},
-	{"append subtask", func(l []Todo, a, _, c int) ([]Todo, error) {
-		if len(l) == 0 || len(l[a%len(l)].Subtasks) >= MaxSubtasks {
+	{"append subtask", func(l []todolist.Todo, a, _, c int) ([]todolist.Todo, error) {
+		if len(l) == 0 || len(l[a%len(l)].Subtasks) >= todolist.MaxSubtasks {
 			return l, nil
 		}
 		i := a % len(l)
-		l[i].Subtasks = append(l[i].Subtasks, Subtask{Content: fmt.Sprintf("appended %d", c), Status: Pending})
+		l[i].Subtasks = append(l[i].Subtasks, todolist.Subtask{Content: fmt.Sprintf("appended %d", c), Status: todolist.Pending})
 		return l, nil
 	}},
-	{"copy item", func(l []Todo, a, _, _ int) ([]Todo, error) {
-		if len(l) == 0 || len(l) >= MaxTodos {
+	{"copy item", func(l []todolist.Todo, a, _, _ int) ([]todolist.Todo, error) {
+		if len(l) == 0 || len(l) >= todolist.MaxTodos {
 			return l, nil
 		}
 		t := l[a%len(l)] // its subtasks' stable ids are taken: Commit gives new ones
 		t.UID = ""
 		return append(l, t), nil
 	}},
-	{"clear ids", func(l []Todo, _, _, _ int) ([]Todo, error) {
-		ClearUIDs(l)
+	{"clear ids", func(l []todolist.Todo, _, _, _ int) ([]todolist.Todo, error) {
+		todolist.ClearUIDs(l)
 		return l, nil
 	}},
 }
 
 // pickSub picks a subtask of the list from a and b, if there is one.
-func pickSub(l []Todo, a, b int) (int, int, bool) {
+func pickSub(l []todolist.Todo, a, b int) (int, int, bool) {
 	for k := range l {
 		i := (a + k) % len(l)
 		if n := len(l[i].Subtasks); n > 0 {
@@ -108,7 +110,7 @@ func pickSub(l []Todo, a, b int) (int, int, bool) {
 
 // visible is what a list says, without the stable ids and revisions only
 // Commit gives.
-func visible(l []Todo) string {
+func visible(l []todolist.Todo) string {
 	var b strings.Builder
 	for _, t := range l {
 		fmt.Fprintf(&b, "%s %s %q %q|", t.ID, t.Status, t.Content, t.Evidence)
@@ -121,12 +123,12 @@ func visible(l []Todo) string {
 }
 
 // cowList is a list of three items of three subtasks.
-func cowList() []Todo {
-	l := make([]Todo, 3)
+func cowList() []todolist.Todo {
+	l := make([]todolist.Todo, 3)
 	for i := range l {
 		l[i].Content = fmt.Sprintf("item %d", i+1)
 		for j := 0; j < 3; j++ {
-			l[i].Subtasks = append(l[i].Subtasks, Subtask{Content: fmt.Sprintf("sub %d.%d", i+1, j+1), Status: Pending})
+			l[i].Subtasks = append(l[i].Subtasks, todolist.Subtask{Content: fmt.Sprintf("sub %d.%d", i+1, j+1), Status: todolist.Pending})
 		}
 	}
 	return l
@@ -142,7 +144,7 @@ func runCOW(t *testing.T, ops []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := CloneTodos(given.Todos)
+	want := todolist.CloneTodos(given.Todos)
 	for k := 0; k+3 < len(ops) && k < 4*40; k += 4 {
 		op := cowOps[int(ops[k])%len(cowOps)]
 		a, b, c := int(ops[k+1]), int(ops[k+2]), int(ops[k+3])
@@ -150,16 +152,16 @@ func runCOW(t *testing.T, ops []byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sharedWas, givenWas := CloneTodos(shared.Todos), CloneTodos(given.Todos)
+		sharedWas, givenWas := todolist.CloneTodos(shared.Todos), todolist.CloneTodos(given.Todos)
 		got, err := s.Update("c", func(x *Session) error {
 			l, err := op.fn(x.Todos, a, b, c)
 			x.Todos = l
 			return err
 		})
-		byHand, err2 := op.fn(CloneTodos(want), a, b, c)
+		byHand, err2 := op.fn(todolist.CloneTodos(want), a, b, c)
 		if err2 == nil {
-			Normalize(byHand)
-			err2 = Validate(byHand)
+			todolist.Normalize(byHand)
+			err2 = todolist.Validate(byHand)
 		}
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("%s(%d,%d,%d): through Commit %v, by hand %v", op.name, a, b, c, err, err2)

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // Store is the directory of session files, $TODOSH_HOME/todos. Its zero
@@ -89,13 +91,13 @@ func (s *Store) HooksFilesPath() string { return filepath.Join(s.Root, "hooks-fi
 // and not "." or "..". It is a loop, not a regexp, because List runs it on
 // every file name of the store (a regexp cost 1 µs per name).
 func ValidSessionID(id string) error {
-	ok := len(id) >= 1 && len(id) <= MaxSessionIDLen && id != "." && id != ".."
+	ok := len(id) >= 1 && len(id) <= todolist.MaxSessionIDLen && id != "." && id != ".."
 	for i := 0; ok && i < len(id); i++ {
 		c := id[i]
 		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
 	}
 	if !ok {
-		return fmt.Errorf("invalid session id %q: use 1-%d characters from A-Z a-z 0-9 . _ -", id, MaxSessionIDLen)
+		return fmt.Errorf("invalid session id %q: use 1-%d characters from A-Z a-z 0-9 . _ -", id, todolist.MaxSessionIDLen)
 	}
 	return nil
 }
@@ -207,8 +209,8 @@ var ErrUnsupportedVersion = errors.New("unsupported version")
 // llxprt-code's shapes (a bare array of todos, or {todos, paused}) decode
 // too, as version 1.
 func Decode(data []byte) (*Session, error) {
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, over the limit of %d: %w", len(data), MaxFileSize, ErrLimit)
+	if len(data) > todolist.MaxFileSize {
+		return nil, fmt.Errorf("file is %d bytes, over the limit of %d: %w", len(data), todolist.MaxFileSize, todolist.ErrLimit)
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -225,37 +227,37 @@ func Decode(data []byte) (*Session, error) {
 		if err := json.Unmarshal(trimmed, &sess.Todos); err != nil {
 			return nil, fmt.Errorf("parse todo array: %w", err)
 		}
-		sess.Version = FormatVersion
+		sess.Version = todolist.FormatVersion
 	} else {
 		if err := json.Unmarshal(trimmed, &sess); err != nil {
 			return nil, fmt.Errorf("parse: %w", err)
 		}
 		if sess.Version == 0 {
-			sess.Version = FormatVersion // llxprt-code's {todos, paused}
+			sess.Version = todolist.FormatVersion // llxprt-code's {todos, paused}
 		}
 	}
 	if err := readExtras(trimmed, &sess, trimmed[0] == '['); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	if sess.Version != FormatVersion {
-		return nil, fmt.Errorf("version %d: %w (this todosh reads version %d)", sess.Version, ErrUnsupportedVersion, FormatVersion)
+	if sess.Version != todolist.FormatVersion {
+		return nil, fmt.Errorf("version %d: %w (this todosh reads version %d)", sess.Version, ErrUnsupportedVersion, todolist.FormatVersion)
 	}
 	for i := range sess.Todos {
 		for j := range sess.Todos[i].Subtasks {
 			if sess.Todos[i].Subtasks[j].Status == "" {
-				sess.Todos[i].Subtasks[j].Status = Pending // llxprt subtasks carry no status
+				sess.Todos[i].Subtasks[j].Status = todolist.Pending // llxprt subtasks carry no status
 			}
 		}
 	}
-	if err := Validate(sess.Todos); err != nil {
+	if err := todolist.Validate(sess.Todos); err != nil {
 		return nil, err
 	}
 	if sess.Todos == nil {
-		sess.Todos = []Todo{}
+		sess.Todos = []todolist.Todo{}
 	}
 	// A file written by hand or by another program may carry ids and
 	// statuses that disagree with the rules; show it as it will be saved.
-	Normalize(sess.Todos)
+	todolist.Normalize(sess.Todos)
 	return &sess, nil
 }
 
@@ -291,11 +293,11 @@ func (s *Store) loadPath(path string) (*Session, error) {
 // MaxFileSize bytes. A file that is a symlink (never followed), is not
 // regular, is too large, or that another user owns or may write
 // (checkOwnFile) is a *CorruptError.
-func readFile(path string) ([]byte, error) { return readPath(path, true) }
+func readFile(path string) ([]byte, error) { return ReadPath(path, true) }
 
 // readPath is readFile; own is false for another agent's file, which may
 // be a symlink and is not ours to judge by owner or mode.
-func readPath(path string, own bool) ([]byte, error) {
+func ReadPath(path string, own bool) ([]byte, error) {
 	data, f, _, err := readOpen(path, own)
 	if err != nil {
 		return nil, err
@@ -342,8 +344,8 @@ func readOpened(f *os.File, path string, own bool) ([]byte, os.FileInfo, error) 
 	if !info.Mode().IsRegular() {
 		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("not a regular file (%s)", fileKind(info.Mode()))}
 	}
-	if info.Size() > MaxFileSize {
-		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is %d bytes, over the limit of %d: %w", info.Size(), MaxFileSize, ErrLimit)}
+	if info.Size() > todolist.MaxFileSize {
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is %d bytes, over the limit of %d: %w", info.Size(), todolist.MaxFileSize, todolist.ErrLimit)}
 	}
 	// One byte more than the stat said, to see the end of file in the
 	// same read; a file that grew since is read on to the limit.
@@ -358,8 +360,8 @@ func readOpened(f *os.File, path string, own bool) ([]byte, os.FileInfo, error) 
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", path, bareError(err))
 		}
-		if len(data) > MaxFileSize { // grew between Stat and read
-			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", MaxFileSize, ErrLimit)}
+		if len(data) > todolist.MaxFileSize { // grew between Stat and read
+			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("file is over the limit of %d bytes: %w", todolist.MaxFileSize, todolist.ErrLimit)}
 		}
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
@@ -424,5 +426,5 @@ func (s *Store) ReadShared(id string) (*Session, error) {
 
 func (s *Store) newSession(id string) *Session {
 	now := s.Now().UTC()
-	return &Session{Version: FormatVersion, Session: id, CreatedAt: now, UpdatedAt: now, Todos: []Todo{}}
+	return &Session{Version: todolist.FormatVersion, Session: id, CreatedAt: now, UpdatedAt: now, Todos: []todolist.Todo{}}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/internal/testenv"
+	"github.com/todosh/todosh/todolist"
 )
 
 // testStore is a Store under a fresh temporary root with a fixed clock.
@@ -28,7 +29,7 @@ func testStore(t testing.TB) *Store {
 func addTodo(text string) func(*Session) error {
 	return func(s *Session) error {
 		var err error
-		s.Todos, err = InsertTodo(s.Todos, len(s.Todos), Todo{Content: text})
+		s.Todos, err = todolist.InsertTodo(s.Todos, len(s.Todos), todolist.Todo{Content: text})
 		return err
 	}
 }
@@ -57,7 +58,7 @@ func TestDecodeShapes(t *testing.T) {
 		{"ours", `{"version":1,"session":"a","todos":[{"id":"1","content":"x","status":"pending"}]}`, 1, false, nil},
 		{"llxprt bare array", `[{"id":"1","content":"a","status":"in_progress","priority":"high","subtasks":[{"id":"1.1","content":"s"}]},{"id":"2","content":"b","status":"completed"}]`, 2, false,
 			func(t *testing.T, s *Session) {
-				if st := s.Todos[0].Subtasks[0].Status; st != Pending {
+				if st := s.Todos[0].Subtasks[0].Status; st != todolist.Pending {
 					t.Errorf("llxprt subtask status = %q, want pending", st)
 				}
 			}},
@@ -72,7 +73,7 @@ func TestDecodeShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Version != FormatVersion || len(s.Todos) != tt.todos || s.Todos == nil || s.Paused != tt.paused {
+			if s.Version != todolist.FormatVersion || len(s.Todos) != tt.todos || s.Todos == nil || s.Paused != tt.paused {
 				t.Fatalf("Decode = %+v", s)
 			}
 			if tt.check != nil {
@@ -87,7 +88,7 @@ func TestDecodeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	huge := append([]byte(`{"version":1,"todos":[],"pad":"`), bytes.Repeat([]byte("x"), MaxFileSize)...)
+	huge := append([]byte(`{"version":1,"todos":[],"pad":"`), bytes.Repeat([]byte("x"), todolist.MaxFileSize)...)
 	huge = append(huge, `"}`...)
 	tests := []struct {
 		name string
@@ -106,9 +107,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"wrong field type", []byte(`{"version":1,"todos":"nope"}`), "parse", nil},
 		{"unknown version", []byte(`{"version":2,"todos":[]}`), "version 2: unsupported version (this todosh reads version 1)", ErrUnsupportedVersion},
 		{"negative version", []byte(`{"version":-1}`), "version -1", ErrUnsupportedVersion},
-		{"too large", huge, "over the limit of 1048576", ErrLimit},
+		{"too large", huge, "over the limit of 1048576", todolist.ErrLimit},
 		{"invalid model", []byte(`{"version":1,"todos":[{"content":"a","status":"blocked"}]}`), `unknown status "blocked"`, nil},
-		{"too many todos", []byte("[" + strings.Repeat(`{"content":"a","status":"pending"},`, MaxTodos) + `{"content":"a","status":"pending"}]`), "101 todos", ErrLimit},
+		{"too many todos", []byte("[" + strings.Repeat(`{"content":"a","status":"pending"},`, todolist.MaxTodos) + `{"content":"a","status":"pending"}]`), "101 todos", todolist.ErrLimit},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,8 +146,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(back, sess) {
 		t.Errorf("round trip differs:\n%+v\n%+v", back, sess)
 	}
-	big := &Session{Version: 1, Todos: []Todo{{Content: "x", Status: Pending, Evidence: strings.Repeat("x", MaxFileSize)}}}
-	if _, err := Encode(big); !errors.Is(err, ErrLimit) {
+	big := &Session{Version: 1, Todos: []todolist.Todo{{Content: "x", Status: todolist.Pending, Evidence: strings.Repeat("x", todolist.MaxFileSize)}}}
+	if _, err := Encode(big); !errors.Is(err, todolist.ErrLimit) {
 		t.Errorf("Encode of a >1 MiB session: %v, want ErrLimit", err)
 	}
 }
@@ -154,14 +155,14 @@ func TestEncodeRoundTrip(t *testing.T) {
 func TestValidSessionID(t *testing.T) {
 	tests := []struct {
 		id string
-		ok bool
+		OK bool
 	}{
 		{"20261121-223344-7f3a", true},
 		{"a", true},
 		{"A.b_c-9", true},
 		{"...", true},
-		{strings.Repeat("x", MaxSessionIDLen), true},
-		{strings.Repeat("x", MaxSessionIDLen+1), false},
+		{strings.Repeat("x", todolist.MaxSessionIDLen), true},
+		{strings.Repeat("x", todolist.MaxSessionIDLen+1), false},
 		{"", false},
 		{".", false},
 		{"..", false},
@@ -176,8 +177,8 @@ func TestValidSessionID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := ValidSessionID(tt.id)
-		if (err == nil) != tt.ok {
-			t.Errorf("ValidSessionID(%q) = %v, want ok=%v", tt.id, err, tt.ok)
+		if (err == nil) != tt.OK {
+			t.Errorf("ValidSessionID(%q) = %v, want ok=%v", tt.id, err, tt.OK)
 		}
 		if err != nil && !strings.Contains(err.Error(), "invalid session id") {
 			t.Errorf("error %q does not say what is wrong", err)
@@ -227,13 +228,13 @@ func TestUpdateAndLoad(t *testing.T) {
 	}
 	got, err := s.Update("a", func(sess *Session) error {
 		sess.Cwd = "/src"
-		sess.Todos = []Todo{{ID: "77", Content: "x", Status: Pending, Subtasks: subs(Completed)}}
+		sess.Todos = []todolist.Todo{{ID: "77", Content: "x", Status: todolist.Pending, Subtasks: subs(todolist.Completed)}}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Todos[0].ID != "1" || got.Todos[0].Status != Completed || got.Session != "a" || got.Version != 1 || !got.UpdatedAt.Equal(s.Now()) {
+	if got.Todos[0].ID != "1" || got.Todos[0].Status != todolist.Completed || got.Session != "a" || got.Version != 1 || !got.UpdatedAt.Equal(s.Now()) {
 		t.Errorf("Update result not normalized: %+v", got)
 	}
 	data, err := os.ReadFile(s.Path("a"))
@@ -283,18 +284,18 @@ func TestUpdateErrorsWriteNothing(t *testing.T) {
 		{"fn error after change", func(s *Session) error { s.Todos = nil; return fnErr }, "refused"},
 		{"invalid list", func(s *Session) error { s.Todos[0].Content = ""; return nil }, "todo 1 text is empty"},
 		{"over limit", func(s *Session) error {
-			for len(s.Todos) <= MaxTodos {
-				s.Todos = append(s.Todos, Todo{Content: "x", Status: Pending})
+			for len(s.Todos) <= todolist.MaxTodos {
+				s.Todos = append(s.Todos, todolist.Todo{Content: "x", Status: todolist.Pending})
 			}
 			return nil
 		}, "101 todos"},
 		{"too big to encode", func(s *Session) error {
-			for len(s.Todos) < MaxTodos {
-				s.Todos = append(s.Todos, Todo{Content: strings.Repeat("x", MaxTextLen), ActiveForm: strings.Repeat("y", MaxTextLen), Evidence: strings.Repeat("z", MaxTextLen), Status: Pending})
+			for len(s.Todos) < todolist.MaxTodos {
+				s.Todos = append(s.Todos, todolist.Todo{Content: strings.Repeat("x", todolist.MaxTextLen), ActiveForm: strings.Repeat("y", todolist.MaxTextLen), Evidence: strings.Repeat("z", todolist.MaxTextLen), Status: todolist.Pending})
 			}
 			for i := range s.Todos {
 				for len(s.Todos[i].Subtasks) < 10 {
-					s.Todos[i].Subtasks = append(s.Todos[i].Subtasks, Subtask{Content: strings.Repeat("s", MaxTextLen), Status: Pending})
+					s.Todos[i].Subtasks = append(s.Todos[i].Subtasks, todolist.Subtask{Content: strings.Repeat("s", todolist.MaxTextLen), Status: todolist.Pending})
 				}
 			}
 			return nil
@@ -439,7 +440,7 @@ func TestHostileFiles(t *testing.T) {
 		want  string
 	}{
 		{"huge", func(t *testing.T, p string) {
-			os.WriteFile(p, append(valid, bytes.Repeat([]byte(" "), MaxFileSize)...), 0o644)
+			os.WriteFile(p, append(valid, bytes.Repeat([]byte(" "), todolist.MaxFileSize)...), 0o644)
 		}, "over the limit of 1048576"},
 		{"truncated", func(t *testing.T, p string) { os.WriteFile(p, valid[:len(valid)-7], 0o644) }, "parse"},
 		{"empty", func(t *testing.T, p string) { os.WriteFile(p, nil, 0o644) }, "file is empty"},
@@ -668,16 +669,16 @@ func TestUpdateRefusesOversizedList(t *testing.T) {
 	before, _ := os.ReadFile(st.Path("s"))
 	hbefore, _ := os.ReadFile(st.SessionHistoryPath("s"))
 	_, err := st.Update("s", func(s *Session) error {
-		s.Todos = make([]Todo, 100)
+		s.Todos = make([]todolist.Todo, 100)
 		for i := range s.Todos {
-			s.Todos[i] = Todo{Content: strings.Repeat("y", 1000), Status: Pending}
+			s.Todos[i] = todolist.Todo{Content: strings.Repeat("y", 1000), Status: todolist.Pending}
 			for j := 0; j < 20; j++ {
-				s.Todos[i].Subtasks = append(s.Todos[i].Subtasks, Subtask{Content: strings.Repeat("z", 1000), Status: Pending})
+				s.Todos[i].Subtasks = append(s.Todos[i].Subtasks, todolist.Subtask{Content: strings.Repeat("z", 1000), Status: todolist.Pending})
 			}
 		}
 		return nil
 	})
-	if !errors.Is(err, ErrLimit) {
+	if !errors.Is(err, todolist.ErrLimit) {
 		t.Errorf("an oversized list: err = %v, want ErrLimit", err)
 	}
 	if after, _ := os.ReadFile(st.Path("s")); !bytes.Equal(before, after) {
@@ -695,7 +696,7 @@ func TestDecodeNormalizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sess.Todos[0]; got.Status != Completed || got.ID != "1" || got.Subtasks[0].ID != "1.1" {
+	if got := sess.Todos[0]; got.Status != todolist.Completed || got.ID != "1" || got.Subtasks[0].ID != "1.1" {
 		t.Errorf("decoded %+v, want item 1 completed with subtask 1.1", got)
 	}
 }
@@ -798,14 +799,14 @@ func TestReadShared(t *testing.T) {
 		t.Error("an unchanged file was not read from the cache")
 	}
 	loaded, _ := s.Load("r")
-	if !SameTodos(loaded.Todos, one.Todos) || &loaded.Todos[0] == &one.Todos[0] {
+	if !todolist.SameTodos(loaded.Todos, one.Todos) || &loaded.Todos[0] == &one.Todos[0] {
 		t.Error("Load does not give its own copy of what ReadShared reads")
 	}
-	if _, err := s.Update("r", func(x *Session) error { x.Todos[0].Status = Completed; return nil }); err != nil {
+	if _, err := s.Update("r", func(x *Session) error { x.Todos[0].Status = todolist.Completed; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := s.ReadShared("r")
-	if one.Todos[0].Status != Pending || after.Todos[0].Status != Completed {
+	if one.Todos[0].Status != todolist.Pending || after.Todos[0].Status != todolist.Completed {
 		t.Errorf("before the change %s, after %s: want pending, completed", one.Todos[0].Status, after.Todos[0].Status)
 	}
 }
@@ -816,10 +817,10 @@ func TestReadShared(t *testing.T) {
 // result is its own: changing it changes nothing the store keeps.
 func TestChangeSharesWhatItKept(t *testing.T) {
 	s := Open(t.TempDir())
-	mk := func() []Todo {
+	mk := func() []todolist.Todo {
 		l := items("a", "b", "c")
 		for i := range l {
-			l[i].Subtasks = []Subtask{{Content: "x", Status: Pending}, {Content: "y", Status: Pending}}
+			l[i].Subtasks = []todolist.Subtask{{Content: "x", Status: todolist.Pending}, {Content: "y", Status: todolist.Pending}}
 		}
 		return l
 	}
@@ -829,20 +830,20 @@ func TestChangeSharesWhatItKept(t *testing.T) {
 	// A list with fields todosh does not know takes encoding/json's way,
 	// without the items' encodings: its subtasks are compared instead.
 	extra := mk()
-	extra[2].Extra = Extra{"priority": []byte(`"high"`)}
+	extra[2].Extra = todolist.Extra{"priority": []byte(`"high"`)}
 	if _, err := s.Update("e", func(x *Session) error { x.Todos = extra; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Update("e", func(x *Session) error { return SetSubtaskStatus(x.Todos, 0, 1, Completed) }); err != nil || string(got.Todos[2].Extra["priority"]) != `"high"` {
+	if got, err := s.Update("e", func(x *Session) error { return todolist.SetSubtaskStatus(x.Todos, 0, 1, todolist.Completed) }); err != nil || string(got.Todos[2].Extra["priority"]) != `"high"` {
 		t.Fatalf("a change to a list with unknown fields: %v", err)
 	}
 	before, _ := s.ReadShared("c")
-	got, err := s.Update("c", func(x *Session) error { return SetSubtaskStatus(x.Todos, 1, 0, Completed) })
+	got, err := s.Update("c", func(x *Session) error { return todolist.SetSubtaskStatus(x.Todos, 1, 0, todolist.Completed) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	after, _ := s.ReadShared("c")
-	if after == before || after.Todos[1].Subtasks[0].Status != Completed || before.Todos[1].Subtasks[0].Status != Pending {
+	if after == before || after.Todos[1].Subtasks[0].Status != todolist.Completed || before.Todos[1].Subtasks[0].Status != todolist.Pending {
 		t.Fatalf("the cache after the change: %+v", after.Todos[1])
 	}
 	for i, shared := range []bool{true, false, true} {
@@ -857,7 +858,7 @@ func TestChangeSharesWhatItKept(t *testing.T) {
 		if &got.Todos[i].Subtasks[0] != &after.Todos[i].Subtasks[0] {
 			t.Errorf("item %d: the caller's subtasks are not the cache's", i+1)
 		}
-		OwnSubtasks(&got.Todos[i])
+		todolist.OwnSubtasks(&got.Todos[i])
 		got.Todos[i].Subtasks[0].Content = "changed by the caller"
 	}
 	if after.Todos[0].Subtasks[0].Content != "x" || before.Todos[1].Subtasks[0].Content != "x" {

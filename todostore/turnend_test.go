@@ -3,6 +3,8 @@ package todostore
 import (
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // TestChargeTurns: a usage report given only at a turn's end is charged to
@@ -99,8 +101,8 @@ func TestSplitTokensAddsUp(t *testing.T) {
 func TestAttributeAt(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	hist := []HistoryLine{
-		{At: t0.Add(time.Second), Todos: []Todo{{UID: "a", Status: InProgress}, {UID: "b", Status: Pending}}},
-		{At: t0.Add(3 * time.Second), Todos: []Todo{{UID: "a", Status: Completed}, {UID: "b", Status: Pending}}},
+		{At: t0.Add(time.Second), Todos: []todolist.Todo{{UID: "a", Status: todolist.InProgress}, {UID: "b", Status: todolist.Pending}}},
+		{At: t0.Add(3 * time.Second), Todos: []todolist.Todo{{UID: "a", Status: todolist.Completed}, {UID: "b", Status: todolist.Pending}}},
 	}
 	for _, c := range []struct {
 		at         int

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
 )
 
 // Waits are generous: the tests assert that a change arrives, not how
@@ -74,15 +76,7 @@ func describe(c Change) string {
 	if c.Err != nil {
 		return "error: " + c.Err.Error()
 	}
-	return "list:\n" + FormatList(c.Session.Todos)
-}
-
-func texts(todos []Todo) []string {
-	var out []string
-	for _, t := range todos {
-		out = append(out, t.Content)
-	}
-	return out
+	return "list:\n" + todoview.FormatList(c.Session.Todos)
 }
 
 func wantList(t *testing.T, c Change, want ...string) {
@@ -447,7 +441,7 @@ func runSyncPeer(args []string) error {
 }
 
 // todosDigest identifies a list's content, for comparing views.
-func todosDigest(todos []Todo) string {
+func todosDigest(todos []todolist.Todo) string {
 	data, _ := json.Marshal(todos)
 	return fmt.Sprintf("%d %x", len(todos), sha256.Sum256(data))
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // The work log (ARCHITECTURE.md §3, issue 26): what todosh saw the agent
@@ -99,9 +101,9 @@ func checkWork(l *WorkLine) error {
 	if l.In < 0 || l.Out < 0 || l.In > MaxTokens || l.Out > MaxTokens {
 		return ErrBadUsage
 	}
-	l.Tool = ShortLine(l.Tool, maxWorkText)
-	l.Target = ShortLine(l.Target, maxWorkText)
-	l.Msg = ShortLine(l.Msg, maxWorkText)
+	l.Tool = todolist.ShortLine(l.Tool, maxWorkText)
+	l.Target = todolist.ShortLine(l.Target, maxWorkText)
+	l.Msg = todolist.ShortLine(l.Msg, maxWorkText)
 	switch l.Kind {
 	case WorkEdit, WorkExecute, "read", "other", "":
 	default:
@@ -116,10 +118,10 @@ func checkWork(l *WorkLine) error {
 // AttributeTo fills l's Item and Next from the list as it is now: the
 // item in progress (the first, when the agent keeps several), else the
 // first open item as Next.
-func AttributeTo(l *WorkLine, todos []Todo) {
+func AttributeTo(l *WorkLine, todos []todolist.Todo) {
 	l.Item, l.Next = "", ""
 	for _, t := range todos {
-		if t.Status == InProgress {
+		if t.Status == todolist.InProgress {
 			l.Item = t.UID
 			return
 		}
@@ -266,7 +268,7 @@ func (s *Store) Work(id string) (WorkLog, error) {
 
 // WorkSummary is session id's work log summed (Work, Summarize); nil
 // when it cannot be read.
-func (s *Store) WorkSummary(id string) *Summary {
+func (s *Store) WorkSummary(id string) *todolist.Summary {
 	log, err := s.Work(id)
 	if err != nil {
 		return nil
@@ -300,57 +302,10 @@ func ParseWork(data []byte) WorkLog {
 	return w
 }
 
-// ItemWork is what the log shows of one item, or of the work no item was
-// in progress for: its receipt and its ledger.
-type ItemWork struct {
-	// Calls are the tool calls that ended while the item was in
-	// progress; Edits and Commands the edits and commands that succeeded
-	// for its receipt (also while it was the next open one), Failed the
-	// calls that failed.
-	Calls, Edits, Commands, Failed int
-	// In and Out are the tokens spent.
-	In, Out int64
-	// Last is the target of the last edit or command that succeeded.
-	Last string
-	// Seen is set when a successful edit or command was seen for the
-	// item, also while it was the next open one and none was in
-	// progress: the receipt.
-	Seen bool
-}
-
-// Receipt reports whether the item has a receipt.
-func (w ItemWork) Receipt() bool { return w.Seen }
-
-// Words is the receipt in a few words: "2 edits, 1 command".
-func (w ItemWork) Words() string {
-	var parts []string
-	if w.Edits > 0 {
-		parts = append(parts, Plural(w.Edits, "edit"))
-	}
-	if w.Commands > 0 {
-		parts = append(parts, Plural(w.Commands, "command"))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Summary is the work log summed per item (by uid) and for what no item
-// was in progress for.
-type Summary struct {
-	Items        map[string]ItemWork
-	Unattributed ItemWork
-	// Shows is set when a writer that sees the agent's work wrote the log
-	// (WorkLine.Sees), or it holds an edit or a command at all: the
-	// agent's work is visible in this session, and an item completed
-	// without a receipt is "done (reported)".
-	Shows bool
-	// Bad is WorkLog.Bad.
-	Bad int
-}
-
 // Summarize sums the log per item, a turn-end usage report charged as
 // ChargeTurns says.
-func (w WorkLog) Summarize() Summary {
-	s := Summary{Items: map[string]ItemWork{}, Bad: w.Bad}
+func (w WorkLog) Summarize() todolist.Summary {
+	s := todolist.Summary{Items: map[string]todolist.ItemWork{}, Bad: w.Bad}
 	for _, l := range ChargeTurns(w.Lines) {
 		iw := s.Unattributed
 		if l.Item != "" {
@@ -398,9 +353,6 @@ func (w WorkLog) Summarize() Summary {
 	return s
 }
 
-// Receipt reports whether the item with uid has a receipt.
-func (s Summary) Receipt(uid string) bool { return s.Items[uid].Seen }
-
 // Succeeded reports whether the log holds a command that succeeded whose
 // target is cmd, white space aside: what --require-evidence checks a
 // command named as evidence against.
@@ -412,17 +364,4 @@ func (w WorkLog) Succeeded(cmd string) bool {
 		}
 	}
 	return false
-}
-
-// Note is what a list shows of a completed item's receipt: "seen: 1
-// edit, 2 commands", or "reported, no receipt"; "" for an item not
-// completed, or when w is nil or the session shows no work.
-func (w *Summary) Note(t Todo) string {
-	if w == nil || !w.Shows || t.Status != Completed {
-		return ""
-	}
-	if iw := w.Items[t.UID]; iw.Seen {
-		return "seen: " + iw.Words()
-	}
-	return "reported, no receipt"
 }

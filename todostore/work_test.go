@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // workList writes a list of three items, the second in progress, and
 // returns their uids.
 func workList(t testing.TB, s *Store, id string) []string {
 	t.Helper()
-	sess, _, err := s.Commit(id, ByAgent, func(sess *Session) error {
-		sess.Todos = []Todo{{Content: "parser", Status: Completed}, {Content: "tests", Status: InProgress}, {Content: "docs", Status: Pending}}
+	sess, _, err := s.Commit(id, todolist.ByAgent, func(sess *Session) error {
+		sess.Todos = []todolist.Todo{{Content: "parser", Status: todolist.Completed}, {Content: "tests", Status: todolist.InProgress}, {Content: "docs", Status: todolist.Pending}}
 		return nil
 	})
 	if err != nil {
@@ -40,8 +42,8 @@ func TestRecordWorkAttributes(t *testing.T) {
 		}
 	}
 	// Nothing in progress: unattributed, with the next open item.
-	if _, _, err := s.Commit("w", ByAgent, func(sess *Session) error {
-		sess.Todos[1].Status = Completed
+	if _, _, err := s.Commit("w", todolist.ByAgent, func(sess *Session) error {
+		sess.Todos[1].Status = todolist.Completed
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestWorkBesideHistory(t *testing.T) {
 	workList(t, s, "w")
 	for i := range 10_000 {
 		if i%10 == 0 {
-			if _, _, err := s.Commit("w", ByAgent, func(sess *Session) error {
+			if _, _, err := s.Commit("w", todolist.ByAgent, func(sess *Session) error {
 				sess.Todos[2].Content = "docs " + strings.Repeat("x", i%7) + string(rune('a'+i%26))
 				return nil
 			}); err != nil {
@@ -241,7 +243,7 @@ func FuzzParseWork(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		log := ParseWork(data)
 		sum := log.Summarize()
-		var total ItemWork
+		var total todolist.ItemWork
 		for _, w := range sum.Items {
 			total.In += w.In
 			total.Calls += w.Calls

@@ -10,6 +10,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
@@ -24,12 +26,12 @@ func Begin(s agent.Session, p *continuation.Policy) (sess *todostore.Session, ar
 	p.PersonPrompt()
 	// Most prompts find nothing to archive and no pause: a Load (a stat
 	// while the file is unchanged), no Commit.
-	if sess, err = s.Load(); err != nil || !todostore.AllDone(sess.Todos) && !sess.Paused && sess.PauseReason == "" {
+	if sess, err = s.Load(); err != nil || !todolist.AllDone(sess.Todos) && !sess.Paused && sess.PauseReason == "" {
 		return sess, 0, err
 	}
-	sess, _, err = s.Commit(todostore.ByYou, func(cur *todostore.Session) error {
+	sess, _, err = s.Commit(todolist.ByYou, func(cur *todostore.Session) error {
 		archived = 0 // fn may run twice
-		if todostore.AllDone(cur.Todos) {
+		if todolist.AllDone(cur.Todos) {
 			archived = len(cur.Todos)
 			cur.ArchiveTodos("all done", s.Store.Now())
 		}
@@ -66,18 +68,18 @@ type Step struct {
 // again (docs/performance.md: an unchanged turn).
 type ContextCache struct {
 	text  string
-	todos []todostore.Todo
+	todos []todolist.Todo
 	known bool
 }
 
 // For returns continuation.TodoContext(todos), from the cache when todos
 // is the list it was last made from. todos is kept: the caller must not
 // change it afterwards.
-func (c *ContextCache) For(todos []todostore.Todo) string {
+func (c *ContextCache) For(todos []todolist.Todo) string {
 	if c == nil {
 		return continuation.TodoContext(todos)
 	}
-	if !c.known || !todostore.SameTodos(todos, c.todos) {
+	if !c.known || !todolist.SameTodos(todos, c.todos) {
 		c.text, c.todos, c.known = continuation.TodoContext(todos), todos, true
 	}
 	return c.text
@@ -91,7 +93,7 @@ type Outcome struct {
 	// After is the list after the turn; Listed says it was read. It is
 	// the store's own (todostore.Store.ReadShared): read it, never change
 	// it.
-	After  []todostore.Todo
+	After  []todolist.Todo
 	Listed bool
 	// Aborted: the turn's context ended (Ctrl-C, session/cancel).
 	Aborted bool
@@ -125,9 +127,9 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	// last one): a read, no Commit. The lists before and after the turn
 	// are only read, so they are the store's own (ReadShared), not copies.
 	sess, err := s.Session.Store.ReadShared(s.Session.ID)
-	if err == nil && todostore.CountTodos(sess.Todos).Open() > 0 && sess.AgentRead != sess.Rev {
-		sess, _, err = s.Session.Commit(todostore.ByAgent, func(cur *todostore.Session) error {
-			if todostore.CountTodos(cur.Todos).Open() > 0 { // the prompt shows the list only then
+	if err == nil && todolist.CountTodos(sess.Todos).Open() > 0 && sess.AgentRead != sess.Rev {
+		sess, _, err = s.Session.Commit(todolist.ByAgent, func(cur *todostore.Session) error {
+			if todolist.CountTodos(cur.Todos).Open() > 0 { // the prompt shows the list only then
 				cur.MarkAgentRead()
 			}
 			return nil
@@ -146,16 +148,16 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 
 	// The first list the agent writes, so finishing an item of a list
 	// written in the same turn counts as progress (continuation.Turn.First).
-	var first []todostore.Todo
+	var first []todolist.Todo
 	work := s.workRecorder(before, emit)
 	// What the turn spent, for the prompt's budget (continuation.Budget).
 	var tokens int64
 	record := func(ev agent.Event) {
 		switch {
 		case ev.Kind == agent.EventTodos && first == nil:
-			first = todostore.CloneTodos(ev.Todos)
+			first = todolist.CloneTodos(ev.Todos)
 			if first == nil {
-				first = []todostore.Todo{}
+				first = []todolist.Todo{}
 			}
 		case ev.Kind == agent.EventUsage && ev.Usage != nil:
 			tokens += ev.Usage.Total()
@@ -226,7 +228,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 // with), so the ledger charges it to the items the turn worked on
 // (todostore.ChargeTurns). What cannot be recorded is said once per turn,
 // never a failure of the turn.
-func (s Step) workRecorder(before []todostore.Todo, emit func(agent.Event)) func(agent.Event) {
+func (s Step) workRecorder(before []todolist.Todo, emit func(agent.Event)) func(agent.Event) {
 	said := false
 	began := todostore.WorkLine{}
 	todostore.AttributeTo(&began, before)
@@ -243,7 +245,7 @@ func (s Step) workRecorder(before []todostore.Todo, emit func(agent.Event)) func
 		w.Sees = sees
 		if _, err := s.Session.Store.RecordWork(s.Session.ID, w); err != nil && !said {
 			said = true
-			emit(agent.Event{Kind: agent.EventNotice, Text: "work log: " + todostore.ShortLine(err.Error(), 160)})
+			emit(agent.Event{Kind: agent.EventNotice, Text: "work log: " + todolist.ShortLine(err.Error(), 160)})
 		}
 	}
 }

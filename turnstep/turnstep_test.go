@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todostore"
@@ -14,7 +16,7 @@ import (
 // (as todosh's MCP server would), then ends with err.
 type fakeAgent struct {
 	sess  agent.Session
-	list  []todostore.Todo
+	list  []todolist.Todo
 	pause string
 	err   error
 	ctx   bool // return ctx.Err() (a cancelled turn)
@@ -27,7 +29,7 @@ func (f *fakeAgent) RunTurn(ctx context.Context, _ agent.Turn, emit func(agent.E
 	if f.list != nil || f.pause != "" {
 		if _, err := f.sess.Update(func(s *todostore.Session) error {
 			if f.list != nil {
-				s.Todos = todostore.CloneTodos(f.list)
+				s.Todos = todolist.CloneTodos(f.list)
 			}
 			if f.pause != "" {
 				s.Paused, s.PauseReason = true, f.pause
@@ -46,16 +48,16 @@ func (f *fakeAgent) RunTurn(ctx context.Context, _ agent.Turn, emit func(agent.E
 	return agent.Result{FinalText: "ok"}, f.err
 }
 
-func todos(st ...todostore.Status) []todostore.Todo {
-	var out []todostore.Todo
+func todos(st ...todolist.Status) []todolist.Todo {
+	var out []todolist.Todo
 	for i, s := range st {
-		out = append(out, todostore.Todo{ID: string(rune('1' + i)), Content: "item " + string(rune('a'+i)), Status: s})
+		out = append(out, todolist.Todo{ID: string(rune('1' + i)), Content: "item " + string(rune('a'+i)), Status: s})
 	}
 	return out
 }
 
 func TestRun(t *testing.T) {
-	p, c := todostore.Pending, todostore.Completed
+	p, c := todolist.Pending, todolist.Completed
 	cancelled, stop := context.WithCancel(context.Background())
 	stop()
 	for _, tc := range []struct {
@@ -119,7 +121,7 @@ func TestBegin(t *testing.T) {
 		t.Fatal("Begin created a session file for nothing")
 	}
 	if _, err := sess.Update(func(s *todostore.Session) error {
-		s.Todos, s.Paused, s.PauseReason = todos(todostore.Completed, todostore.Completed), true, "why"
+		s.Todos, s.Paused, s.PauseReason = todos(todolist.Completed, todolist.Completed), true, "why"
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -153,9 +155,9 @@ func (w *workingAgent) RunTurn(_ context.Context, _ agent.Turn, emit func(agent.
 		}
 	}
 	_, err := w.sess.Update(func(s *todostore.Session) error {
-		s.Todos[0].Status = todostore.Completed
+		s.Todos[0].Status = todolist.Completed
 		if w.atEnd {
-			s.Todos[1].Status = todostore.InProgress
+			s.Todos[1].Status = todolist.InProgress
 		}
 		return nil
 	})
@@ -172,7 +174,7 @@ func workingSession(t *testing.T) (*todostore.Store, agent.Session) {
 	st := todostore.Open(t.TempDir())
 	sess := agent.Session{Store: st, ID: "s1"}
 	if _, err := sess.Update(func(s *todostore.Session) error {
-		s.Todos = todos(todostore.InProgress, todostore.Pending)
+		s.Todos = todos(todolist.InProgress, todolist.Pending)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -215,7 +217,7 @@ func TestRunSpendsBudget(t *testing.T) {
 	if _, _, err := Begin(sess, pol); err != nil {
 		t.Fatal(err)
 	}
-	ag := &fakeAgent{sess: sess, list: todos(todostore.InProgress, todostore.Pending), usage: []agent.Usage{{Input: 400, Output: 20}, {Input: 500, Output: 30}}}
+	ag := &fakeAgent{sess: sess, list: todos(todolist.InProgress, todolist.Pending), usage: []agent.Usage{{Input: 400, Output: 20}, {Input: 500, Output: 30}}}
 	step := Step{Agent: ag, Session: sess, Policy: pol, Tools: func() continuation.Tools { return continuation.Tools{Todo: "todo_write"} }}
 	out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
 	if err != nil {

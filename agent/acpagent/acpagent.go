@@ -24,11 +24,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/todotools"
-	"github.com/todosh/todosh/todostore"
 )
 
 // Approve says how permission requests are answered.
@@ -314,7 +315,7 @@ func (a *Agent) finish(st *turnState, reason acp.StopReason) (agent.Result, erro
 	case acp.StopReasonCancelled:
 		return res, fmt.Errorf("%s: the turn stopped: cancelled by the agent", a.cfg.Name)
 	}
-	return res, fmt.Errorf("%s: the turn stopped: %s", a.cfg.Name, todostore.ShortLine(string(reason), 40))
+	return res, fmt.Errorf("%s: the turn stopped: %s", a.cfg.Name, todolist.ShortLine(string(reason), 40))
 }
 
 // promptText is what session/prompt sends: the todo context (an ACP
@@ -472,11 +473,11 @@ func (a *Agent) toolUpdate(u *acp.SessionToolCallUpdate, st *turnState, emit fun
 	if end != nil {
 		line := ""
 		if end.State == agent.ToolFailed {
-			line = todostore.ShortLine(title+" failed", 100)
+			line = todolist.ShortLine(title+" failed", 100)
 		}
 		emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: end})
 	} else if u.Status != nil && *u.Status == acp.ToolCallStatusFailed {
-		emit(agent.Event{Kind: agent.EventToolCall, Text: todostore.ShortLine(title+" failed", 100)})
+		emit(agent.Event{Kind: agent.EventToolCall, Text: todolist.ShortLine(title+" failed", 100)})
 	}
 	if !known {
 		a.ownListCall(title, u.RawInput, st, emit)
@@ -488,7 +489,7 @@ func toolTitle(title, kind string) string {
 	if strings.TrimSpace(title) == "" {
 		title = kind
 	}
-	return todostore.ShortLine(title, 100)
+	return todolist.ShortLine(title, 100)
 }
 
 // plan mirrors the agent's plan into the list through the merge rule.
@@ -500,7 +501,7 @@ func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
 	if cut {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: the plan was over the list's limits and was cut", a.cfg.Name)})
 	}
-	res, err := agent.ApplyAgentList(a.sess, todos, time.Now(), func(_ []todostore.Todo, m *agent.Merge) error {
+	res, err := agent.ApplyAgentList(a.sess, todos, time.Now(), func(_ []todolist.Todo, m *agent.Merge) error {
 		tickCompleted(m.Todos)
 		return nil
 	})
@@ -674,7 +675,7 @@ func permissionText(name string, tc acp.ToolCallUpdate) string {
 	if strings.TrimSpace(title) == "" {
 		title = "a tool call"
 	}
-	s := name + " wants permission: " + todostore.ShortLine(title, 80)
+	s := name + " wants permission: " + todolist.ShortLine(title, 80)
 	if kind != "" && kind != "other" {
 		s += " (" + kind + ")"
 	}
@@ -828,7 +829,7 @@ func MCPNames(servers []acp.McpServer) string {
 	for _, m := range servers {
 		for _, t := range mcpTransports {
 			if name, ok := t.server(m); ok {
-				parts = append(parts, fmt.Sprintf("%q (%s)", todostore.ShortLine(name, 40), t.name))
+				parts = append(parts, fmt.Sprintf("%q (%s)", todolist.ShortLine(name, 40), t.name))
 			}
 		}
 	}

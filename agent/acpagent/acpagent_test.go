@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
@@ -153,8 +156,8 @@ func TestTurn(t *testing.T) {
 		t.Errorf("events %s", got)
 	}
 	s, _ := sess.Load()
-	if s.Todos[0].Status != todostore.Completed || s.Todos[1].Status != todostore.InProgress {
-		t.Errorf("list\n%s", todostore.FormatList(s.Todos))
+	if s.Todos[0].Status != todolist.Completed || s.Todos[1].Status != todolist.InProgress {
+		t.Errorf("list\n%s", todoview.FormatList(s.Todos))
 	}
 	first := a.proc.cmd.Process.Pid
 	if _, err := a.RunTurn(context.Background(), agent.Turn{Prompt: "You stopped", Continuation: true}, ev.emit); err != nil {

@@ -5,9 +5,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	acp "github.com/coder/acp-go-sdk"
+	"github.com/todosh/todosh/todolist"
 
-	"github.com/todosh/todosh/todostore"
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // PlanTodos maps an ACP plan onto todos. A plan has no ids and no
@@ -15,27 +15,27 @@ import (
 // for Codex), an unknown status reads as pending, empty entries are
 // skipped, and texts and lists over the store's limits are cut (cut is
 // then true) so a plan the store would refuse still keeps what fits.
-func PlanTodos(entries []acp.PlanEntry) (todos []todostore.Todo, cut bool) {
+func PlanTodos(entries []acp.PlanEntry) (todos []todolist.Todo, cut bool) {
 	for _, e := range entries {
 		content := strings.TrimSpace(e.Content)
 		if content == "" {
 			continue
 		}
-		if len(todos) == todostore.MaxTodos {
+		if len(todos) == todolist.MaxTodos {
 			return todos, true
 		}
-		if utf8.RuneCountInString(content) > todostore.MaxTextLen {
-			content = string([]rune(content)[:todostore.MaxTextLen-1]) + "…"
+		if utf8.RuneCountInString(content) > todolist.MaxTextLen {
+			content = string([]rune(content)[:todolist.MaxTextLen-1]) + "…"
 			cut = true
 		}
-		st := todostore.Pending
+		st := todolist.Pending
 		switch e.Status {
 		case acp.PlanEntryStatusInProgress:
-			st = todostore.InProgress
+			st = todolist.InProgress
 		case acp.PlanEntryStatusCompleted:
-			st = todostore.Completed
+			st = todolist.Completed
 		}
-		todos = append(todos, todostore.Todo{Content: content, Status: st})
+		todos = append(todos, todolist.Todo{Content: content, Status: st})
 	}
 	return todos, cut
 }
@@ -43,14 +43,14 @@ func PlanTodos(entries []acp.PlanEntry) (todos []todostore.Todo, cut bool) {
 // tickCompleted ticks the subtasks of items the plan completed: a plan
 // knows no subtasks, and completing an item is the agent's word that its
 // checklist is done.
-func tickCompleted(todos []todostore.Todo) {
+func tickCompleted(todos []todolist.Todo) {
 	for i := range todos {
-		if todos[i].Status != todostore.Completed {
+		if todos[i].Status != todolist.Completed {
 			continue
 		}
-		todostore.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
+		todolist.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
 		for j := range todos[i].Subtasks {
-			todos[i].Subtasks[j].Status = todostore.Completed
+			todos[i].Subtasks[j].Status = todolist.Completed
 		}
 	}
 }

@@ -6,14 +6,15 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 func TestPlanTodos(t *testing.T) {
-	long := strings.Repeat("é", todostore.MaxTextLen+5)
+	long := strings.Repeat("é", todolist.MaxTextLen+5)
 	tests := []struct {
 		name    string
 		entries []acp.PlanEntry
@@ -27,7 +28,7 @@ func TestPlanTodos(t *testing.T) {
 			"Create project skeleton for csvkit-lite:in_progress,Implement CSV parser with quoted-field support:pending,Write unit tests for the parser:completed", false},
 		{"blank entries skipped, text trimmed", []acp.PlanEntry{{Content: "  "}, {Content: " a ", Status: "pending"}}, "a:pending", false},
 		{"unknown status is pending", []acp.PlanEntry{{Content: "a", Status: "blocked"}}, "a:pending", false},
-		{"long text cut", []acp.PlanEntry{{Content: long, Status: "pending"}}, strings.Repeat("é", todostore.MaxTextLen-1) + "…:pending", true},
+		{"long text cut", []acp.PlanEntry{{Content: long, Status: "pending"}}, strings.Repeat("é", todolist.MaxTextLen-1) + "…:pending", true},
 		{"empty plan", nil, "", false},
 	}
 	for _, tt := range tests {
@@ -43,10 +44,10 @@ func TestPlanTodos(t *testing.T) {
 		})
 	}
 	var many []acp.PlanEntry
-	for range todostore.MaxTodos + 3 {
+	for range todolist.MaxTodos + 3 {
 		many = append(many, acp.PlanEntry{Content: "x", Status: "pending"})
 	}
-	if todos, cut := PlanTodos(many); len(todos) != todostore.MaxTodos || !cut {
+	if todos, cut := PlanTodos(many); len(todos) != todolist.MaxTodos || !cut {
 		t.Errorf("%d entries: %d todos, cut %v", len(many), len(todos), cut)
 	}
 }
@@ -63,22 +64,22 @@ func FuzzPlanTodos(f *testing.F) {
 			return
 		}
 		todos, _ := PlanTodos(entries)
-		if len(todos) > todostore.MaxTodos {
+		if len(todos) > todolist.MaxTodos {
 			t.Fatalf("%d todos", len(todos))
 		}
 		for _, td := range todos {
-			if strings.TrimSpace(td.Content) == "" || utf8.RuneCountInString(td.Content) > todostore.MaxTextLen {
+			if strings.TrimSpace(td.Content) == "" || utf8.RuneCountInString(td.Content) > todolist.MaxTextLen {
 				t.Fatalf("bad content %q", td.Content)
 			}
 			switch td.Status {
-			case todostore.Pending, todostore.InProgress, todostore.Completed:
+			case todolist.Pending, todolist.InProgress, todolist.Completed:
 			default:
 				t.Fatalf("status %q from a plan", td.Status)
 			}
 		}
-		check := todostore.CloneTodos(todos)
-		todostore.Normalize(check)
-		if err := todostore.Validate(check); err != nil {
+		check := todolist.CloneTodos(todos)
+		todolist.Normalize(check)
+		if err := todolist.Validate(check); err != nil {
 			t.Fatalf("the store refuses the mapped plan: %v", err)
 		}
 	})
@@ -100,7 +101,7 @@ func FuzzWriteTodosInput(f *testing.F) {
 			return
 		}
 		todos, _ := PlanTodos(entries)
-		if len(todos) > todostore.MaxTodos {
+		if len(todos) > todolist.MaxTodos {
 			t.Fatalf("%d todos", len(todos))
 		}
 	})

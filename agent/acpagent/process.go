@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
@@ -70,11 +72,11 @@ func (a *Agent) open(sctx context.Context, p *process, cur *todostore.Session, e
 				return "session reopen failed", err
 			}
 			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: could not reopen its session (%s); starting a new one",
-				a.cfg.Name, todostore.ShortLine(a.describe(p, err), 120))})
+				a.cfg.Name, todolist.ShortLine(a.describe(p, err), 120))})
 		} else if n := p.client.settle(replayQuiet, replayMax); n > 0 {
 			// The history an agent replays (some after answering
 			// session/load) is old: one line says it was there.
-			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: resumed: %s", a.cfg.Name, todostore.Plural(n, "earlier message"))})
+			emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: resumed: %s", a.cfg.Name, todolist.Plural(n, "earlier message"))})
 		}
 	} else if ref != nil && ref.Session != "" {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("this list was worked on with %s; starting a new %s session", ref.Kind, a.cfg.Name)})
@@ -187,7 +189,7 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 	}
 	p.label = filepath.Base(path) // "codex-acp", when it does not say its name
 	if in := init.AgentInfo; in != nil {
-		if n := todostore.ShortLine(firstNonEmpty(derefStr(in.Title), in.Name), 40); n != "" {
+		if n := todolist.ShortLine(firstNonEmpty(derefStr(in.Title), in.Name), 40); n != "" {
 			p.label = n
 		}
 	}
@@ -233,7 +235,7 @@ func (a *Agent) died(p *process, what string, err error) error {
 	if line := p.stderr.meaningful(); line != "" && !strings.Contains(msg, line) {
 		msg += "; stderr: " + line
 	}
-	return fmt.Errorf("%s: %s: %s", a.cfg.Name, what, todostore.ShortLine(msg, 300))
+	return fmt.Errorf("%s: %s: %s", a.cfg.Name, what, todolist.ShortLine(msg, 300))
 }
 
 // describe is a request's error as the person should read it.
@@ -609,7 +611,7 @@ func (t *tail) meaningful() string {
 		if low := strings.ToLower(l); strings.HasPrefix(low, "warning") || strings.HasPrefix(low, "warn:") || strings.HasPrefix(low, "(node:") {
 			continue
 		}
-		return todostore.ShortLine(l, 200)
+		return todolist.ShortLine(l, 200)
 	}
 	return ""
 }

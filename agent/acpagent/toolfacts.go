@@ -3,10 +3,11 @@ package acpagent
 import (
 	"math"
 
+	"github.com/todosh/todosh/todolist"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // acpKinds is what each ACP tool kind is to a receipt (agent.ToolKind):
@@ -93,7 +94,7 @@ func toolTarget(raw any, locs []acp.ToolCallLocation, fallback string) string {
 	if m, ok := raw.(map[string]any); ok {
 		switch c := m["command"].(type) {
 		case string:
-			return todostore.ShortLine(c, 500)
+			return todolist.ShortLine(c, 500)
 		case []any:
 			s := ""
 			for i, a := range c {
@@ -104,16 +105,16 @@ func toolTarget(raw any, locs []acp.ToolCallLocation, fallback string) string {
 					s += w
 				}
 			}
-			return todostore.ShortLine(s, 500)
+			return todolist.ShortLine(s, 500)
 		}
 		for _, k := range []string{"file_path", "path", "abs_path"} {
 			if p, ok := m[k].(string); ok && p != "" {
-				return todostore.ShortLine(p, 500)
+				return todolist.ShortLine(p, 500)
 			}
 		}
 	}
 	if len(locs) > 0 {
-		return todostore.ShortLine(locs[0].Path, 500)
+		return todolist.ShortLine(locs[0].Path, 500)
 	}
 	return fallback
 }

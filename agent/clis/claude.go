@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
@@ -37,7 +39,7 @@ type TaskOp struct {
 	// Subject, ActiveForm and Status are the new values, empty when the
 	// call leaves them as they are.
 	Subject, ActiveForm string
-	Status              todostore.Status
+	Status              todolist.Status
 }
 
 // Apply applies one task operation to todos, the session's current list,
@@ -58,11 +60,11 @@ type TaskOp struct {
 //     read.
 //
 // The returned list is normalized; todos is not changed.
-func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived []todostore.Todo, err error) {
-	out = todostore.CloneTodos(todos)
-	todostore.Normalize(out)
+func (ct *ClaudeTasks) Apply(todos []todolist.Todo, op TaskOp) (out, archived []todolist.Todo, err error) {
+	out = todolist.CloneTodos(todos)
+	todolist.Normalize(out)
 	if op.Create {
-		t, ok, _ := agentTodo(op.Subject, todostore.Pending, op.ActiveForm)
+		t, ok, _ := agentTodo(op.Subject, todolist.Pending, op.ActiveForm)
 		if !ok {
 			return out, nil, nil
 		}
@@ -71,7 +73,7 @@ func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived [
 		}
 		ct.prune(out, t.Content)
 		if ct.itemOf(out, len(ct.Tasks), t.Content) < 0 {
-			if out, err = todostore.InsertTodo(out, len(out), t); err != nil {
+			if out, err = todolist.InsertTodo(out, len(out), t); err != nil {
 				return todos, nil, err
 			}
 		}
@@ -94,7 +96,7 @@ func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived [
 		if ct.View.Stays(out[k]) {
 			return out, nil, nil // the person's, or changed since the agent's last read
 		}
-		return todostore.RemoveTodo(out, k), out[k : k+1], nil
+		return todolist.RemoveTodo(out, k), out[k : k+1], nil
 	}
 	it := &out[k]
 	if op.Status != "" {
@@ -108,7 +110,7 @@ func (ct *ClaudeTasks) Apply(todos []todostore.Todo, op TaskOp) (out, archived [
 	if af, _ := cutText(op.ActiveForm); strings.TrimSpace(af) != "" {
 		it.ActiveForm = af
 	}
-	todostore.Normalize(out)
+	todolist.Normalize(out)
 	return out, nil, nil
 }
 
@@ -128,7 +130,7 @@ func (ct *ClaudeTasks) remove(i int) {
 // itemOf is the index in todos of the item of task i, whose text is
 // subject: the n-th item with that text for the n-th task with it (n
 // counted among the first i tasks), or -1.
-func (ct *ClaudeTasks) itemOf(todos []todostore.Todo, i int, subject string) int {
+func (ct *ClaudeTasks) itemOf(todos []todolist.Todo, i int, subject string) int {
 	key := strings.TrimSpace(subject)
 	n := 0
 	for _, t := range ct.Tasks[:i] {
@@ -149,7 +151,7 @@ func (ct *ClaudeTasks) itemOf(todos []todostore.Todo, i int, subject string) int
 
 // prune forgets the tasks with text subject beyond the number of items
 // with that text: their items are gone.
-func (ct *ClaudeTasks) prune(todos []todostore.Todo, subject string) {
+func (ct *ClaudeTasks) prune(todos []todolist.Todo, subject string) {
 	key := strings.TrimSpace(subject)
 	items := 0
 	for _, t := range todos {
@@ -173,12 +175,12 @@ func (ct *ClaudeTasks) prune(todos []todostore.Todo, subject string) {
 // tickCompleted ticks the subtasks of items the agent says are completed.
 // The CLIs have no tool to tick a subtask; they see the subtasks in the todo
 // context, and completing the item is their way of saying they did them.
-func tickCompleted(todos []todostore.Todo) {
+func tickCompleted(todos []todolist.Todo) {
 	for i := range todos {
-		if todos[i].Status == todostore.Completed {
-			todostore.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
+		if todos[i].Status == todolist.Completed {
+			todolist.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
 			for j := range todos[i].Subtasks {
-				todos[i].Subtasks[j].Status = todostore.Completed
+				todos[i].Subtasks[j].Status = todolist.Completed
 			}
 		}
 	}
@@ -330,7 +332,7 @@ func (p *ClaudeParser) noToolCause(servers []byte) string {
 			}
 		}
 		if status != "connected" {
-			return "its tools include no todo tool, and todosh's MCP server is " + todostore.ShortLine(status, 40)
+			return "its tools include no todo tool, and todosh's MCP server is " + todolist.ShortLine(status, 40)
 		}
 	}
 	if p.cli == "" {
@@ -469,10 +471,10 @@ func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
 		if !decodePayload(p.name(), name+" input", b["input"], &in, emit) || !hasList(p.name(), name, in.Todos != nil, emit) {
 			return
 		}
-		todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
+		todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todolist.Status, string) {
 			return in.Todos[i].Content, mapStatus(in.Todos[i].Status), in.Todos[i].ActiveForm
 		})
-		emit(p.calls.start(b.str("id"), name, "", name+" "+todostore.Plural(len(todos), "item")))
+		emit(p.calls.start(b.str("id"), name, "", name+" "+todolist.Plural(len(todos), "item")))
 		emitTodos(p.name(), todos, anyCut, emit)
 	case p.cli == "" && (name == "TaskCreate" || name == "TaskUpdate"):
 		var in claudeTaskInput

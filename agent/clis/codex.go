@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // CodexParser reads `codex exec --json`. Its plan arrives as a todo_list
@@ -20,7 +21,7 @@ import (
 // invent a state Codex did not report, and does not forget one it knew.
 type CodexParser struct {
 	// Prev is the list before the turn; the runner sets it from the store.
-	Prev []todostore.Todo
+	Prev []todolist.Todo
 	// MCPTools are todosh's MCP tools as Codex spells them, the first
 	// todo_write (Config.MCPTools); a call of it is reported as the
 	// session's todo tool (UpdateTools), so continuations name it.
@@ -125,7 +126,7 @@ func (p *CodexParser) item(it jsonObj, phase codexPhase, emit func(Update)) {
 	case "error":
 		// An error item is a warning inside a turn that goes on.
 		if msg := it.str("message"); phase == codexCompleted && msg != "" {
-			emit(Update{Kind: UpdateNotice, Text: "codex: " + todostore.ShortLine(msg, 200)})
+			emit(Update{Kind: UpdateNotice, Text: "codex: " + todolist.ShortLine(msg, 200)})
 		}
 	}
 }
@@ -178,7 +179,7 @@ func (p *CodexParser) todoList(raw []byte, phase codexPhase, emit func(Update)) 
 	p.Prev = todos
 	// item.completed repeats the last plan when the turn ends; it is no call.
 	if phase != codexCompleted {
-		emit(Update{Kind: UpdateToolCall, Text: "update_plan " + todostore.Plural(len(todos), "item")})
+		emit(Update{Kind: UpdateToolCall, Text: "update_plan " + todolist.Plural(len(todos), "item")})
 	}
 	emitTodos("codex", todos, anyCut, emit)
 }

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // Codex's `exec --json` stream reports its plan as {text, completed}:
@@ -73,27 +73,27 @@ func codexLastPlan(rollout []byte) (steps []codexPlanStep, ok bool) {
 // unless plan is that same list: the same texts in the same order, the
 // same items completed; so a call the stream did not report, or a list the
 // person changed, is never taken for it.
-func codexPlanStatuses(todos []todostore.Todo, plan []codexPlanStep) (out []todostore.Todo, ok bool) {
+func codexPlanStatuses(todos []todolist.Todo, plan []codexPlanStep) (out []todolist.Todo, ok bool) {
 	if len(plan) != len(todos) {
 		return nil, false
 	}
-	status := make([]todostore.Status, len(plan))
+	status := make([]todolist.Status, len(plan))
 	for i, step := range plan {
-		td, valid, _ := agentTodo(step.Step, todostore.Pending, "")
+		td, valid, _ := agentTodo(step.Step, todolist.Pending, "")
 		if !valid || td.Content != todos[i].Content {
 			return nil, false
 		}
 		switch step.Status {
 		case "completed":
-			status[i] = todostore.Completed
+			status[i] = todolist.Completed
 		case "in_progress":
-			status[i] = todostore.InProgress
+			status[i] = todolist.InProgress
 		case "pending":
-			status[i] = todostore.Pending
+			status[i] = todolist.Pending
 		default:
 			return nil, false
 		}
-		if (status[i] == todostore.Completed) != (todos[i].Status == todostore.Completed) {
+		if (status[i] == todolist.Completed) != (todos[i].Status == todolist.Completed) {
 			return nil, false
 		}
 	}
@@ -104,7 +104,7 @@ func codexPlanStatuses(todos []todostore.Todo, plan []codexPlanStep) (out []todo
 	if !changed {
 		return nil, false
 	}
-	out = todostore.CloneTodos(todos)
+	out = todolist.CloneTodos(todos)
 	for i := range out {
 		out[i].Status = status[i]
 	}
@@ -114,7 +114,7 @@ func codexPlanStatuses(todos []todostore.Todo, plan []codexPlanStep) (out []todo
 // codexRolloutPlan corrects todos from the rollout of thread, found under
 // Codex's home as the CLI's environment names it ($CODEX_HOME, else
 // $HOME/.codex). A missing or unreadable rollout changes nothing.
-func codexRolloutPlan(env []string, thread string, todos []todostore.Todo) ([]todostore.Todo, bool) {
+func codexRolloutPlan(env []string, thread string, todos []todolist.Todo) ([]todolist.Todo, bool) {
 	data, ok := codexRolloutTail(env, thread)
 	if !ok {
 		return nil, false

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // codexHome makes a CODEX_HOME holding rollout (a file of testdata) as the
@@ -68,35 +68,35 @@ func TestCodexLastPlan(t *testing.T) {
 }
 
 func TestCodexPlanStatuses(t *testing.T) {
-	td := func(s string, st todostore.Status) todostore.Todo { return todostore.Todo{Content: s, Status: st} }
-	P, I, C := todostore.Pending, todostore.InProgress, todostore.Completed
+	td := func(s string, st todolist.Status) todolist.Todo { return todolist.Todo{Content: s, Status: st} }
+	P, I, C := todolist.Pending, todolist.InProgress, todolist.Completed
 	step := func(s, st string) codexPlanStep { return codexPlanStep{Step: s, Status: st} }
 	cases := []struct {
 		name  string
-		todos []todostore.Todo
+		todos []todolist.Todo
 		plan  []codexPlanStep
 		want  string // statuses, or "unchanged"
 	}{
 		{"the stream's pending is the plan's in_progress",
-			[]todostore.Todo{td("a", C), td("b", P), td("c", P)},
+			[]todolist.Todo{td("a", C), td("b", P), td("c", P)},
 			[]codexPlanStep{step("a", "completed"), step("b", "in_progress"), step("c", "pending")}, "completed,in_progress,pending"},
 		{"kept in_progress the plan moved on",
-			[]todostore.Todo{td("a", C), td("b", I), td("c", P)},
+			[]todolist.Todo{td("a", C), td("b", I), td("c", P)},
 			[]codexPlanStep{step("a", "completed"), step("b", "pending"), step("c", "in_progress")}, "completed,pending,in_progress"},
-		{"already right", []todostore.Todo{td("a", I)}, []codexPlanStep{step("a", "in_progress")}, "unchanged"},
-		{"spaces kept as the stream had them", []todostore.Todo{td(" a ", P)}, []codexPlanStep{step(" a ", "in_progress")}, "in_progress"},
-		{"an empty step", []todostore.Todo{td("a", P)}, []codexPlanStep{step(" ", "in_progress")}, "unchanged"},
-		{"other text", []todostore.Todo{td("a", P)}, []codexPlanStep{step("b", "in_progress")}, "unchanged"},
-		{"other length", []todostore.Todo{td("a", P)}, []codexPlanStep{step("a", "in_progress"), step("b", "pending")}, "unchanged"},
-		{"other order", []todostore.Todo{td("a", P), td("b", P)}, []codexPlanStep{step("b", "in_progress"), step("a", "pending")}, "unchanged"},
-		{"completed differs", []todostore.Todo{td("a", P)}, []codexPlanStep{step("a", "completed")}, "unchanged"},
-		{"completed in the list, open in the plan", []todostore.Todo{td("a", C)}, []codexPlanStep{step("a", "in_progress")}, "unchanged"},
-		{"unknown status", []todostore.Todo{td("a", P)}, []codexPlanStep{step("a", "blocked")}, "unchanged"},
+		{"already right", []todolist.Todo{td("a", I)}, []codexPlanStep{step("a", "in_progress")}, "unchanged"},
+		{"spaces kept as the stream had them", []todolist.Todo{td(" a ", P)}, []codexPlanStep{step(" a ", "in_progress")}, "in_progress"},
+		{"an empty step", []todolist.Todo{td("a", P)}, []codexPlanStep{step(" ", "in_progress")}, "unchanged"},
+		{"other text", []todolist.Todo{td("a", P)}, []codexPlanStep{step("b", "in_progress")}, "unchanged"},
+		{"other length", []todolist.Todo{td("a", P)}, []codexPlanStep{step("a", "in_progress"), step("b", "pending")}, "unchanged"},
+		{"other order", []todolist.Todo{td("a", P), td("b", P)}, []codexPlanStep{step("b", "in_progress"), step("a", "pending")}, "unchanged"},
+		{"completed differs", []todolist.Todo{td("a", P)}, []codexPlanStep{step("a", "completed")}, "unchanged"},
+		{"completed in the list, open in the plan", []todolist.Todo{td("a", C)}, []codexPlanStep{step("a", "in_progress")}, "unchanged"},
+		{"unknown status", []todolist.Todo{td("a", P)}, []codexPlanStep{step("a", "blocked")}, "unchanged"},
 		{"empty", nil, nil, "unchanged"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := todostore.CloneTodos(c.todos)
+			before := todolist.CloneTodos(c.todos)
 			out, ok := codexPlanStatuses(c.todos, c.plan)
 			got := "unchanged"
 			if ok {
@@ -105,7 +105,7 @@ func TestCodexPlanStatuses(t *testing.T) {
 			if got != c.want {
 				t.Errorf("got %s, want %s", got, c.want)
 			}
-			if !todostore.SameTodos(before, c.todos) {
+			if !todolist.SameTodos(before, c.todos) {
 				t.Errorf("the caller's list changed")
 			}
 		})

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // fuzzStream feeds data to a parser as a whole stream and checks what any
@@ -15,15 +16,15 @@ func fuzzStream(t *testing.T, p Parser, data []byte) {
 	notices := 0
 	var spent agent.Usage
 	// Task operations apply to a list holding an item of the person's.
-	list := []todostore.Todo{{Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson}}
+	list := []todolist.Todo{{Content: "mine", Status: todolist.Pending, Origin: todolist.OriginPerson}}
 	var ct ClaudeTasks
 	err := ParseStream(bytes.NewReader(data), "fuzz", p, func(u Update) {
 		switch u.Kind {
 		case UpdateTodos:
-			todos := todostore.CloneTodos(u.Todos)
-			todostore.Normalize(todos)
-			if len(todos) <= todostore.MaxTodos {
-				if err := todostore.Validate(todos); err != nil {
+			todos := todolist.CloneTodos(u.Todos)
+			todolist.Normalize(todos)
+			if len(todos) <= todolist.MaxTodos {
+				if err := todolist.Validate(todos); err != nil {
 					t.Fatalf("parser made a list the store refuses: %v", err)
 				}
 			}
@@ -32,10 +33,10 @@ func fuzzStream(t *testing.T, p Parser, data []byte) {
 			if err != nil {
 				return // the list is full: the runner reports it
 			}
-			if err := todostore.Validate(next); err != nil {
+			if err := todolist.Validate(next); err != nil {
 				t.Fatalf("task %+v made a list the store refuses: %v", *u.Task, err)
 			}
-			if len(next) == 0 || next[0].Origin != todostore.OriginPerson {
+			if len(next) == 0 || next[0].Origin != todolist.OriginPerson {
 				t.Fatalf("task %+v lost the person's item", *u.Task)
 			}
 			list = next
@@ -82,7 +83,7 @@ func FuzzClaude(f *testing.F) {
 
 func FuzzCodex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzStream(t, &CodexParser{Prev: []todostore.Todo{{Content: "Implement CSV parser with quoted-field support", Status: todostore.InProgress}}}, data)
+		fuzzStream(t, &CodexParser{Prev: []todolist.Todo{{Content: "Implement CSV parser with quoted-field support", Status: todolist.InProgress}}}, data)
 	})
 }
 

@@ -3,7 +3,7 @@ package clis
 import (
 	"strings"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // GeminiParser reads `gemini -p --output-format stream-json`. write_todos
@@ -41,7 +41,7 @@ func (p *GeminiParser) Line(line []byte, emit func(Update)) error {
 		p.toolResult(m, emit)
 	case "error":
 		if m.str("severity") == "warning" {
-			emit(Update{Kind: UpdateNotice, Text: "gemini: " + todostore.ShortLine(m.str("message"), 200)})
+			emit(Update{Kind: UpdateNotice, Text: "gemini: " + todolist.ShortLine(m.str("message"), 200)})
 		} else {
 			emit(Update{Kind: UpdateError, Text: m.str("message")})
 		}
@@ -91,10 +91,10 @@ func (p *GeminiParser) toolUse(m jsonObj, emit func(Update)) {
 	if !decodePayload("gemini", "write_todos parameters", params, &in, emit) || !hasList("gemini", "write_todos", in.Todos != nil, emit) {
 		return
 	}
-	todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todostore.Status, string) {
+	todos, anyCut := agentTodos(len(in.Todos), func(i int) (string, todolist.Status, string) {
 		return in.Todos[i].Description, mapStatus(in.Todos[i].Status), ""
 	})
-	emit(p.calls.start(id, "write_todos", "", "write_todos "+todostore.Plural(len(todos), "item")))
+	emit(p.calls.start(id, "write_todos", "", "write_todos "+todolist.Plural(len(todos), "item")))
 	emitTodos("gemini", todos, anyCut, emit)
 }
 

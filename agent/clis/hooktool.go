@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // HookCall is one call of a CLI's own todo tool as the CLI's hook reports
@@ -19,7 +19,7 @@ type HookCall struct {
 type HookResult struct {
 	// Todos is the agent's whole list when HasList (TodoWrite,
 	// write_todos, todo_write, update_plan carry the whole list).
-	Todos   []todostore.Todo
+	Todos   []todolist.Todo
 	HasList bool
 	// Task is one of Claude's Task tool calls that succeeded, for
 	// ClaudeTasks.Apply.
@@ -49,13 +49,13 @@ type hookLiner interface {
 // hookLister is a parser that reads a hook's tool call directly: the
 // tool's input never appears in its CLI's stream.
 type hookLister interface {
-	hookList(call HookCall, prev []todostore.Todo, emit func(Update))
+	hookList(call HookCall, prev []todolist.Todo, emit func(Update))
 }
 
 // MapHookCall maps one todo tool call of the CLI kind onto todosh's model
 // with that CLI's own parser; prev is the session's list before the call.
 // A call of a tool that is not a todo tool gives an empty result.
-func MapHookCall(kind string, call HookCall, prev []todostore.Todo) (HookResult, error) {
+func MapHookCall(kind string, call HookCall, prev []todolist.Todo) (HookResult, error) {
 	var res HookResult
 	c, err := lookup(kind)
 	if err != nil {
@@ -155,7 +155,7 @@ type codexPlanInput struct {
 // hookList reads Codex's update_plan input, which its exec stream never
 // shows (it reports the plan as a todo_list item instead); unlike the
 // stream's done/not-done items, the input says which step is in progress.
-func (p *CodexParser) hookList(call HookCall, _ []todostore.Todo, emit func(Update)) {
+func (p *CodexParser) hookList(call HookCall, _ []todolist.Todo, emit func(Update)) {
 	if call.Tool != "update_plan" {
 		return
 	}
@@ -163,7 +163,7 @@ func (p *CodexParser) hookList(call HookCall, _ []todostore.Todo, emit func(Upda
 	if !decodePayload("codex", "update_plan input", call.Input, &in, emit) || !hasList("codex", "update_plan", in.Plan != nil, emit) {
 		return
 	}
-	todos, anyCut := agentTodos(len(in.Plan), func(i int) (string, todostore.Status, string) {
+	todos, anyCut := agentTodos(len(in.Plan), func(i int) (string, todolist.Status, string) {
 		return in.Plan[i].Step, mapStatus(in.Plan[i].Status), ""
 	})
 	emitTodos("codex", todos, anyCut, emit)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // TestMapHookCall: each CLI's todo tool call, as its hook reports it, is
@@ -23,7 +23,7 @@ func TestMapHookCall(t *testing.T) {
 		{kind: "claude", tool: "TaskCreate", input: `{"subject":"s"}`, response: `"Task #12 created successfully: s"`,
 			task: &TaskOp{Create: true, ID: "12", Subject: "s"}},
 		{kind: "claude", tool: "TaskUpdate", input: `{"taskId":"7","status":"completed"}`, response: `{"success":true}`,
-			task: &TaskOp{ID: "7", Status: todostore.Completed}},
+			task: &TaskOp{ID: "7", Status: todolist.Completed}},
 		{kind: "claude", tool: "TaskUpdate", input: `{"taskId":7,"status":"deleted"}`, response: `{"success":true}`,
 			task: &TaskOp{ID: "7", Delete: true}},
 		{kind: "claude", tool: "TaskUpdate", input: `{"taskId":"7","status":"completed"}`, response: `{"success":false}`},

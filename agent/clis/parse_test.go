@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -54,7 +56,7 @@ func readLines(t testing.TB, path string) [][]byte {
 // reported is the list a CLI itself reported on a line, decoded with
 // encoding/json (not the scanner), or nil when the line reports none.
 type reported struct {
-	todos []todostore.Todo
+	todos []todolist.Todo
 	// for Task results: one task's new status
 	taskID, taskStatus string
 }
@@ -75,7 +77,7 @@ func reportedOn(t *testing.T, kind string, line []byte) *reported {
 			var r reported
 			for _, x := range nt {
 				o := x.(map[string]any)
-				r.todos = append(r.todos, todostore.Todo{Content: o["content"].(string), Status: todostore.Status(o["status"].(string)), ActiveForm: o["activeForm"].(string)})
+				r.todos = append(r.todos, todolist.Todo{Content: o["content"].(string), Status: todolist.Status(o["status"].(string)), ActiveForm: o["activeForm"].(string)})
 			}
 			return &r
 		}
@@ -93,11 +95,11 @@ func reportedOn(t *testing.T, kind string, line []byte) *reported {
 		var r reported
 		for _, x := range item["items"].([]any) {
 			o := x.(map[string]any)
-			st := todostore.Pending
+			st := todolist.Pending
 			if o["completed"].(bool) {
-				st = todostore.Completed
+				st = todolist.Completed
 			}
-			r.todos = append(r.todos, todostore.Todo{Content: o["text"].(string), Status: st})
+			r.todos = append(r.todos, todolist.Todo{Content: o["text"].(string), Status: st})
 		}
 		return &r
 	case "qwen":
@@ -113,7 +115,7 @@ func reportedOn(t *testing.T, kind string, line []byte) *reported {
 			var r reported
 			for _, x := range o["input"].(map[string]any)["todos"].([]any) {
 				td := x.(map[string]any)
-				r.todos = append(r.todos, todostore.Todo{Content: td["content"].(string), Status: todostore.Status(td["status"].(string))})
+				r.todos = append(r.todos, todolist.Todo{Content: td["content"].(string), Status: todolist.Status(td["status"].(string))})
 			}
 			return &r
 		}
@@ -124,7 +126,7 @@ func reportedOn(t *testing.T, kind string, line []byte) *reported {
 		var r reported
 		for _, x := range m["parameters"].(map[string]any)["todos"].([]any) {
 			o := x.(map[string]any)
-			r.todos = append(r.todos, todostore.Todo{Content: o["description"].(string), Status: todostore.Status(o["status"].(string))})
+			r.todos = append(r.todos, todolist.Todo{Content: o["description"].(string), Status: todolist.Status(o["status"].(string))})
 		}
 		return &r
 	}
@@ -139,7 +141,7 @@ func TestTranscriptListsMatchCLI(t *testing.T) {
 			kind := strings.SplitN(filepath.Base(filepath.Dir(path)), "-", 2)[0]
 			p := parserFor(path)
 			var (
-				list []todostore.Todo
+				list []todolist.Todo
 				ct   ClaudeTasks
 			)
 			checks := 0
@@ -197,7 +199,7 @@ func TestTranscriptGolden(t *testing.T) {
 			defer f.Close()
 			var (
 				b    strings.Builder
-				list []todostore.Todo
+				list []todolist.Todo
 				ct   ClaudeTasks
 			)
 			if err := ParseStream(f, "test", parserFor(path), func(u Update) {
@@ -210,7 +212,7 @@ func TestTranscriptGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					if !reflect.DeepEqual(next, list) {
-						b.WriteString("todos:\n" + todostore.FormatList(next))
+						b.WriteString("todos:\n" + todoview.FormatList(next))
 					}
 					list = next
 				}
@@ -242,8 +244,8 @@ var kindNames = map[UpdateKind]string{UpdateSession: "session", UpdateText: "tex
 func formatUpdate(u Update) string {
 	switch u.Kind {
 	case UpdateTodos:
-		todostore.Normalize(u.Todos)
-		return "todos:\n" + todostore.FormatList(u.Todos)
+		todolist.Normalize(u.Todos)
+		return "todos:\n" + todoview.FormatList(u.Todos)
 	case UpdateTask:
 		return "task: " + formatTask(*u.Task) + "\n"
 	case UpdateTools:
@@ -430,17 +432,17 @@ func TestGeminiStatusMapping(t *testing.T) {
 }
 
 func TestCodexKeepsInProgress(t *testing.T) {
-	p := &CodexParser{Prev: []todostore.Todo{{Content: "one", Status: todostore.Completed}, {Content: "two", Status: todostore.InProgress}}}
+	p := &CodexParser{Prev: []todolist.Todo{{Content: "one", Status: todolist.Completed}, {Content: "two", Status: todolist.InProgress}}}
 	line := `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"one","completed":true},{"text":"two","completed":false},{"text":"three","completed":false}]}}`
 	todos := ofKind(collect(t, p, line+"\n"), UpdateTodos)[0].Todos
-	if todos[1].Status != todostore.InProgress || todos[2].Status != todostore.Pending || todos[0].Status != todostore.Completed {
+	if todos[1].Status != todolist.InProgress || todos[2].Status != todolist.Pending || todos[0].Status != todolist.Completed {
 		t.Errorf("statuses %v", todos)
 	}
 	// Once completed it is completed; reopening it makes it pending.
 	line2 := `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"one","completed":true},{"text":"two","completed":true},{"text":"three","completed":false}]}}`
 	line3 := `{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"one","completed":true},{"text":"two","completed":false},{"text":"three","completed":false}]}}`
 	us := ofKind(collect(t, p, line2+"\n"+line3+"\n"), UpdateTodos)
-	if us[1].Todos[1].Status != todostore.Pending {
+	if us[1].Todos[1].Status != todolist.Pending {
 		t.Errorf("reopened item %v", us[1].Todos[1])
 	}
 }
@@ -515,11 +517,11 @@ func TestClaudeTaskOps(t *testing.T) {
 // TestClaudeTaskApply: a Task operation changes its one item, found by
 // the text last applied, and leaves the person's edits to the rest alone.
 func TestClaudeTaskApply(t *testing.T) {
-	item := func(text string, st todostore.Status) todostore.Todo {
-		return todostore.Todo{Content: text, Status: st}
+	item := func(text string, st todolist.Status) todolist.Todo {
+		return todolist.Todo{Content: text, Status: st}
 	}
-	P, I, C := todostore.Pending, todostore.InProgress, todostore.Completed
-	mine := todostore.Todo{Content: "mine", Status: P, Origin: todostore.OriginPerson}
+	P, I, C := todolist.Pending, todolist.InProgress, todolist.Completed
+	mine := todolist.Todo{Content: "mine", Status: P, Origin: todolist.OriginPerson}
 	tasks := func(pairs ...string) []ClaudeTask {
 		var out []ClaudeTask
 		for i := 0; i < len(pairs); i += 2 {
@@ -529,36 +531,36 @@ func TestClaudeTaskApply(t *testing.T) {
 	}
 	cases := []struct {
 		name      string
-		todos     []todostore.Todo
+		todos     []todolist.Todo
 		tasks     []ClaudeTask
 		op        TaskOp
 		want      string // statuses and texts after
 		wantTasks []ClaudeTask
 		archived  string
 	}{
-		{"create adds the item", []todostore.Todo{mine}, nil, TaskOp{Create: true, ID: "1", Subject: "a", ActiveForm: "Doing a"},
+		{"create adds the item", []todolist.Todo{mine}, nil, TaskOp{Create: true, ID: "1", Subject: "a", ActiveForm: "Doing a"},
 			"mine:pending a:pending", tasks("1", "a"), ""},
-		{"create adopts an unclaimed item with its text", []todostore.Todo{mine}, nil, TaskOp{Create: true, ID: "1", Subject: " mine"},
+		{"create adopts an unclaimed item with its text", []todolist.Todo{mine}, nil, TaskOp{Create: true, ID: "1", Subject: " mine"},
 			"mine:pending", tasks("1", " mine"), ""},
-		{"create of a claimed text adds another", []todostore.Todo{item("a", C)}, tasks("1", "a"), TaskOp{Create: true, ID: "2", Subject: "a"},
+		{"create of a claimed text adds another", []todolist.Todo{item("a", C)}, tasks("1", "a"), TaskOp{Create: true, ID: "2", Subject: "a"},
 			"a:completed a:pending", tasks("1", "a", "2", "a"), ""},
 		{"create without a subject does nothing", nil, nil, TaskOp{Create: true, ID: "1", Subject: " "}, "", nil, ""},
 		{"create without an id adds an item it cannot update", nil, nil, TaskOp{Create: true, Subject: "a"}, "a:pending", nil, ""},
-		{"update changes only its item", []todostore.Todo{item("a", C), item("b", P), item("c", C)}, tasks("1", "a", "2", "b", "3", "c"),
+		{"update changes only its item", []todolist.Todo{item("a", C), item("b", P), item("c", C)}, tasks("1", "a", "2", "b", "3", "c"),
 			TaskOp{ID: "2", Status: I}, "a:completed b:in_progress c:completed", tasks("1", "a", "2", "b", "3", "c"), ""},
-		{"update of an item the person deleted stays deleted", []todostore.Todo{item("b", P)}, tasks("1", "a", "2", "b"),
+		{"update of an item the person deleted stays deleted", []todolist.Todo{item("b", P)}, tasks("1", "a", "2", "b"),
 			TaskOp{ID: "1", Status: C}, "b:pending", tasks("2", "b"), ""},
-		{"update of an unknown task does nothing", []todostore.Todo{item("a", P)}, tasks("1", "a"), TaskOp{ID: "9", Status: C}, "a:pending", tasks("1", "a"), ""},
-		{"update renames the item and the map", []todostore.Todo{item("a", P)}, tasks("1", "a"), TaskOp{ID: "1", Subject: "b", Status: I},
+		{"update of an unknown task does nothing", []todolist.Todo{item("a", P)}, tasks("1", "a"), TaskOp{ID: "9", Status: C}, "a:pending", tasks("1", "a"), ""},
+		{"update renames the item and the map", []todolist.Todo{item("a", P)}, tasks("1", "a"), TaskOp{ID: "1", Subject: "b", Status: I},
 			"b:in_progress", tasks("1", "b"), ""},
-		{"same texts pair in order", []todostore.Todo{item("x", P), item("x", P)}, tasks("1", "x", "2", "x"), TaskOp{ID: "2", Status: C},
+		{"same texts pair in order", []todolist.Todo{item("x", P), item("x", P)}, tasks("1", "x", "2", "x"), TaskOp{ID: "2", Status: C},
 			"x:pending x:completed", tasks("1", "x", "2", "x"), ""},
-		{"delete removes and archives the item", []todostore.Todo{item("a", P), item("b", I)}, tasks("1", "a", "2", "b"), TaskOp{ID: "2", Delete: true},
+		{"delete removes and archives the item", []todolist.Todo{item("a", P), item("b", I)}, tasks("1", "a", "2", "b"), TaskOp{ID: "2", Delete: true},
 			"a:pending", tasks("1", "a"), "b:in_progress"},
-		{"delete keeps the person's item", []todostore.Todo{mine}, tasks("1", "mine"), TaskOp{ID: "1", Delete: true},
+		{"delete keeps the person's item", []todolist.Todo{mine}, tasks("1", "mine"), TaskOp{ID: "1", Delete: true},
 			"mine:pending", nil, ""},
 	}
-	show := func(todos []todostore.Todo) string {
+	show := func(todos []todolist.Todo) string {
 		var out []string
 		for _, td := range todos {
 			out = append(out, td.Content+":"+string(td.Status))
@@ -568,7 +570,7 @@ func TestClaudeTaskApply(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ct := ClaudeTasks{Session: "s", Tasks: c.tasks}
-			before := todostore.CloneTodos(c.todos)
+			before := todolist.CloneTodos(c.todos)
 			out, archived, err := ct.Apply(c.todos, c.op)
 			if err != nil {
 				t.Fatal(err)
@@ -585,7 +587,7 @@ func TestClaudeTaskApply(t *testing.T) {
 			if !reflect.DeepEqual(before, c.todos) {
 				t.Error("the input list changed")
 			}
-			if err := todostore.Validate(out); err != nil {
+			if err := todolist.Validate(out); err != nil {
 				t.Error(err)
 			}
 		})
@@ -593,7 +595,7 @@ func TestClaudeTaskApply(t *testing.T) {
 	// Deleting the task of an item that carries a subtask the person
 	// added since the agent's last read keeps the item (agent.View.Stays);
 	// once the agent has read it, the delete removes it.
-	withSub := []todostore.Todo{{Content: "a", Status: P, Rev: 0, Subtasks: []todostore.Subtask{{Content: "person's", Status: P, Origin: todostore.OriginPerson, Rev: 3}}}}
+	withSub := []todolist.Todo{{Content: "a", Status: P, Rev: 0, Subtasks: []todolist.Subtask{{Content: "person's", Status: P, Origin: todolist.OriginPerson, Rev: 3}}}}
 	for read, want := range map[int]string{2: "a:pending", 3: ""} {
 		ct := ClaudeTasks{Tasks: tasks("1", "a"), View: agent.View{Read: read, Rev: 3}}
 		out, archived, err := ct.Apply(withSub, TaskOp{ID: "1", Delete: true})
@@ -603,7 +605,7 @@ func TestClaudeTaskApply(t *testing.T) {
 	}
 	// Completing an item ticks its subtasks; the activeForm is kept.
 	ct := ClaudeTasks{Tasks: tasks("1", "p")}
-	out, _, _ := ct.Apply([]todostore.Todo{{Content: "p", Status: I, Subtasks: []todostore.Subtask{{Content: "s", Status: P}}}}, TaskOp{ID: "1", Status: C, ActiveForm: "Doing p"})
+	out, _, _ := ct.Apply([]todolist.Todo{{Content: "p", Status: I, Subtasks: []todolist.Subtask{{Content: "s", Status: P}}}}, TaskOp{ID: "1", Status: C, ActiveForm: "Doing p"})
 	if out[0].Status != C || out[0].Subtasks[0].Status != C || out[0].ActiveForm != "Doing p" {
 		t.Errorf("completed %+v", out[0])
 	}
@@ -657,11 +659,11 @@ func TestToolCallLines(t *testing.T) {
 }
 
 func TestLongTodoTextCut(t *testing.T) {
-	long := strings.Repeat("é", todostore.MaxTextLen+5)
+	long := strings.Repeat("é", todolist.MaxTextLen+5)
 	line := `{"type":"tool_use","tool_name":"write_todos","tool_id":"w","parameters":{"todos":[{"description":"` + long + `","status":"pending"}]}}`
 	us := collect(t, &GeminiParser{}, line+"\n")
 	todos := ofKind(us, UpdateTodos)
-	if err := todostore.Validate(todos[0].Todos); err != nil {
+	if err := todolist.Validate(todos[0].Todos); err != nil {
 		t.Errorf("cut list invalid: %v", err)
 	}
 	if len(ofKind(us, UpdateNotice)) != 1 {

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // PiParser reads `pi --mode json` (pi's coding agent, badlogic/pi-mono,
@@ -23,7 +24,7 @@ import (
 // then the last one reported), which it stays.
 type PiParser struct {
 	// Prev is the list before the turn; the runner sets it from the store.
-	Prev []todostore.Todo
+	Prev []todolist.Todo
 
 	lastText string
 	lastErr  string // the last assistant message's errorMessage, if it failed
@@ -148,7 +149,7 @@ func (p *PiParser) toolEnd(m jsonObj, emit func(Update)) {
 	if end == nil {
 		end = &Update{Kind: UpdateToolCall, Tool: &agent.ToolCall{Name: "todo", State: agent.ToolSucceeded}}
 	}
-	end.Text = "todo " + todostore.Plural(len(todos), "item")
+	end.Text = "todo " + todolist.Plural(len(todos), "item")
 	emit(*end)
 	emitTodos("pi", todos, anyCut, emit)
 }

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/foreignlists"
+	"github.com/todosh/todosh/todolist"
 )
 
 func fixture(t testing.TB, name string) string {
@@ -100,7 +101,7 @@ func TestQwenLiveAgreesWithSaved(t *testing.T) {
 	if err := os.WriteFile(path, last.Message.Content[0].Input, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := todostore.LoadForeign(todostore.ForeignEntry{Source: todostore.SourceQwen, Path: path, Name: "7c1f2b0e"})
+	saved, err := foreignlists.LoadForeign(foreignlists.ForeignEntry{Source: foreignlists.SourceQwen, Path: path, Name: "7c1f2b0e"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestPiStream(t *testing.T) {
 		t.Errorf("no-todo-tool for a stream with todo: %v", n)
 	}
 	// In progress is kept from the list before, as done:false says nothing.
-	p = &PiParser{Prev: []todostore.Todo{{Content: "Write unit tests for the parser", Status: todostore.InProgress}}}
+	p = &PiParser{Prev: []todolist.Todo{{Content: "Write unit tests for the parser", Status: todolist.InProgress}}}
 	if first := ofKind(collect(t, p, fixture(t, "pi-resume.jsonl")), UpdateTodos); len(first) != 2 || listShow(first[0].Todos)[2] != "Write unit tests for the parser:in_progress" {
 		t.Errorf("in progress lost: %v", first)
 	}
@@ -186,7 +187,7 @@ func FuzzPi(f *testing.F) {
 	fuzzSeeds(f, "pi-resume.jsonl")
 	f.Add([]byte(`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"x"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzStream(t, &PiParser{Prev: []todostore.Todo{{Content: "Implement CSV parser with quoted-field support", Status: todostore.InProgress}}}, data)
+		fuzzStream(t, &PiParser{Prev: []todolist.Todo{{Content: "Implement CSV parser with quoted-field support", Status: todolist.InProgress}}}, data)
 	})
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todolist"
 )
 
 // stderrBuffer keeps the first and the last max bytes written to it: a
@@ -65,7 +65,7 @@ func (b *stderrBuffer) scanTrouble(p []byte) {
 		}
 		if l := strings.TrimSpace(string(b.line)); troubleLine(l) {
 			select {
-			case b.trouble <- todostore.ShortLine(strings.TrimPrefix(l, "[qwen-code] "), 200):
+			case b.trouble <- todolist.ShortLine(strings.TrimPrefix(l, "[qwen-code] "), 200):
 			default: // the status is behind; the next line will do
 			}
 		}
@@ -102,7 +102,7 @@ func (b *stderrBuffer) String() string {
 // meaningfulLine is the line of what was written that best says why the
 // CLI failed, cut to one short line.
 func (b *stderrBuffer) meaningfulLine() string {
-	return todostore.ShortLine(meaningfulLine(b.String()), 300)
+	return todolist.ShortLine(meaningfulLine(b.String()), 300)
 }
 
 // meaningfulLine picks the line of a CLI's error output that names the

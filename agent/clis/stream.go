@@ -11,8 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // UpdateKind says what an Update carries.
@@ -65,7 +66,7 @@ const (
 type Update struct {
 	Kind  UpdateKind
 	Text  string
-	Todos []todostore.Todo
+	Todos []todolist.Todo
 	Task  *TaskOp
 	Load  string
 	Tool  *agent.ToolCall
@@ -81,7 +82,7 @@ type toolCalls map[string]agent.ToolCall
 
 // start records a call's start and returns the update that shows it.
 func (c *toolCalls) start(id, name, target, line string) Update {
-	call := agent.ToolCall{ID: id, Name: name, Kind: agent.KindOf(name), Target: todostore.ShortLine(target, 500)}
+	call := agent.ToolCall{ID: id, Name: name, Kind: agent.KindOf(name), Target: todolist.ShortLine(target, 500)}
 	if id != "" {
 		if *c == nil {
 			*c = toolCalls{}
@@ -134,7 +135,7 @@ func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
 		bad++
 		lastErr = err
 		if bad == 1 {
-			emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped malformed output line %d: %s", name, lineNo, todostore.ShortLine(err.Error(), 160))})
+			emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped malformed output line %d: %s", name, lineNo, todolist.ShortLine(err.Error(), 160))})
 		}
 	}
 	for {
@@ -153,7 +154,7 @@ func ParseStream(r io.Reader, name string, p Parser, emit func(Update)) error {
 		}
 	}
 	if bad > 1 {
-		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped %d malformed output lines in all (last: %s)", name, bad, todostore.ShortLine(lastErr.Error(), 120))})
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: skipped %d malformed output lines in all (last: %s)", name, bad, todolist.ShortLine(lastErr.Error(), 120))})
 	}
 	return nil
 }
@@ -288,7 +289,7 @@ func toolLine(name, arg string) string {
 	if arg == "" {
 		return name
 	}
-	return name + " " + todostore.ShortLine(arg, 100)
+	return name + " " + todolist.ShortLine(arg, 100)
 }
 
 // toolArgKeys are the argument names worth showing in a tool call's line,
@@ -310,7 +311,7 @@ func toolArg(input []byte) string {
 // agentTodo builds one todo from what a CLI reported. Empty text is no
 // item (ok false); text over the model's limit is cut, and cut is true so
 // the parser can say so.
-func agentTodo(content string, status todostore.Status, activeForm string) (t todostore.Todo, ok, cut bool) {
+func agentTodo(content string, status todolist.Status, activeForm string) (t todolist.Todo, ok, cut bool) {
 	if strings.TrimSpace(content) == "" {
 		return t, false, false
 	}
@@ -319,14 +320,14 @@ func agentTodo(content string, status todostore.Status, activeForm string) (t to
 	if strings.TrimSpace(activeForm) == "" {
 		activeForm = ""
 	}
-	return todostore.Todo{Content: content, Status: status, ActiveForm: activeForm}, true, cut
+	return todolist.Todo{Content: content, Status: status, ActiveForm: activeForm}, true, cut
 }
 
 // agentTodos maps an agent's list of n items, item(i) giving each one's
 // text, status and active form, to todos as agentTodo does, leaving out the
 // empty ones; anyCut says a text was cut.
-func agentTodos(n int, item func(i int) (content string, status todostore.Status, activeForm string)) (todos []todostore.Todo, anyCut bool) {
-	todos = make([]todostore.Todo, 0, n)
+func agentTodos(n int, item func(i int) (content string, status todolist.Status, activeForm string)) (todos []todolist.Todo, anyCut bool) {
+	todos = make([]todolist.Todo, 0, n)
 	for i := 0; i < n; i++ {
 		if td, ok, cut := agentTodo(item(i)); ok {
 			todos = append(todos, td)
@@ -338,16 +339,16 @@ func agentTodos(n int, item func(i int) (content string, status todostore.Status
 
 // cutText keeps s within todostore.MaxTextLen characters.
 func cutText(s string) (string, bool) {
-	if utf8.RuneCountInString(s) <= todostore.MaxTextLen {
+	if utf8.RuneCountInString(s) <= todolist.MaxTextLen {
 		return s, false
 	}
 	r := []rune(s)
-	return string(r[:todostore.MaxTextLen-1]) + "…", true
+	return string(r[:todolist.MaxTextLen-1]) + "…", true
 }
 
 // emitTodos emits the UpdateTodos for a list, preceded by a notice when
 // a text had to be cut.
-func emitTodos(name string, todos []todostore.Todo, cut bool, emit func(Update)) {
+func emitTodos(name string, todos []todolist.Todo, cut bool, emit func(Update)) {
 	if cut {
 		emitCut(name, emit)
 	}
@@ -356,7 +357,7 @@ func emitTodos(name string, todos []todostore.Todo, cut bool, emit func(Update))
 
 // emitCut says that a todo text was cut to the limit.
 func emitCut(name string, emit func(Update)) {
-	emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: a todo text over %d characters was cut", name, todostore.MaxTextLen)})
+	emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: a todo text over %d characters was cut", name, todolist.MaxTextLen)})
 }
 
 // decodePayload decodes a todo tool's input into v. A payload of a shape
@@ -368,7 +369,7 @@ func decodePayload(cli, what string, raw []byte, v any, emit func(Update)) bool 
 		err = json.Unmarshal(raw, v)
 	}
 	if err != nil {
-		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: %s not understood, list unchanged: %s", cli, what, todostore.ShortLine(err.Error(), 120))})
+		emit(Update{Kind: UpdateNotice, Text: fmt.Sprintf("%s: %s not understood, list unchanged: %s", cli, what, todolist.ShortLine(err.Error(), 120))})
 		return false
 	}
 	return true
@@ -386,11 +387,11 @@ func hasList(cli, what string, ok bool, emit func(Update)) bool {
 // mapStatus reads a status as the CLIs write it. Gemini's "blocked" is
 // open work nobody is doing, so it is pending; anything unknown is pending
 // too, so an item is never lost for its status.
-func mapStatus(s string) todostore.Status {
-	if st, err := todostore.ParseStatus(s); err == nil {
+func mapStatus(s string) todolist.Status {
+	if st, err := todolist.ParseStatus(s); err == nil {
 		return st
 	}
-	return todostore.Pending
+	return todolist.Pending
 }
 
 // retryStatus is the one status line of a retry: "API retry 2/10 in 1.5s:
@@ -411,7 +412,7 @@ func retryStatus(what, attempt, limit, delayMs, cause string) string {
 		b.WriteString(" in " + strconv.FormatFloat(max(d, 100*time.Millisecond).Seconds(), 'f', -1, 64) + "s")
 	}
 	if cause = strings.TrimSpace(cause); cause != "" {
-		b.WriteString(": " + todostore.ShortLine(cause, 160))
+		b.WriteString(": " + todolist.ShortLine(cause, 160))
 	}
 	return b.String()
 }
@@ -445,25 +446,25 @@ type doneItem struct {
 // pending, except that one which was in_progress in prev stays so. todosh
 // does not invent a state the CLI did not report, and does not forget one
 // it knew.
-func doneList(prev []todostore.Todo, items []doneItem) (todos []todostore.Todo, anyCut bool) {
+func doneList(prev []todolist.Todo, items []doneItem) (todos []todolist.Todo, anyCut bool) {
 	wasInProgress := map[string]bool{}
 	for _, t := range prev {
-		if t.Status == todostore.InProgress {
+		if t.Status == todolist.InProgress {
 			wasInProgress[strings.TrimSpace(t.Content)] = true
 		}
 	}
-	todos = make([]todostore.Todo, 0, len(items))
+	todos = make([]todolist.Todo, 0, len(items))
 	for _, in := range items {
-		st := todostore.Pending
+		st := todolist.Pending
 		if in.Done {
-			st = todostore.Completed
+			st = todolist.Completed
 		}
 		td, ok, cut := agentTodo(in.Text, st, "")
 		if !ok {
 			continue
 		}
-		if st == todostore.Pending && wasInProgress[strings.TrimSpace(td.Content)] {
-			td.Status = todostore.InProgress
+		if st == todolist.Pending && wasInProgress[strings.TrimSpace(td.Content)] {
+			td.Status = todolist.InProgress
 		}
 		todos = append(todos, td)
 		anyCut = anyCut || cut

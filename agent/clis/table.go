@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // Caps is what a wrapped CLI can do with todosh's list beyond writing it
@@ -54,7 +55,7 @@ type cli struct {
 	// stream reported last from the CLI's own record of its session, for a
 	// stream that drops them (Codex's rollout, codexplan.go): env is the
 	// CLI's environment, session its session id.
-	planStatuses func(env []string, session string, todos []todostore.Todo) ([]todostore.Todo, bool)
+	planStatuses func(env []string, session string, todos []todolist.Todo) ([]todolist.Todo, bool)
 	// usageBefore, for a CLI whose usage reports are its session's running
 	// total rather than the turn's (Codex: turn.completed after a resume
 	// counts the turns before), is that total before a turn resumes
@@ -69,9 +70,9 @@ type cli struct {
 
 // parserIn is what a turn's parser starts from.
 type parserIn struct {
-	prev      []todostore.Todo // the list before the turn
-	usesTasks bool             // an earlier turn used the task tools
-	mcpTools  []string         // Config.MCPTools
+	prev      []todolist.Todo // the list before the turn
+	usesTasks bool            // an earlier turn used the task tools
+	mcpTools  []string        // Config.MCPTools
 	// usageBefore is the session's usage total before the turn
 	// (cli.usageBefore).
 	usageBefore agent.Usage
@@ -167,7 +168,7 @@ var clisTable = []cli{
 			return append(args, "-")
 		},
 		parser: func(in parserIn) Parser {
-			return &CodexParser{Prev: todostore.CloneTodos(in.prev), MCPTools: in.mcpTools, UsageBefore: in.usageBefore}
+			return &CodexParser{Prev: todolist.CloneTodos(in.prev), MCPTools: in.mcpTools, UsageBefore: in.usageBefore}
 		},
 		usageBefore:  codexRolloutUsage,
 		todoTools:    []string{"update_plan"},
@@ -210,7 +211,7 @@ var clisTable = []cli{
 			return append(args, in.extra...)
 		},
 		contextFlag: "--append-system-prompt",
-		parser:      func(in parserIn) Parser { return &PiParser{Prev: todostore.CloneTodos(in.prev)} },
+		parser:      func(in parserIn) Parser { return &PiParser{Prev: todolist.CloneTodos(in.prev)} },
 		todoTools:   []string{"todo"},
 		caps:        Caps{Resume: true, Usage: true},
 		sessionGone: []string{"no session found matching"},

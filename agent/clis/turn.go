@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
@@ -140,7 +142,7 @@ type turnState struct {
 	session string
 	// applied is the last whole list the CLI sent that was applied: the
 	// same list again costs no lock, read or write.
-	applied []todostore.Todo
+	applied []todolist.Todo
 	// usageBefore is the session's usage total before the turn, for a
 	// CLI that reports totals of its session (cli.usageBefore); usage is
 	// what the turn spent.
@@ -174,7 +176,7 @@ func (e *stopped) Error() string {
 	if e.lastSaid == "" {
 		return msg + " (it said nothing)"
 	}
-	return msg + "; last it said: " + strconv.Quote(todostore.ShortLine(e.lastSaid, 160))
+	return msg + "; last it said: " + strconv.Quote(todolist.ShortLine(e.lastSaid, 160))
 }
 
 // RunTurn runs the CLI once for turn; when the CLI's own session turns out
@@ -292,7 +294,7 @@ func (a *cliAgent) runTurn(ctx context.Context, turn agent.Turn, s *todostore.Se
 	var ee *exitError
 	switch {
 	case st.errMsg != "" && (runErr == nil || errors.As(runErr, &ee)):
-		err = fmt.Errorf("%s: %s", a.kind, todostore.ShortLine(st.errMsg, 300))
+		err = fmt.Errorf("%s: %s", a.kind, todolist.ShortLine(st.errMsg, 300))
 	case runErr != nil:
 		err = runErr
 	}
@@ -488,12 +490,12 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
 			return // the same list again: nothing to do
 		}
-		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todostore.Todo, m *agent.Merge) error {
+		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todolist.Todo, m *agent.Merge) error {
 			tickCompleted(m.Todos)
 			return nil
 		})
 		if err == nil {
-			st.applied = todostore.CloneTodos(u.Todos)
+			st.applied = todolist.CloneTodos(u.Todos)
 		}
 		a.shown(res.Todos, res.Changed, err, emit)
 	case UpdateTask:
@@ -519,7 +521,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 
 // shown emits the list after a todo update when it changed, or the error
 // that kept it from being saved.
-func (a *cliAgent) shown(todos []todostore.Todo, changed bool, err error, emit func(agent.Event)) {
+func (a *cliAgent) shown(todos []todolist.Todo, changed bool, err error, emit func(agent.Event)) {
 	if err != nil {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: todo list not saved: %v", a.kind, err)})
 	} else if changed {
@@ -550,7 +552,7 @@ func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 	if err == nil {
 		st.tasks = next
 	}
-	var todos []todostore.Todo
+	var todos []todolist.Todo
 	if s != nil {
 		todos = s.Todos
 	}

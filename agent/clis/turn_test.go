@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/internal/testenv"
@@ -108,7 +111,7 @@ func (f *fakeRun) turn(a agent.Agent, turn agent.Turn) ([]agent.Event, agent.Res
 
 // turnFrom puts todos on disk, runs one turn that must succeed, and
 // returns the session after it.
-func (f *fakeRun) turnFrom(todos []todostore.Todo) *todostore.Session {
+func (f *fakeRun) turnFrom(todos []todolist.Todo) *todostore.Session {
 	f.t.Helper()
 	if _, err := f.sess.Update(func(s *todostore.Session) error {
 		s.Todos = todos
@@ -172,7 +175,7 @@ func transcript(parts ...string) string {
 	return p
 }
 
-func statuses(todos []todostore.Todo) string {
+func statuses(todos []todolist.Todo) string {
 	var b []string
 	for _, t := range todos {
 		b = append(b, string(t.Status))
@@ -249,7 +252,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 			s := f.load()
 			if got := statuses(s.Todos); got != c.afterRun1 {
-				t.Fatalf("after turn 1: %s\n%s", got, todostore.FormatList(s.Todos))
+				t.Fatalf("after turn 1: %s\n%s", got, todoview.FormatList(s.Todos))
 			}
 			if s.Agent == nil || s.Agent.Kind != c.kind || s.Agent.Session != c.session {
 				t.Fatalf("agent ref %+v", s.Agent)
@@ -258,14 +261,14 @@ func TestEndToEnd(t *testing.T) {
 			var last string
 			for _, e := range evs {
 				if e.Kind == agent.EventTodos {
-					if txt := todostore.FormatList(e.Todos); txt == last {
+					if txt := todoview.FormatList(e.Todos); txt == last {
 						t.Errorf("same list shown twice:\n%s", txt)
 					} else {
 						last = txt
 					}
 				}
 			}
-			if last != todostore.FormatList(s.Todos) {
+			if last != todoview.FormatList(s.Todos) {
 				t.Errorf("last list shown is not the list on disk")
 			}
 			if a.TodoTool() != c.tool1 {
@@ -276,7 +279,7 @@ func TestEndToEnd(t *testing.T) {
 			// resumes the CLI's session.
 			if _, err := f.sess.Update(func(s *todostore.Session) error {
 				var err error
-				s.Todos, err = todostore.InsertTodo(s.Todos, len(s.Todos), todostore.Todo{Content: "Write the README", Origin: todostore.OriginPerson})
+				s.Todos, err = todolist.InsertTodo(s.Todos, len(s.Todos), todolist.Todo{Content: "Write the README", Origin: todolist.OriginPerson})
 				if c.legacyTasks {
 					data, _ := json.Marshal(ClaudeTasks{Session: s.Agent.Session, Tasks: s.Agent.Tasks})
 					os.WriteFile(filepath.Join(f.store.Dir, ".todo-"+f.sess.ID+".claude-tasks.json"), data, 0o644)
@@ -295,8 +298,8 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("turn 2 final text %q", res.FinalText)
 			}
 			s = f.load()
-			if got := statuses(s.Todos); got != "completed,completed,completed,pending" || s.Todos[3].Content != "Write the README" || s.Todos[3].Origin != todostore.OriginPerson {
-				t.Fatalf("after turn 2:\n%s", todostore.FormatList(s.Todos))
+			if got := statuses(s.Todos); got != "completed,completed,completed,pending" || s.Todos[3].Content != "Write the README" || s.Todos[3].Origin != todolist.OriginPerson {
+				t.Fatalf("after turn 2:\n%s", todoview.FormatList(s.Todos))
 			}
 			if a.TodoTool() != c.tool2 {
 				t.Errorf("TodoTool after turn 2 %q, want %q", a.TodoTool(), c.tool2)
@@ -405,7 +408,7 @@ func TestGitRepoCheck(t *testing.T) {
 func seedList(t *testing.T, f *fakeRun) []byte {
 	t.Helper()
 	if _, err := f.sess.Update(func(s *todostore.Session) error {
-		s.Todos = []todostore.Todo{{Content: "keep me", Status: todostore.InProgress}}
+		s.Todos = []todolist.Todo{{Content: "keep me", Status: todolist.InProgress}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -635,7 +638,7 @@ func TestDroppedItemsArchived(t *testing.T) {
 		`{"type":"tool_use","tool_name":"write_todos","tool_id":"b","parameters":{"todos":[{"description":"one","status":"completed"}]}}`,
 		`{"type":"result","status":"success"}`)
 	f := newFakeRun(t, "gemini", map[string]string{"FAKECLI_RUN1": stream})
-	s := f.turnFrom([]todostore.Todo{{Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson, Subtasks: []todostore.Subtask{{Content: "a", Status: todostore.Pending}}}})
+	s := f.turnFrom([]todolist.Todo{{Content: "mine", Status: todolist.Pending, Origin: todolist.OriginPerson, Subtasks: []todolist.Subtask{{Content: "a", Status: todolist.Pending}}}})
 	var got []string
 	for _, td := range s.Todos {
 		got = append(got, td.Content+":"+string(td.Status))
@@ -656,12 +659,12 @@ func TestCompletedItemTicksSubtasks(t *testing.T) {
 		`{"type":"item.started","item":{"id":"i","type":"todo_list","items":[{"text":"parser","completed":true},{"text":"tests","completed":false}]}}`,
 		`{"type":"turn.completed","usage":{}}`)
 	f := newFakeRun(t, "codex", map[string]string{"FAKECLI_RUN1": stream})
-	s := f.turnFrom([]todostore.Todo{
-		{Content: "parser", Status: todostore.InProgress, Subtasks: []todostore.Subtask{{Content: "quotes", Status: todostore.Pending}}},
-		{Content: "tests", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "edge", Status: todostore.Pending}}},
+	s := f.turnFrom([]todolist.Todo{
+		{Content: "parser", Status: todolist.InProgress, Subtasks: []todolist.Subtask{{Content: "quotes", Status: todolist.Pending}}},
+		{Content: "tests", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "edge", Status: todolist.Pending}}},
 	})
-	if s.Todos[0].Status != todostore.Completed || s.Todos[0].Subtasks[0].Status != todostore.Completed || s.Todos[1].Subtasks[0].Status != todostore.Pending {
-		t.Errorf("list\n%s", todostore.FormatList(s.Todos))
+	if s.Todos[0].Status != todolist.Completed || s.Todos[0].Subtasks[0].Status != todolist.Completed || s.Todos[1].Subtasks[0].Status != todolist.Pending {
+		t.Errorf("list\n%s", todoview.FormatList(s.Todos))
 	}
 }
 
@@ -730,7 +733,7 @@ func taskStream(t *testing.T, id string, updates ...string) string {
 }
 
 // listShow is a list as "text:status" words.
-func listShow(todos []todostore.Todo) []string {
+func listShow(todos []todolist.Todo) []string {
 	out := []string{}
 	for _, td := range todos {
 		out = append(out, td.Content+":"+string(td.Status))
@@ -746,22 +749,22 @@ func TestClaudeTasksKeepPersonEdits(t *testing.T) {
 	const session = "12ec3832-a7d8-4254-b780-88c4e469102c"
 	cases := []struct {
 		name   string
-		edit   func([]todostore.Todo) ([]todostore.Todo, error)
+		edit   func([]todolist.Todo) ([]todolist.Todo, error)
 		resume func(t *testing.T) string
 		want   []string
 	}{
 		{"deleted item stays deleted",
-			func(l []todostore.Todo) ([]todostore.Todo, error) { return todostore.RemoveTodo(l, 0), nil },
+			func(l []todolist.Todo) ([]todolist.Todo, error) { return todolist.RemoveTodo(l, 0), nil },
 			func(*testing.T) string { return transcript("fake", "claude-tasks-resume.jsonl") },
 			[]string{"Implement CSV parser with quoted-field support:completed", "Write unit tests for the parser:completed"}},
 		{"done on a task stands",
-			func(l []todostore.Todo) ([]todostore.Todo, error) {
-				return l, todostore.SetStatus(l, 2, todostore.Completed)
+			func(l []todolist.Todo) ([]todolist.Todo, error) {
+				return l, todolist.SetStatus(l, 2, todolist.Completed)
 			},
 			func(t *testing.T) string { return taskStream(t, session, "2=completed") },
 			[]string{"Create project skeleton for csvkit-lite:completed", "Implement CSV parser with quoted-field support:completed", "Write unit tests for the parser:completed"}},
 		{"an update of the deleted item's task changes nothing else",
-			func(l []todostore.Todo) ([]todostore.Todo, error) { return todostore.RemoveTodo(l, 2), nil },
+			func(l []todolist.Todo) ([]todolist.Todo, error) { return todolist.RemoveTodo(l, 2), nil },
 			func(t *testing.T) string { return taskStream(t, session, "3=in_progress", "3=completed") },
 			[]string{"Create project skeleton for csvkit-lite:completed", "Implement CSV parser with quoted-field support:in_progress"}},
 	}
@@ -792,7 +795,7 @@ func TestClaudeTasksKeepPersonEdits(t *testing.T) {
 			}
 			for _, e := range evs {
 				if e.Kind == agent.EventTodos && len(e.Todos) > len(c.want) {
-					t.Errorf("a list shown during the turn has the deleted item back:\n%s", todostore.FormatList(e.Todos))
+					t.Errorf("a list shown during the turn has the deleted item back:\n%s", todoview.FormatList(e.Todos))
 				}
 			}
 		})
@@ -900,7 +903,7 @@ func TestSessionGone(t *testing.T) {
 			f := newFakeRun(t, kind, map[string]string{"FAKECLI_RUN1": transcript(strings.Split(r[0], "/")...), "FAKECLI_SESSION": "only-this-one"})
 			if _, err := f.sess.Update(func(s *todostore.Session) error {
 				s.Agent = &todostore.AgentRef{Kind: kind, Session: "gone-1"}
-				s.Todos = []todostore.Todo{{Content: "keep me", Status: todostore.Pending, Origin: todostore.OriginPerson}}
+				s.Todos = []todolist.Todo{{Content: "keep me", Status: todolist.Pending, Origin: todolist.OriginPerson}}
 				return nil
 			}); err != nil {
 				t.Fatal(err)
@@ -930,7 +933,7 @@ func TestSessionGone(t *testing.T) {
 			if s.Agent == nil || s.Agent.Session != r[1] {
 				t.Errorf("agent ref %+v, want the new session %s", s.Agent, r[1])
 			}
-			if !slices.ContainsFunc(s.Todos, func(td todostore.Todo) bool { return td.Content == "keep me" }) {
+			if !slices.ContainsFunc(s.Todos, func(td todolist.Todo) bool { return td.Content == "keep me" }) {
 				t.Errorf("list %v", s.Todos)
 			}
 		})
@@ -1041,9 +1044,9 @@ func TestNoTodoToolSaidOnce(t *testing.T) {
 // TestLargeListOnStdin: a list of the largest legal size (100 items of 990
 // '€', far over Linux's 128 KiB per argument) reaches every CLI whole.
 func TestLargeListOnStdin(t *testing.T) {
-	todos := make([]todostore.Todo, 100)
+	todos := make([]todolist.Todo, 100)
 	for i := range todos {
-		todos[i] = todostore.Todo{Content: strings.Repeat("€", 990), Status: todostore.Pending}
+		todos[i] = todolist.Todo{Content: strings.Repeat("€", 990), Status: todolist.Pending}
 	}
 	ctxText := continuation.TodoContext(todos)
 	for _, kind := range Kinds {

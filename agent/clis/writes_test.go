@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
@@ -80,9 +82,9 @@ func TestOnePromptWritesOncePerChange(t *testing.T) {
 				t.Errorf("%d session writes for %d history lines", writes, len(lines))
 			}
 			listChanges := 0
-			prev := []todostore.Todo{}
+			prev := []todolist.Todo{}
 			for _, l := range lines {
-				if !todostore.SameTodos(prev, l.Todos) {
+				if !todolist.SameTodos(prev, l.Todos) {
 					listChanges++
 				}
 				prev = l.Todos

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/todostore"
@@ -219,7 +221,7 @@ func (b *Backend) runTool(fn FunctionCall, emit func(agent.Event)) todotools.Out
 	out := b.tools.Call(fn.Name, []byte(fn.Arguments))
 	line := todotools.DescribeCall(fn.Name, []byte(fn.Arguments))
 	if out.IsError {
-		line += " → error: " + todostore.ShortLine(out.Result, 160)
+		line += " → error: " + todolist.ShortLine(out.Result, 160)
 	}
 	// todosh's own tools, run here and ended at once: one event, its end.
 	emit(agent.Event{Kind: agent.EventToolCall, Text: line, Tool: agent.Ended("", fn.Name, agent.KindOf(fn.Name), "", !out.IsError, nil)})

@@ -14,9 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/todotools"
-	"github.com/todosh/todosh/todostore"
 )
 
 // DefaultBaseURL is Ollama's OpenAI-compatible endpoint, used when neither
@@ -180,7 +181,7 @@ func (c *Client) Complete(parent context.Context, req Request, onText func(strin
 			err = ue.Err
 		}
 		return Message{}, fmt.Errorf("cannot reach %s: %s (is the server running? set --base-url or OPENAI_BASE_URL)",
-			c.BaseURL, todostore.ShortLine(err.Error(), 200))
+			c.BaseURL, todolist.ShortLine(err.Error(), 200))
 	}
 	resp.Body = &idleBody{ReadCloser: resp.Body, timer: timer, d: idle}
 	timer.Reset(idle) // the headers came: the body gets its own wait
@@ -246,7 +247,7 @@ func statusError(code int, body []byte) error {
 		hint = "check --base-url and --model"
 	}
 	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
-	if msg = todostore.ShortLine(msg, 300); msg != "" {
+	if msg = todolist.ShortLine(msg, 300); msg != "" {
 		return fmt.Errorf("%s: %s (%s)", status, msg, hint)
 	}
 	return fmt.Errorf("%s (%s)", status, hint)

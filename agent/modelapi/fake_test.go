@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
@@ -173,14 +175,14 @@ func split(s string, n int) []string {
 
 // testSession is a session on a fresh store under t.TempDir, seeded with
 // todos unless nil.
-func testSession(t testing.TB, todos []todostore.Todo) agent.Session {
+func testSession(t testing.TB, todos []todolist.Todo) agent.Session {
 	t.Helper()
 	st := todostore.Open(t.TempDir())
 	st.Now = func() time.Time { return time.Date(2026, 11, 21, 22, 33, 44, 0, time.UTC) }
 	sess := agent.Session{Store: st, ID: "s1"}
 	if todos != nil {
 		if _, err := sess.Update(func(s *todostore.Session) error {
-			s.Todos = todostore.CloneTodos(todos)
+			s.Todos = todolist.CloneTodos(todos)
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -189,7 +191,7 @@ func testSession(t testing.TB, todos []todostore.Todo) agent.Session {
 	return sess
 }
 
-func loadTodos(t testing.TB, sess agent.Session) []todostore.Todo {
+func loadTodos(t testing.TB, sess agent.Session) []todolist.Todo {
 	t.Helper()
 	s, err := sess.Load()
 	if err != nil {

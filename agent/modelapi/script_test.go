@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/todotools"
 	"github.com/todosh/todosh/continuation"
@@ -155,11 +158,11 @@ func TestDemo(t *testing.T) {
 		t.Errorf("decisions\n%s\nwant\n%s", strings.Join(decisions, "\n"), strings.Join(want, "\n"))
 	}
 	final := loadTodos(t, sess)
-	if !todostore.AllDone(final) || len(final) != 3 || len(final[1].Subtasks) != 3 {
-		t.Errorf("final list:\n%s", todostore.FormatList(final))
+	if !todolist.AllDone(final) || len(final) != 3 || len(final[1].Subtasks) != 3 {
+		t.Errorf("final list:\n%s", todoview.FormatList(final))
 	}
 	if final[0].Evidence == "" || final[1].Subtasks[0].Evidence == "" || final[2].Evidence == "" {
-		t.Errorf("evidence lost:\n%s", todostore.FormatList(final))
+		t.Errorf("evidence lost:\n%s", todoview.FormatList(final))
 	}
 	if n := b.model.(*Script).Remaining(); n != 0 {
 		t.Errorf("%d demo replies not played", n)

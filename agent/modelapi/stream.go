@@ -8,8 +8,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
-	"github.com/todosh/todosh/todostore"
 )
 
 // Message is one message of a conversation in the chat completions format;
@@ -196,7 +197,7 @@ func decodeStream(r io.Reader, onText func(string)) (msg Message, usage json.Raw
 		}
 		var c streamChunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return Message{}, nil, fmt.Errorf("malformed stream chunk %s: %v", todostore.ShortLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
+			return Message{}, nil, fmt.Errorf("malformed stream chunk %s: %v", todolist.ShortLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
 		}
 		if hasError(c.Error) {
 			return Message{}, nil, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
@@ -265,7 +266,7 @@ func hasError(raw json.RawMessage) bool {
 func errorText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return todostore.ShortLine(s, 300)
+		return todolist.ShortLine(s, 300)
 	}
 	var o struct {
 		Message string          `json:"message"`
@@ -275,12 +276,12 @@ func errorText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &o) == nil {
 		switch {
 		case o.Message != "":
-			return todostore.ShortLine(o.Message, 300)
+			return todolist.ShortLine(o.Message, 300)
 		case hasError(o.Error):
 			return errorText(o.Error)
 		case hasError(o.Detail):
 			return errorText(o.Detail)
 		}
 	}
-	return todostore.ShortLine(string(raw), 300)
+	return todolist.ShortLine(string(raw), 300)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
@@ -18,7 +20,7 @@ import (
 // receiptCheck is what the work log says for the checks of one call.
 type receiptCheck struct {
 	log todostore.WorkLog
-	sum todostore.Summary
+	sum todolist.Summary
 }
 
 // receipts reads the session's work log for a call that completes work
@@ -54,7 +56,7 @@ func (rc *receiptCheck) check(what string, uid, evidence string) error {
 	for _, cmd := range codeSpans(evidence) {
 		if !rc.log.Succeeded(cmd) && !rc.edited(cmd) {
 			return fmt.Errorf("%s: the evidence names `%s`, which todosh did not see succeed: run it, or leave it out of the evidence",
-				what, todostore.ShortLine(cmd, 60))
+				what, todolist.ShortLine(cmd, 60))
 		}
 	}
 	return nil

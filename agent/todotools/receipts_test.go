@@ -4,15 +4,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/todostore"
 )
 
 // --require-evidence where todosh sees the agent's work: text is not a
 // receipt (issue 26).
 func TestRequireEvidenceNeedsAReceipt(t *testing.T) {
-	list := []todostore.Todo{
-		{Content: "write the parser", Status: todostore.InProgress},
-		{Content: "write tests", Status: todostore.Pending},
+	list := []todolist.Todo{
+		{Content: "write the parser", Status: todolist.InProgress},
+		{Content: "write tests", Status: todolist.Pending},
 	}
 	write := `{"todos":[{"content":"write the parser","status":"completed","evidence":"EV"},{"content":"write tests","status":"pending"}]}`
 	for _, tc := range []struct {
@@ -39,7 +41,7 @@ func TestRequireEvidenceNeedsAReceipt(t *testing.T) {
 			}
 			if tc.name == "work seen, none for this item" {
 				// the work was the next item's: item 1 completes without it
-				tools2 := toolTestTools(t, []todostore.Todo{{Content: "write the parser", Status: todostore.Pending}, {Content: "write tests", Status: todostore.InProgress}})
+				tools2 := toolTestTools(t, []todolist.Todo{{Content: "write the parser", Status: todolist.Pending}, {Content: "write tests", Status: todolist.InProgress}})
 				tools2.RequireEvidence = true
 				if _, err := tools2.Session.Store.RecordWork(tools2.Session.ID, tc.work[0]); err != nil {
 					t.Fatal(err)
@@ -54,7 +56,7 @@ func TestRequireEvidenceNeedsAReceipt(t *testing.T) {
 			if tc.wantErr == "" && out.IsError || tc.wantErr != "" && (!out.IsError || !strings.Contains(out.Result, tc.wantErr)) {
 				t.Fatalf("result %q (error %v), want error %q", out.Result, out.IsError, tc.wantErr)
 			}
-			if done := toolTestLoad(t, tools).Todos[0].Status == todostore.Completed; done != (tc.wantErr == "") {
+			if done := toolTestLoad(t, tools).Todos[0].Status == todolist.Completed; done != (tc.wantErr == "") {
 				t.Fatalf("item completed %v after %q", done, out.Result)
 			}
 		})

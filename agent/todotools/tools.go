@@ -17,6 +17,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
@@ -85,7 +88,7 @@ const MaxPauseReason = 500
 
 // MaxArgs bounds the arguments of one tool call in bytes; no valid list
 // is larger than a session file.
-const MaxArgs = todostore.MaxFileSize
+const MaxArgs = todolist.MaxFileSize
 
 // Spec is one tool offered to a model: its name, what it does, and the
 // JSON schema of its arguments, as OpenAI-style "function" tools expect.
@@ -104,7 +107,7 @@ type Outcome struct {
 	// Changed is true when the list on disk changed (emit EventTodos).
 	Changed bool
 	// Todos is the list after the call; nil when the call failed.
-	Todos []todostore.Todo
+	Todos []todolist.Todo
 	// Paused is true after a successful todo_pause; PauseReason is why.
 	Paused      bool
 	PauseReason string
@@ -129,7 +132,7 @@ type Tools struct {
 	// has moved on, the agent (or another agent of the session) was shown
 	// a newer list, so the positions are refused rather than guessed.
 	mu        sync.Mutex
-	shown     []todostore.Todo
+	shown     []todolist.Todo
 	shownRead int
 	shownOK   bool
 	// Board runs the board tools for the session; nil offers none
@@ -139,9 +142,9 @@ type Tools struct {
 
 // saw records todos as the list the agent was last shown, at the
 // session's agentRead read.
-func (t *Tools) saw(todos []todostore.Todo, read int) {
+func (t *Tools) saw(todos []todolist.Todo, read int) {
 	t.mu.Lock()
-	t.shown, t.shownRead, t.shownOK = todostore.CloneTodos(todos), read, true
+	t.shown, t.shownRead, t.shownOK = todolist.CloneTodos(todos), read, true
 	t.mu.Unlock()
 }
 
@@ -159,7 +162,7 @@ func (t *Tools) SawPrompt() {
 // seen is the list the agent was last shown by these tools, for a
 // session whose agentRead is read; ok false before any, and stale when
 // the session's agentRead moved on since.
-func (t *Tools) seen(read int) (todos []todostore.Todo, ok, stale bool) {
+func (t *Tools) seen(read int) (todos []todolist.Todo, ok, stale bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.shown, t.shownOK, t.shownOK && read != t.shownRead
@@ -323,7 +326,7 @@ func (t *Tools) Call(name string, args []byte) Outcome {
 		out, err = t.board(name, args)
 	default:
 		return Outcome{
-			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todostore.ShortLine(name, 60), Write, Read, Tick, Pause),
+			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todolist.ShortLine(name, 60), Write, Read, Tick, Pause),
 			IsError: true,
 		}
 	}
@@ -404,7 +407,7 @@ func (id *toolID) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	return fmt.Errorf("id must be a string such as \"2.1\", not %s", todostore.ShortLine(string(b), 20))
+	return fmt.Errorf("id must be a string such as \"2.1\", not %s", todolist.ShortLine(string(b), 20))
 }
 
 // --- todo_read ---
@@ -416,7 +419,7 @@ func (t *Tools) read(args []byte) (Outcome, error) {
 	}
 	// The reply shows the whole list: the agent's read (one owner: the
 	// store's Commit), so positions and the merge know what it saw.
-	sess, _, err := t.Session.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+	sess, _, err := t.Session.Commit(todolist.ByAgent, func(s *todostore.Session) error {
 		s.MarkAgentRead()
 		return nil
 	})
@@ -429,7 +432,7 @@ func (t *Tools) read(args []byte) (Outcome, error) {
 
 // toolListWithIDs is the list for the model (FormatListForModel) after a
 // line giving each position's stable id.
-func toolListWithIDs(todos []todostore.Todo) string {
+func toolListWithIDs(todos []todolist.Todo) string {
 	var ids []string
 	for _, td := range todos {
 		if td.UID != "" {
@@ -442,10 +445,10 @@ func toolListWithIDs(todos []todostore.Todo) string {
 		}
 	}
 	if len(ids) == 0 {
-		return todostore.FormatListForModel(todos)
+		return todoview.FormatListForModel(todos)
 	}
 	return "Stable ids (use them in " + Tick + " and " + Write + "; positions change when items move): " +
-		strings.Join(ids, ", ") + "\n" + todostore.FormatListForModel(todos)
+		strings.Join(ids, ", ") + "\n" + todoview.FormatListForModel(todos)
 }
 
 // --- todo_pause ---
@@ -498,7 +501,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 	}
 	id := strings.TrimSpace(string(*a.ID))
 	if a.Evidence != "" {
-		if err := todostore.CheckText("evidence", a.Evidence); err != nil {
+		if err := todolist.CheckText("evidence", a.Evidence); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -513,9 +516,9 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		var err error
 		seen, seenOK, stale := t.seen(s.AgentRead)
 		switch {
-		case stale && todostore.IsPosition(id) && !sameLayout(seen, s.Todos):
+		case stale && todolist.IsPosition(id) && !sameLayout(seen, s.Todos):
 			return fmt.Errorf("the list changed since your last read, so position %s may name another subtask now: "+
-				"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+				"call %s and tick by the subtask's stable id (such as \"s4\")", todolist.ShortLine(id, 20), Read)
 		case seenOK:
 			item, sub, err = toolFindSeen(s.Todos, seen, id)
 			fresh = sameLayout(seen, s.Todos)
@@ -532,13 +535,13 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 		if fresh {
 			s.MarkAgentRead() // the agent saw the list; it knows its own tick
 		}
-		todostore.OwnSubtasks(&s.Todos[item]) // they are shared with the store's cache (copy on write)
+		todolist.OwnSubtasks(&s.Todos[item]) // they are shared with the store's cache (copy on write)
 		st := s.Todos[item].Subtasks[sub]
-		ticked = st.Status != todostore.Completed
+		ticked = st.Status != todolist.Completed
 		if !ticked {
 			st.Evidence = ""
 			s.Todos[item].Subtasks[sub] = st
-			return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Pending)
+			return todolist.SetSubtaskStatus(s.Todos, item, sub, todolist.Pending)
 		}
 		if a.Evidence == "" && require {
 			return fmt.Errorf("subtask %d.%d needs evidence to be ticked (evidence is required in this session): "+
@@ -548,7 +551,7 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 			return err
 		}
 		s.Todos[item].Subtasks[sub].Evidence = a.Evidence
-		return todostore.SetSubtaskStatus(s.Todos, item, sub, todostore.Completed)
+		return todolist.SetSubtaskStatus(s.Todos, item, sub, todolist.Completed)
 	})
 	if err != nil {
 		return Outcome{}, err
@@ -563,11 +566,11 @@ func (t *Tools) tick(args []byte) (Outcome, error) {
 // showed the list seen: a stable id anywhere in the list now, or a
 // position in seen, followed to its entry now by stable id. An entry that
 // left the list is refused: the position never lands on another one.
-func toolFindSeen(now, seen []todostore.Todo, id string) (item, sub int, err error) {
-	if !todostore.IsPosition(id) {
+func toolFindSeen(now, seen []todolist.Todo, id string) (item, sub int, err error) {
+	if !todolist.IsPosition(id) {
 		return toolFindUID(now, id)
 	}
-	i, j, err := todostore.FindID(seen, id)
+	i, j, err := todolist.FindID(seen, id)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -575,25 +578,25 @@ func toolFindSeen(now, seen []todostore.Todo, id string) (item, sub int, err err
 	if j >= 0 {
 		uid = seen[i].Subtasks[j].UID
 	}
-	if item, sub, ok := todostore.FindUID(now, uid); ok && uid != "" && (sub < 0) == (j < 0) {
+	if item, sub, ok := todolist.FindUID(now, uid); ok && uid != "" && (sub < 0) == (j < 0) {
 		return item, sub, nil
 	}
 	return 0, 0, fmt.Errorf("position %s named an entry of the list you last read that is no longer on the list: "+
-		"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+		"call %s and tick by the subtask's stable id (such as \"s4\")", todolist.ShortLine(id, 20), Read)
 }
 
 // toolFindUID finds a stable id in todos.
-func toolFindUID(todos []todostore.Todo, id string) (item, sub int, err error) {
-	item, sub, ok := todostore.FindUID(todos, id)
+func toolFindUID(todos []todolist.Todo, id string) (item, sub int, err error) {
+	item, sub, ok := todolist.FindUID(todos, id)
 	if !ok {
-		return 0, 0, fmt.Errorf("no item or subtask has the id %q (it may have been removed): call %s for the ids", todostore.ShortLine(id, 20), Read)
+		return 0, 0, fmt.Errorf("no item or subtask has the id %q (it may have been removed): call %s for the ids", todolist.ShortLine(id, 20), Read)
 	}
 	return item, sub, nil
 }
 
 // sameLayout reports whether two lists hold the same stable ids in the
 // same places, so a position means the same entry in both.
-func sameLayout(a, b []todostore.Todo) bool {
+func sameLayout(a, b []todolist.Todo) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -615,17 +618,17 @@ func sameLayout(a, b []todostore.Todo) bool {
 // the agent last read it, so a tick never lands on another item after the
 // person moved or removed items.
 func toolFind(s *todostore.Session, id string) (item, sub int, err error) {
-	if !todostore.IsPosition(id) {
+	if !todolist.IsPosition(id) {
 		return toolFindUID(s.Todos, id)
 	}
 	if s.AgentStale() {
 		return 0, 0, fmt.Errorf("the list changed since your last read, so position %s may name another subtask now: "+
-			"call %s and tick by the subtask's stable id (such as \"s4\")", todostore.ShortLine(id, 20), Read)
+			"call %s and tick by the subtask's stable id (such as \"s4\")", todolist.ShortLine(id, 20), Read)
 	}
-	return todostore.FindID(s.Todos, id)
+	return todolist.FindID(s.Todos, id)
 }
 
-func toolNotSubtask(t todostore.Todo, item int) error {
+func toolNotSubtask(t todolist.Todo, item int) error {
 	if len(t.Subtasks) > 0 {
 		return fmt.Errorf("%d is an item, not a subtask: tick its subtasks %d.1-%d.%d one by one (its status follows them)",
 			item+1, item+1, item+1, len(t.Subtasks))
@@ -638,7 +641,7 @@ func toolNotSubtask(t todostore.Todo, item int) error {
 // its item by position, stable id and text, what is left of that item, and
 // to go on (seed 000's tick result). Sentences name positions and ids
 // only; todo text appears only in the list lines under them.
-func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
+func toolTickResult(todos []todolist.Todo, item, sub int, ticked bool) string {
 	it := todos[item]
 	st := it.Subtasks[sub]
 	var b strings.Builder
@@ -648,12 +651,12 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	} else {
 		fmt.Fprintf(&b, "Ticked %s (%s) of item %s (%s).\n", st.ID, st.UID, it.ID, it.UID)
 	}
-	fmt.Fprintf(&b, "  %s %s\n  %s %s %s\n", it.ID, todostore.QuoteForModel(it.Content), st.ID, toolBox(st), todostore.QuoteForModel(st.Content))
-	if len(todostore.OpenSubtaskIDs(it)) == 0 {
+	fmt.Fprintf(&b, "  %s %s\n  %s %s %s\n", it.ID, todoview.QuoteForModel(it.Content), st.ID, toolBox(st), todoview.QuoteForModel(st.Content))
+	if len(todolist.OpenSubtaskIDs(it)) == 0 {
 		fmt.Fprintf(&b, "All subtasks of %s are done: %s is now %s.\n", it.ID, it.ID, toolStatusWord(it.Status))
 		for _, next := range todos {
 			if next.IsOpen() {
-				fmt.Fprintf(&b, "Continue with the next open item, %s (%s):\n  %s %s\n", next.ID, next.UID, next.ID, todostore.QuoteForModel(next.Content))
+				fmt.Fprintf(&b, "Continue with the next open item, %s (%s):\n  %s %s\n", next.ID, next.UID, next.ID, todoview.QuoteForModel(next.Content))
 				return b.String()
 			}
 		}
@@ -662,22 +665,22 @@ func toolTickResult(todos []todostore.Todo, item, sub int, ticked bool) string {
 	}
 	fmt.Fprintf(&b, "Remaining in %s:\n", it.ID)
 	for _, s := range it.Subtasks {
-		if s.Status != todostore.Completed {
-			fmt.Fprintf(&b, "  %s (%s) [ ] %s\n", s.ID, s.UID, todostore.QuoteForModel(s.Content))
+		if s.Status != todolist.Completed {
+			fmt.Fprintf(&b, "  %s (%s) [ ] %s\n", s.ID, s.UID, todoview.QuoteForModel(s.Content))
 		}
 	}
 	b.WriteString("Continue working through the remaining subtasks.\n")
 	return b.String()
 }
 
-func toolBox(s todostore.Subtask) string {
-	if s.Status == todostore.Completed {
+func toolBox(s todolist.Subtask) string {
+	if s.Status == todolist.Completed {
 		return "[x]"
 	}
 	return "[ ]"
 }
 
-func toolStatusWord(s todostore.Status) string {
+func toolStatusWord(s todolist.Status) string {
 	return strings.ReplaceAll(string(s), "_", " ")
 }
 
@@ -722,7 +725,7 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 		// changed since.)
 		for i := range agentList {
 			if p := agentList[i].ID; p != "" {
-				if k, j, err := todostore.FindID(seen, p); err == nil && j < 0 && seen[k].UID != "" {
+				if k, j, err := todolist.FindID(seen, p); err == nil && j < 0 && seen[k].UID != "" {
 					agentList[i].ID, agentList[i].UID = "", seen[k].UID
 				}
 			}
@@ -730,7 +733,7 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	}
 	require := t.requireEvidence() // read once: a file of the session
 	rc := t.receipts(require)
-	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todostore.Todo, m *agent.Merge) error {
+	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todolist.Todo, m *agent.Merge) error {
 		return toolCheckMerge(current, agentList, m, require, rc)
 	})
 	if errors.Is(err, agent.ErrStalePositions) {
@@ -745,23 +748,23 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 
 // toolParseList turns the model's items into todos and checks them against
 // the model's rules, so errors name positions in the model's own list.
-func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
-	if len(in) > todostore.MaxTodos {
-		return nil, fmt.Errorf("%d todos, over the limit of %d", len(in), todostore.MaxTodos)
+func toolParseList(in []toolItemArg) ([]todolist.Todo, error) {
+	if len(in) > todolist.MaxTodos {
+		return nil, fmt.Errorf("%d todos, over the limit of %d", len(in), todolist.MaxTodos)
 	}
-	todos := make([]todostore.Todo, len(in))
+	todos := make([]todolist.Todo, len(in))
 	for i, a := range in {
 		st, err := toolStatus(a.Status, fmt.Sprintf("todo %d", i+1))
 		if err != nil {
 			return nil, err
 		}
-		if len(a.Subtasks) > todostore.MaxSubtasks {
-			return nil, fmt.Errorf("todo %d has %d subtasks, over the limit of %d", i+1, len(a.Subtasks), todostore.MaxSubtasks)
+		if len(a.Subtasks) > todolist.MaxSubtasks {
+			return nil, fmt.Errorf("todo %d has %d subtasks, over the limit of %d", i+1, len(a.Subtasks), todolist.MaxSubtasks)
 		}
 		// The id is kept so that MergeAgentList can tell which item the
 		// model means: a stable id, or a position.
-		todos[i] = todostore.Todo{Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
-		if id := strings.TrimSpace(string(a.ID)); todostore.IsPosition(id) {
+		todos[i] = todolist.Todo{Content: a.Content, Status: st, ActiveForm: a.ActiveForm, Evidence: a.Evidence}
+		if id := strings.TrimSpace(string(a.ID)); todolist.IsPosition(id) {
 			todos[i].ID = id
 		} else {
 			todos[i].UID = id
@@ -772,19 +775,19 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 			if err != nil {
 				return nil, err
 			}
-			if sst != todostore.Pending && sst != todostore.Completed {
+			if sst != todolist.Pending && sst != todolist.Completed {
 				return nil, fmt.Errorf("%s has status %q: subtasks are pending or completed", where, sst)
 			}
-			ts := todostore.Subtask{Content: sa.Content, Status: sst, Evidence: sa.Evidence}
-			if id := strings.TrimSpace(string(sa.ID)); !todostore.IsPosition(id) {
+			ts := todolist.Subtask{Content: sa.Content, Status: sst, Evidence: sa.Evidence}
+			if id := strings.TrimSpace(string(sa.ID)); !todolist.IsPosition(id) {
 				ts.UID = id // a position of a subtask is not used: its text matches it
 			}
 			todos[i].Subtasks = append(todos[i].Subtasks, ts)
 		}
 	}
-	check := todostore.CloneTodos(todos)
-	todostore.Normalize(check)
-	if err := todostore.Validate(check); err != nil {
+	check := todolist.CloneTodos(todos)
+	todolist.Normalize(check)
+	if err := todolist.Validate(check); err != nil {
 		return nil, err
 	}
 	return todos, nil
@@ -795,7 +798,7 @@ func toolParseList(in []toolItemArg) ([]todostore.Todo, error) {
 // completing an item with open subtasks is refused, and with
 // requireEvidence newly completed work needs evidence. Errors name
 // positions in the model's own list.
-func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, requireEvidence bool, rc *receiptCheck) error {
+func toolCheckMerge(current, agentList []todolist.Todo, m *agent.Merge, requireEvidence bool, rc *receiptCheck) error {
 	done := toolDoneBefore(current)
 	for i := range m.Todos {
 		j := m.FromAgent[i]
@@ -804,7 +807,7 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 		}
 		it, own, pos := m.Todos[i], agentList[j], j+1
 		for k, sub := range it.Subtasks {
-			if len(own.Subtasks) == 0 || sub.Status != todostore.Completed || sub.Evidence != "" || !requireEvidence {
+			if len(own.Subtasks) == 0 || sub.Status != todolist.Completed || sub.Evidence != "" || !requireEvidence {
 				continue
 			}
 			if !done[agent.MergeKey(it.Content)+"\x00"+agent.MergeKey(sub.Content)] {
@@ -814,13 +817,13 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 		}
 		for k, sub := range it.Subtasks {
 			key := agent.MergeKey(it.Content) + "\x00" + agent.MergeKey(sub.Content)
-			if len(own.Subtasks) > 0 && sub.Status == todostore.Completed && !done[key] {
+			if len(own.Subtasks) > 0 && sub.Status == todolist.Completed && !done[key] {
 				if err := rc.check(fmt.Sprintf("subtask %d.%d", pos, k+1), it.UID, sub.Evidence); err != nil {
 					return err
 				}
 			}
 		}
-		if own.Status != todostore.Completed {
+		if own.Status != todolist.Completed {
 			continue
 		}
 		if open := toolOpenSubtasks(it, pos); len(open) > 0 {
@@ -843,14 +846,14 @@ func toolCheckMerge(current, agentList []todostore.Todo, m *agent.Merge, require
 // toolDoneBefore indexes the finished work of the current list: completed
 // items by text, and completed subtasks by item and subtask text.
 // Re-sending finished work needs no new evidence.
-func toolDoneBefore(old []todostore.Todo) map[string]bool {
+func toolDoneBefore(old []todolist.Todo) map[string]bool {
 	done := map[string]bool{}
 	for _, t := range old {
-		if t.Status == todostore.Completed {
+		if t.Status == todolist.Completed {
 			done[agent.MergeKey(t.Content)] = true
 		}
 		for _, s := range t.Subtasks {
-			if s.Status == todostore.Completed {
+			if s.Status == todolist.Completed {
 				done[agent.MergeKey(t.Content)+"\x00"+agent.MergeKey(s.Content)] = true
 			}
 		}
@@ -859,10 +862,10 @@ func toolDoneBefore(old []todostore.Todo) map[string]bool {
 }
 
 // toolOpenSubtasks lists the open subtasks of t as the model numbers them.
-func toolOpenSubtasks(t todostore.Todo, pos int) []string {
+func toolOpenSubtasks(t todolist.Todo, pos int) []string {
 	var open []string
 	for k, s := range t.Subtasks {
-		if s.Status != todostore.Completed {
+		if s.Status != todolist.Completed {
 			open = append(open, fmt.Sprintf("%d.%d", pos, k+1))
 		}
 	}
@@ -870,11 +873,11 @@ func toolOpenSubtasks(t todostore.Todo, pos int) []string {
 }
 
 // toolStatus parses a status the model wrote; empty means pending.
-func toolStatus(s, where string) (todostore.Status, error) {
+func toolStatus(s, where string) (todolist.Status, error) {
 	if strings.TrimSpace(s) == "" {
-		return todostore.Pending, nil
+		return todolist.Pending, nil
 	}
-	st, err := todostore.ParseStatus(s)
+	st, err := todolist.ParseStatus(s)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", where, err)
 	}
@@ -885,9 +888,9 @@ func toolStatus(s, where string) (todostore.Status, error) {
 // positions only; todo text appears in the list lines below them.
 func toolWriteResult(res agent.Applied) string {
 	var b strings.Builder
-	c := todostore.CountTodos(res.Todos)
+	c := todolist.CountTodos(res.Todos)
 	if res.Changed {
-		fmt.Fprintf(&b, "Saved the list: %s, %d done, %d open.\n", todostore.Plural(c.Total, "item"), c.Done(), c.Open())
+		fmt.Fprintf(&b, "Saved the list: %s, %d done, %d open.\n", todolist.Plural(c.Total, "item"), c.Done(), c.Open())
 	} else {
 		b.WriteString("The list is unchanged.\n")
 	}
@@ -897,7 +900,7 @@ func toolWriteResult(res agent.Applied) string {
 	for _, d := range m.Dropped {
 		if d.IsOpen() {
 			open = append(open, d.ID)
-			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, todostore.QuoteForModel(todostore.ShortLine(d.Content, 80))))
+			gone = append(gone, fmt.Sprintf("  was %s: %s", d.ID, todoview.QuoteForModel(todolist.ShortLine(d.Content, 80))))
 		} else {
 			closed++
 		}
@@ -914,7 +917,7 @@ func toolWriteResult(res agent.Applied) string {
 	for _, d := range m.DroppedSubtasks {
 		for _, s := range d.Subtasks {
 			subs = append(subs, s.ID)
-			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, todostore.QuoteForModel(todostore.ShortLine(s.Content, 80))))
+			gone = append(gone, fmt.Sprintf("  was %s: %s", s.ID, todoview.QuoteForModel(todolist.ShortLine(s.Content, 80))))
 		}
 	}
 	if len(subs) > 0 {
@@ -928,11 +931,11 @@ func toolWriteResult(res agent.Applied) string {
 		// stable ids Commit gave new entries.
 		itemLine := func(i int, why string) string {
 			td := res.Todos[i]
-			return fmt.Sprintf("  %s (%s) %s: %s", td.ID, td.UID, todostore.QuoteForModel(todostore.ShortLine(td.Content, 80)), why)
+			return fmt.Sprintf("  %s (%s) %s: %s", td.ID, td.UID, todoview.QuoteForModel(todolist.ShortLine(td.Content, 80)), why)
 		}
 		subLine := func(p [2]int, why string) string {
 			st := res.Todos[p[0]].Subtasks[p[1]]
-			return fmt.Sprintf("  %s (%s) %s: %s", st.ID, st.UID, todostore.QuoteForModel(todostore.ShortLine(st.Content, 80)), why)
+			return fmt.Sprintf("  %s (%s) %s: %s", st.ID, st.UID, todoview.QuoteForModel(todolist.ShortLine(st.Content, 80)), why)
 		}
 		for _, i := range m.KeptItems {
 			why := "left out by your list, kept"
@@ -956,7 +959,7 @@ func toolWriteResult(res agent.Applied) string {
 	if len(m.Gone) > 0 {
 		var lines []string
 		for _, g := range m.Gone {
-			lines = append(lines, fmt.Sprintf("  %s %s", g.UID, todostore.QuoteForModel(todostore.ShortLine(g.Content, 80))))
+			lines = append(lines, fmt.Sprintf("  %s %s", g.UID, todoview.QuoteForModel(todolist.ShortLine(g.Content, 80))))
 		}
 		fmt.Fprintf(&b, "Not added again: %d entries of your list name ids of items or subtasks that were removed "+
 			"(the person removed them; to add one again, send it without its id):\n%s\n", len(m.Gone), strings.Join(lines, "\n"))
@@ -983,15 +986,15 @@ func DescribeCall(name string, args []byte) string {
 	case !ok:
 		s = name
 	case name == Write:
-		s = name + " " + todostore.Plural(len(a.Todos), "item")
+		s = name + " " + todolist.Plural(len(a.Todos), "item")
 	case name == Tick:
 		s = name + " " + string(a.ID)
 	case name == Pause:
-		s = name + ` "` + todostore.ShortLine(a.Reason, 60) + `"`
+		s = name + ` "` + todolist.ShortLine(a.Reason, 60) + `"`
 	default:
 		s = name
 	}
-	return todostore.ShortLine(s, 100)
+	return todolist.ShortLine(s, 100)
 }
 
 // --- board_ready, board_claim, board_done ---

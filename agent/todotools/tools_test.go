@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/todostore"
 )
@@ -15,14 +18,14 @@ var toolTestNow = time.Date(2026, 11, 21, 22, 33, 44, 0, time.UTC)
 
 // toolTestTools returns Tools on a fresh store whose session holds todos
 // (nil: no file at all), as the agent last read it.
-func toolTestTools(t testing.TB, todos []todostore.Todo) *Tools {
+func toolTestTools(t testing.TB, todos []todolist.Todo) *Tools {
 	t.Helper()
 	st := todostore.Open(t.TempDir())
 	st.Now = func() time.Time { return toolTestNow }
 	sess := agent.Session{Store: st, ID: "s1"}
 	if todos != nil {
 		if _, err := sess.Update(func(s *todostore.Session) error {
-			s.Todos = todostore.CloneTodos(todos)
+			s.Todos = todolist.CloneTodos(todos)
 			s.MarkAgentRead()
 			return nil
 		}); err != nil {
@@ -46,20 +49,20 @@ func toolTestLoad(t testing.TB, tools *Tools) *todostore.Session {
 //  1. ✓ Create project skeleton
 //  2. ▸ Implement the parser (1/2): 2.1 [x] quoted fields, 2.2 [ ] CRLF endings
 //  3. ○ Write unit tests
-func toolTestList() []todostore.Todo {
-	return []todostore.Todo{
-		{Content: "Create project skeleton", Status: todostore.Completed, Evidence: "go build ok"},
-		{Content: "Implement the parser", Status: todostore.InProgress, Subtasks: []todostore.Subtask{
-			{Content: "quoted fields", Status: todostore.Completed, Evidence: "TestQuoted passes"},
-			{Content: "CRLF endings", Status: todostore.Pending},
+func toolTestList() []todolist.Todo {
+	return []todolist.Todo{
+		{Content: "Create project skeleton", Status: todolist.Completed, Evidence: "go build ok"},
+		{Content: "Implement the parser", Status: todolist.InProgress, Subtasks: []todolist.Subtask{
+			{Content: "quoted fields", Status: todolist.Completed, Evidence: "TestQuoted passes"},
+			{Content: "CRLF endings", Status: todolist.Pending},
 		}},
-		{Content: "Write unit tests", Status: todostore.Pending},
+		{Content: "Write unit tests", Status: todolist.Pending},
 	}
 }
 
 // toolTestSummary is a compact rendering of a list for comparisons:
 // "content:status[evidence]{subtasks}".
-func toolTestSummary(todos []todostore.Todo) string {
+func toolTestSummary(todos []todolist.Todo) string {
 	var parts []string
 	for _, t := range todos {
 		s := t.Content + ":" + string(t.Status)
@@ -86,8 +89,8 @@ func toolTestSummary(todos []todostore.Todo) string {
 }
 
 func TestToolErrors(t *testing.T) {
-	big := strings.Repeat("x", todostore.MaxTextLen+1)
-	many := make([]string, todostore.MaxTodos+1)
+	big := strings.Repeat("x", todolist.MaxTextLen+1)
+	many := make([]string, todolist.MaxTodos+1)
 	for i := range many {
 		many[i] = `{"content":"t","status":"pending"}`
 	}
@@ -159,10 +162,10 @@ func TestToolErrors(t *testing.T) {
 
 func TestToolWrite(t *testing.T) {
 	person := toolTestList()
-	person = append(person, todostore.Todo{Content: "Ask about licence", Status: todostore.Pending, Origin: todostore.OriginPerson})
+	person = append(person, todolist.Todo{Content: "Ask about licence", Status: todolist.Pending, Origin: todolist.OriginPerson})
 	tests := []struct {
 		name     string
-		start    []todostore.Todo
+		start    []todolist.Todo
 		args     string
 		evidence bool
 		want     string   // toolTestSummary of the list after
@@ -243,7 +246,7 @@ func TestToolWrite(t *testing.T) {
 		},
 		{
 			name:     "duplicates pair in order",
-			start:    []todostore.Todo{{Content: "x", Status: todostore.Completed, Evidence: "first"}, {Content: "x", Status: todostore.Completed, Evidence: "second"}},
+			start:    []todolist.Todo{{Content: "x", Status: todolist.Completed, Evidence: "first"}, {Content: "x", Status: todolist.Completed, Evidence: "second"}},
 			args:     `{"todos":[{"id":"2","content":"x","status":"completed"}]}`,
 			want:     "x:completed[first]",
 			result:   []string{"1 finished item(s)"},
@@ -252,7 +255,7 @@ func TestToolWrite(t *testing.T) {
 		},
 		{
 			name:    "a person's item keeps its place",
-			start:   []todostore.Todo{{Content: "A", Status: todostore.Pending}, {Content: "P", Status: todostore.Pending, Origin: todostore.OriginPerson}, {Content: "B", Status: todostore.Pending}},
+			start:   []todolist.Todo{{Content: "A", Status: todolist.Pending}, {Content: "P", Status: todolist.Pending, Origin: todolist.OriginPerson}, {Content: "B", Status: todolist.Pending}},
 			args:    `{"todos":[{"content":"A","status":"completed"},{"content":"B","status":"in_progress"}]}`,
 			want:    "A:completed | P:pending(person) | B:in_progress",
 			result:  []string{"  2 (t2) \"P\": left out by your list, kept\n"},
@@ -260,7 +263,7 @@ func TestToolWrite(t *testing.T) {
 		},
 		{
 			name:     "finished work re-sent needs no new evidence",
-			start:    []todostore.Todo{{Content: "done by person", Status: todostore.Completed, Origin: todostore.OriginPerson}, {Content: "P", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "s", Status: todostore.Completed}}}},
+			start:    []todolist.Todo{{Content: "done by person", Status: todolist.Completed, Origin: todolist.OriginPerson}, {Content: "P", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "s", Status: todolist.Completed}}}},
 			evidence: true,
 			args:     `{"todos":[{"content":"done by person","status":"completed"},{"content":"P","status":"pending","subtasks":[{"content":"s","status":"completed"}]}]}`,
 			want:     "done by person:completed(person) | P:completed{s:completed}",
@@ -287,8 +290,8 @@ func TestToolWrite(t *testing.T) {
 		},
 		{
 			name: "a person's subtask stays when the model rewrites the checklist",
-			start: []todostore.Todo{{Content: "P", Status: todostore.Pending, Subtasks: []todostore.Subtask{
-				{Content: "a", Status: todostore.Pending}, {Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson}, {Content: "b", Status: todostore.Pending}}}},
+			start: []todolist.Todo{{Content: "P", Status: todolist.Pending, Subtasks: []todolist.Subtask{
+				{Content: "a", Status: todolist.Pending}, {Content: "mine", Status: todolist.Pending, Origin: todolist.OriginPerson}, {Content: "b", Status: todolist.Pending}}}},
 			args:     `{"todos":[{"content":"P","status":"pending","subtasks":[{"content":"a","status":"completed"},{"content":"c","status":"pending"}]}]}`,
 			want:     "P:in_progress{a:completed, mine:pending, c:pending}",
 			result:   []string{"  1.2 (s3) \"mine\": left out by your list, kept\n", "left out 1 subtask(s) of items it kept, now removed and archived (was 1.3, listed below)", "  was 1.3: \"b\"\n"},
@@ -327,7 +330,7 @@ func TestToolWrite(t *testing.T) {
 					t.Errorf("result lacks %q:\n%s", w, out.Result)
 				}
 			}
-			if !strings.HasSuffix(out.Result, todostore.FormatListForModel(s.Todos)) {
+			if !strings.HasSuffix(out.Result, todoview.FormatListForModel(s.Todos)) {
 				t.Errorf("result does not end with the list:\n%s", out.Result)
 			}
 			var got string
@@ -348,13 +351,13 @@ func TestToolWrite(t *testing.T) {
 // only; todo text appears only in the list lines under them (indented) and
 // in the list at the end.
 func TestToolResultsNameNoText(t *testing.T) {
-	start := []todostore.Todo{
-		{Content: "alpha", Status: todostore.Completed},
-		{Content: "bravo", Status: todostore.InProgress, Subtasks: []todostore.Subtask{
-			{Content: "charlie", Status: todostore.Completed}, {Content: "delta", Status: todostore.Pending}, {Content: "echo", Status: todostore.Pending, Origin: todostore.OriginPerson}}},
-		{Content: "foxtrot", Status: todostore.Pending},
-		{Content: "golf", Status: todostore.Pending, Origin: todostore.OriginPerson},
-		{Content: "hotel", Status: todostore.Completed},
+	start := []todolist.Todo{
+		{Content: "alpha", Status: todolist.Completed},
+		{Content: "bravo", Status: todolist.InProgress, Subtasks: []todolist.Subtask{
+			{Content: "charlie", Status: todolist.Completed}, {Content: "delta", Status: todolist.Pending}, {Content: "echo", Status: todolist.Pending, Origin: todolist.OriginPerson}}},
+		{Content: "foxtrot", Status: todolist.Pending},
+		{Content: "golf", Status: todolist.Pending, Origin: todolist.OriginPerson},
+		{Content: "hotel", Status: todolist.Completed},
 	}
 	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"}
 	calls := []struct{ name, args string }{
@@ -368,7 +371,7 @@ func TestToolResultsNameNoText(t *testing.T) {
 		if out.IsError {
 			t.Fatalf("%s %s: %s", c.name, c.args, out.Result)
 		}
-		head := strings.TrimSuffix(out.Result, todostore.FormatListForModel(out.Todos))
+		head := strings.TrimSuffix(out.Result, todoview.FormatListForModel(out.Todos))
 		for _, line := range strings.Split(head, "\n") {
 			if strings.HasPrefix(line, "  ") {
 				continue // a list line: data
@@ -381,7 +384,7 @@ func TestToolResultsNameNoText(t *testing.T) {
 		}
 	}
 	// Ticking the last subtask names the next item by position.
-	tools := toolTestTools(t, []todostore.Todo{{Content: "alpha", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "bravo", Status: todostore.Pending}}}, {Content: "charlie", Status: todostore.Pending}})
+	tools := toolTestTools(t, []todolist.Todo{{Content: "alpha", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "bravo", Status: todolist.Pending}}}, {Content: "charlie", Status: todolist.Pending}})
 	out := tools.Call(Tick, []byte(`{"id":"1.1"}`))
 	for _, line := range strings.Split(out.Result, "\n") {
 		if !strings.HasPrefix(line, "  ") && (strings.Contains(line, "alpha") || strings.Contains(line, "bravo") || strings.Contains(line, "charlie")) {
@@ -390,20 +393,20 @@ func TestToolResultsNameNoText(t *testing.T) {
 	}
 }
 
-func mustNormalize(todos []todostore.Todo) []todostore.Todo {
-	todostore.Normalize(todos)
+func mustNormalize(todos []todolist.Todo) []todolist.Todo {
+	todolist.Normalize(todos)
 	return todos
 }
 
 func TestToolTick(t *testing.T) {
-	three := []todostore.Todo{
-		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{
-			{Content: "quoted", Status: todostore.Pending}, {Content: "crlf", Status: todostore.Pending}}},
-		{Content: "Tests", Status: todostore.Pending},
+	three := []todolist.Todo{
+		{Content: "Parser", Status: todolist.Pending, Subtasks: []todolist.Subtask{
+			{Content: "quoted", Status: todolist.Pending}, {Content: "crlf", Status: todolist.Pending}}},
+		{Content: "Tests", Status: todolist.Pending},
 	}
 	tests := []struct {
 		name     string
-		start    []todostore.Todo
+		start    []todolist.Todo
 		args     string
 		evidence bool
 		want     string
@@ -432,7 +435,7 @@ func TestToolTick(t *testing.T) {
 		},
 		{
 			name:     "the last open work done",
-			start:    []todostore.Todo{{Content: "P", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "s", Status: todostore.Pending}}}},
+			start:    []todolist.Todo{{Content: "P", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "s", Status: todolist.Pending}}}},
 			args:     `{"id":" 1.1 ","evidence":"ran it"}`,
 			evidence: true,
 			want:     "P:completed{s:completed[ran it]}",
@@ -440,7 +443,7 @@ func TestToolTick(t *testing.T) {
 		},
 		{
 			name:   "ticking under a cancelled item keeps it cancelled",
-			start:  []todostore.Todo{{Content: "P", Status: todostore.Cancelled, Subtasks: []todostore.Subtask{{Content: "s", Status: todostore.Pending}}}},
+			start:  []todolist.Todo{{Content: "P", Status: todolist.Cancelled, Subtasks: []todolist.Subtask{{Content: "s", Status: todolist.Pending}}}},
 			args:   `{"id":"1.1"}`,
 			want:   "P:cancelled{s:completed}",
 			result: []string{"is now cancelled"},
@@ -471,7 +474,7 @@ func TestToolReadAndPause(t *testing.T) {
 	for _, args := range []string{``, ` `, `{}`, `{"verbose":true}`} {
 		out := tools.Call(Read, []byte(args))
 		want := "Stable ids (use them in todo_tick and todo_write; positions change when items move): 1 t1, 2 t2, 2.1 s3, 2.2 s4, 3 t5\n" +
-			todostore.FormatListForModel(toolTestLoad(t, tools).Todos)
+			todoview.FormatListForModel(toolTestLoad(t, tools).Todos)
 		if out.IsError || out.Changed || out.Result != want {
 			t.Fatalf("todo_read(%q) = %+v, want %q", args, out, want)
 		}
@@ -547,12 +550,12 @@ func FuzzToolCall(f *testing.F) {
 	f.Add(Pause, []byte(`{"reason":"?"}`))
 	f.Add(Read, []byte(``))
 	f.Add("todo_x", []byte(`{`))
-	tools := toolTestTools(f, []todostore.Todo{})
+	tools := toolTestTools(f, []todolist.Todo{})
 	path := tools.Session.Store.Path("s1")
 	os.MkdirAll(tools.Session.Store.Dir, 0o755)
 	f.Fuzz(func(t *testing.T, name string, args []byte) {
 		seed := &todostore.Session{Version: 1, Session: "s1", Todos: mustNormalize(toolTestList())}
-		seed.Todos = append(seed.Todos, todostore.Todo{ID: "4", Content: "mine", Status: todostore.Pending, Origin: todostore.OriginPerson})
+		seed.Todos = append(seed.Todos, todolist.Todo{ID: "4", Content: "mine", Status: todolist.Pending, Origin: todolist.OriginPerson})
 		data, err := todostore.Encode(seed)
 		if err != nil {
 			t.Fatal(err)
@@ -576,18 +579,18 @@ func FuzzToolCall(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := todostore.Validate(s.Todos); err != nil {
+		if err := todolist.Validate(s.Todos); err != nil {
 			t.Fatal(err)
 		}
 		// The person's item stays, though the model may rename it by id.
 		persons := 0
 		for _, td := range s.Todos {
-			if td.Origin == todostore.OriginPerson {
+			if td.Origin == todolist.OriginPerson {
 				persons++
 			}
 		}
 		if persons != 1 {
-			t.Fatalf("the person's item was lost: %s", todostore.FormatListForModel(s.Todos))
+			t.Fatalf("the person's item was lost: %s", todoview.FormatListForModel(s.Todos))
 		}
 	})
 }
@@ -608,9 +611,9 @@ func personEdit(t *testing.T, tools *Tools, fn func(s *todostore.Session)) {
 // is refused and nothing changes. A tick by stable id lands on the
 // subtask wherever it is.
 func TestToolTickAfterMove(t *testing.T) {
-	tools := toolTestTools(t, []todostore.Todo{
-		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}}},
-		{Content: "Docs", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "usage", Status: todostore.Pending}}},
+	tools := toolTestTools(t, []todolist.Todo{
+		{Content: "Parser", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "quoted", Status: todolist.Pending}}},
+		{Content: "Docs", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "usage", Status: todolist.Pending}}},
 	})
 	read := tools.Call(Read, nil)
 	if !strings.Contains(read.Result, "1 t1, 1.1 s2, 2 t3, 2.1 s4") {
@@ -653,17 +656,17 @@ func TestToolTickAfterMove(t *testing.T) {
 // completion and a subtask the person added stay, a reused position is
 // refused, and the reply names what was kept.
 func TestToolWriteNeverUndoesThePerson(t *testing.T) {
-	tools := toolTestTools(t, []todostore.Todo{
-		{Content: "Write the parser", Status: todostore.InProgress, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}}},
-		{Content: "Write tests", Status: todostore.Pending},
-		{Content: "Old step", Status: todostore.Pending},
+	tools := toolTestTools(t, []todolist.Todo{
+		{Content: "Write the parser", Status: todolist.InProgress, Subtasks: []todolist.Subtask{{Content: "quoted", Status: todolist.Pending}}},
+		{Content: "Write tests", Status: todolist.Pending},
+		{Content: "Old step", Status: todolist.Pending},
 	})
 	older := `{"todos":[{"id":"1","content":"Write the parser","status":"in_progress","subtasks":[{"content":"quoted","status":"pending"}]},` +
 		`{"id":"2","content":"Write tests","status":"pending"}]}`
 	personEdit(t, tools, func(s *todostore.Session) {
-		s.Todos[0].Content = "Write the CSV parser"                                                                      // /todo edit 1
-		s.Todos[0].Subtasks = append(s.Todos[0].Subtasks, todostore.Subtask{Content: "CRLF", Status: todostore.Pending}) // a subtask added
-		s.Todos[1].Status = todostore.Completed                                                                          // /todo done 2
+		s.Todos[0].Content = "Write the CSV parser"                                                                    // /todo edit 1
+		s.Todos[0].Subtasks = append(s.Todos[0].Subtasks, todolist.Subtask{Content: "CRLF", Status: todolist.Pending}) // a subtask added
+		s.Todos[1].Status = todolist.Completed                                                                         // /todo done 2
 	})
 	out := tools.Call(Write, []byte(older))
 	if !out.IsError || !strings.Contains(out.Result, "changed since your last read") {
@@ -705,16 +708,16 @@ func TestToolWriteNeverUndoesThePerson(t *testing.T) {
 // been shown the newer list too, or not), nothing changes, and after a
 // todo_read positions name the list it showed.
 func TestToolTickAfterAnotherAgentsRead(t *testing.T) {
-	tools := toolTestTools(t, []todostore.Todo{
-		{Content: "Parser", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "quoted", Status: todostore.Pending}, {Content: "CRLF", Status: todostore.Pending}}},
-		{Content: "Docs", Status: todostore.Pending, Subtasks: []todostore.Subtask{{Content: "usage", Status: todostore.Pending}}},
+	tools := toolTestTools(t, []todolist.Todo{
+		{Content: "Parser", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "quoted", Status: todolist.Pending}, {Content: "CRLF", Status: todolist.Pending}}},
+		{Content: "Docs", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "usage", Status: todolist.Pending}}},
 	})
 	tools.Call(Read, nil)
 	// A hook's TodoWrite reorders the list, then its stop hook shows the
 	// list to its agent: agentRead is the list's revision again.
-	if _, _, err := tools.Session.Commit(todostore.ByAgent, func(s *todostore.Session) error {
+	if _, _, err := tools.Session.Commit(todolist.ByAgent, func(s *todostore.Session) error {
 		s.Todos[0], s.Todos[1] = s.Todos[1], s.Todos[0]
-		s.Todos[1].Subtasks = []todostore.Subtask{s.Todos[1].Subtasks[1], s.Todos[1].Subtasks[0]}
+		s.Todos[1].Subtasks = []todolist.Subtask{s.Todos[1].Subtasks[1], s.Todos[1].Subtasks[0]}
 		s.MarkAgentRead()
 		return nil
 	}); err != nil {

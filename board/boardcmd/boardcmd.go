@@ -17,12 +17,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	flag "github.com/spf13/pflag"
 
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/files"
 	"github.com/todosh/todosh/board/postgres"
-	"github.com/todosh/todosh/todostore"
 )
 
 // URLEnv names the PostgreSQL board when --board-url is not given.
@@ -287,7 +288,7 @@ func (x *call) tellLost(ctx context.Context) {
 			winner = it.Claim.Who.String()
 		}
 		fmt.Fprintf(x.env.Err, "todosh board: your claim on %s (%s) was lost in a git merge: it is %s by %s\n",
-			it.ID, todostore.DisplayLine(todostore.ShortLine(it.Text, 60)), it.Status, winner)
+			it.ID, todolist.DisplayLine(todolist.ShortLine(it.Text, 60)), it.Status, winner)
 	}
 }
 
@@ -344,7 +345,7 @@ func runAdd(ctx context.Context, x *call) error {
 	if err := x.eng.Add(ctx, it); err != nil {
 		return err
 	}
-	fmt.Fprintf(x.env.Out, "added %s: %s\n", it.ID, todostore.DisplayLine(it.Text))
+	fmt.Fprintf(x.env.Out, "added %s: %s\n", it.ID, todolist.DisplayLine(it.Text))
 	return nil
 }
 
@@ -359,7 +360,7 @@ func runReady(ctx context.Context, x *call) error {
 	w := bufio.NewWriter(x.env.Out)
 	defer w.Flush()
 	for _, it := range items {
-		w.WriteString(it.ID + "  " + todostore.DisplayLine(it.Text) + "\n")
+		w.WriteString(it.ID + "  " + todolist.DisplayLine(it.Text) + "\n")
 	}
 	return nil
 }
@@ -391,7 +392,7 @@ func runClaim(ctx context.Context, x *call) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(x.env.Out, "claimed %s until %s: %s\n", it.ID, it.Claim.Until.Local().Format(time.DateTime), todostore.DisplayLine(it.Text))
+	fmt.Fprintf(x.env.Out, "claimed %s until %s: %s\n", it.ID, it.Claim.Until.Local().Format(time.DateTime), todolist.DisplayLine(it.Text))
 	if x.link != nil {
 		if err := x.link(it, x.eng.Where()); err != nil {
 			return fmt.Errorf("claimed %s, but could not put it on the session's list: %w", it.ID, err)
@@ -413,7 +414,7 @@ func (x *call) change(ctx context.Context, name string, ch board.Change, say str
 	if !changed {
 		say = "unchanged"
 	}
-	fmt.Fprintf(x.env.Out, "%s %s: %s\n", say, it.ID, todostore.DisplayLine(it.Text))
+	fmt.Fprintf(x.env.Out, "%s %s: %s\n", say, it.ID, todolist.DisplayLine(it.Text))
 	return nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/files"
 	"github.com/todosh/todosh/board/postgres"
@@ -29,7 +31,7 @@ type Link struct {
 }
 
 // LinkOf returns a todo's link to a board item, if it has one.
-func LinkOf(t todostore.Todo) (Link, bool) {
+func LinkOf(t todolist.Todo) (Link, bool) {
 	raw, ok := t.Extra[LinkKey]
 	if !ok {
 		return Link{}, false
@@ -44,7 +46,7 @@ func LinkOf(t todostore.Todo) (Link, bool) {
 // LinkInto returns an Env.Link that appends a claimed item to session id's
 // list, in progress and linked to the board; a todo already linked to it
 // stays, in progress again if it was closed. by is the change's author.
-func LinkInto(store *todostore.Store, id, cwd string, by todostore.Author) func(board.Item, string) error {
+func LinkInto(store *todostore.Store, id, cwd string, by todolist.Author) func(board.Item, string) error {
 	return func(it board.Item, where string) error {
 		raw, err := json.Marshal(Link{ID: it.ID, Board: where})
 		if err != nil {
@@ -55,7 +57,7 @@ func LinkInto(store *todostore.Store, id, cwd string, by todostore.Author) func(
 				if l, ok := LinkOf(t); ok && l.ID == it.ID && l.Board == where {
 					// Claimed again: the todo is worked on again.
 					if !t.IsOpen() {
-						s.Todos[i].Status = todostore.InProgress
+						s.Todos[i].Status = todolist.InProgress
 					}
 					return nil
 				}
@@ -63,9 +65,9 @@ func LinkInto(store *todostore.Store, id, cwd string, by todostore.Author) func(
 			if s.Cwd == "" {
 				s.Cwd = cwd
 			}
-			s.Todos = append(s.Todos, todostore.Todo{
-				Content: it.Text, Status: todostore.InProgress,
-				Extra: todostore.Extra{LinkKey: raw},
+			s.Todos = append(s.Todos, todolist.Todo{
+				Content: it.Text, Status: todolist.InProgress,
+				Extra: todolist.Extra{LinkKey: raw},
 			})
 			s.Note("claimed board item " + it.ID)
 			return nil
@@ -89,7 +91,7 @@ type Follower struct {
 
 	mu      sync.Mutex
 	engines map[string]board.Engine
-	acted   map[Link]todostore.Status
+	acted   map[Link]todolist.Status
 }
 
 // Follow chains f into store's AfterWrite: after every write of a session
@@ -113,7 +115,7 @@ func Follow(store *todostore.Store, f *Follower) {
 	}
 }
 
-func (f *Follower) finish(sessionID string, todos []todostore.Todo) {
+func (f *Follower) finish(sessionID string, todos []todolist.Todo) {
 	host, _ := os.Hostname()
 	who := board.Who{Session: sessionID, Agent: "todosh", Host: host}
 	for _, t := range todos {
@@ -125,7 +127,7 @@ func (f *Follower) finish(sessionID string, todos []todostore.Todo) {
 		// forgotten, so its next closing acts again.
 		f.mu.Lock()
 		if f.acted == nil {
-			f.acted = map[Link]todostore.Status{}
+			f.acted = map[Link]todolist.Status{}
 		}
 		last, open := f.acted[l], t.IsOpen()
 		if open {
@@ -137,7 +139,7 @@ func (f *Follower) finish(sessionID string, todos []todostore.Todo) {
 		if open || last == t.Status {
 			continue
 		}
-		if t.Status == todostore.Cancelled {
+		if t.Status == todolist.Cancelled {
 			// Cancelled on the list: the claim is given back, for
 			// someone else to take.
 			if err := f.release(who, l); err != nil {
@@ -151,7 +153,7 @@ func (f *Follower) finish(sessionID string, todos []todostore.Todo) {
 	}
 }
 
-func (f *Follower) finishOne(who board.Who, l Link, t todostore.Todo, receipt json.RawMessage) error {
+func (f *Follower) finishOne(who board.Who, l Link, t todolist.Todo, receipt json.RawMessage) error {
 	ctx := context.Background()
 	eng, err := f.engine(ctx, l.Board)
 	if err != nil {
@@ -199,7 +201,7 @@ type boardReceipt struct {
 // receiptOf is the receipt of todo t of session id: nil when the work log
 // shows no successful edit or command for it (done as reported), or
 // cannot be read.
-func (f *Follower) receiptOf(id string, t todostore.Todo) json.RawMessage {
+func (f *Follower) receiptOf(id string, t todolist.Todo) json.RawMessage {
 	if f.store == nil || t.UID == "" {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/board/files"
 	"github.com/todosh/todosh/todostore"
@@ -31,7 +33,7 @@ func TestFollowInOneProcess(t *testing.T) {
 	Follow(store, &Follower{Err: io.Discard})
 	host, _ := os.Hostname()
 	who := board.Who{Session: "s1", Agent: "person", Host: host}
-	link := LinkInto(store, "s1", "", todostore.ByYou)
+	link := LinkInto(store, "s1", "", todolist.ByYou)
 	claim := func() {
 		t.Helper()
 		c, err := fb.Claim(ctx, it.ID, who, time.Hour)
@@ -42,9 +44,9 @@ func TestFollowInOneProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	setStatus := func(st todostore.Status) {
+	setStatus := func(st todolist.Status) {
 		t.Helper()
-		if _, _, err := store.Commit("s1", todostore.ByYou, func(s *todostore.Session) error {
+		if _, _, err := store.Commit("s1", todolist.ByYou, func(s *todostore.Session) error {
 			s.Todos[0].Status = st
 			return nil
 		}); err != nil {
@@ -56,12 +58,12 @@ func TestFollowInOneProcess(t *testing.T) {
 		return got.Status
 	}
 	claim()
-	setStatus(todostore.Cancelled)
+	setStatus(todolist.Cancelled)
 	if status() != board.Open {
 		t.Fatalf("cancelled on the list: board item is %s, want open", status())
 	}
 	claim()
-	if s, _ := store.Load("s1"); len(s.Todos) != 1 || s.Todos[0].Status != todostore.InProgress {
+	if s, _ := store.Load("s1"); len(s.Todos) != 1 || s.Todos[0].Status != todolist.InProgress {
 		t.Fatalf("claimed again: %+v", s.Todos)
 	}
 	if status() != board.Claimed {
@@ -73,7 +75,7 @@ func TestFollowInOneProcess(t *testing.T) {
 	if _, err := store.RecordWork("s1", todostore.WorkLine{Tool: "Bash", Kind: "execute", Target: "go test ./lexer", OK: true, Exit: &exit}); err != nil {
 		t.Fatal(err)
 	}
-	setStatus(todostore.Completed)
+	setStatus(todolist.Completed)
 	if status() != board.Done {
 		t.Fatalf("completed on the list: board item is %s, want done", status())
 	}

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/board"
-	"github.com/todosh/todosh/todostore"
 )
 
 // Line is one item in one line: id, status, text, and its claim or
@@ -16,9 +17,9 @@ func Line(it *board.Item, now time.Time) string {
 	if it.Status == board.Claimed && !it.Leased(now) {
 		status = "lease ended"
 	}
-	s := fmt.Sprintf("%s  %-11s %s", it.ID, status, todostore.DisplayLine(it.Text))
+	s := fmt.Sprintf("%s  %-11s %s", it.ID, status, todolist.DisplayLine(it.Text))
 	if it.Status == board.Claimed && it.Claim != nil {
-		s += fmt.Sprintf("  [%s until %s]", todostore.DisplayLine(it.Claim.Who.String()), it.Claim.Until.Local().Format(time.DateTime))
+		s += fmt.Sprintf("  [%s until %s]", todolist.DisplayLine(it.Claim.Who.String()), it.Claim.Until.Local().Format(time.DateTime))
 	}
 	if len(it.BlockedBy) > 0 && !it.Closed() {
 		s += "  [blocked by " + strings.Join(it.BlockedBy, ", ") + "]"
@@ -61,17 +62,17 @@ func Grouped(items []board.Item, now time.Time) string {
 // Detail is one item in full, for show ID.
 func Detail(it *board.Item) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s\n", it.ID, todostore.DisplayLine(it.Text))
+	fmt.Fprintf(&b, "%s  %s\n", it.ID, todolist.DisplayLine(it.Text))
 	fmt.Fprintf(&b, "status:     %s\n", it.Status)
 	if it.Claim != nil {
-		fmt.Fprintf(&b, "claim:      %s (%s) from %s until %s\n", todostore.DisplayLine(it.Claim.Who.String()),
-			todostore.DisplayLine(it.Claim.Agent), it.Claim.At.Local().Format(time.DateTime), it.Claim.Until.Local().Format(time.DateTime))
+		fmt.Fprintf(&b, "claim:      %s (%s) from %s until %s\n", todolist.DisplayLine(it.Claim.Who.String()),
+			todolist.DisplayLine(it.Claim.Agent), it.Claim.At.Local().Format(time.DateTime), it.Claim.Until.Local().Format(time.DateTime))
 	}
 	if len(it.BlockedBy) > 0 {
 		fmt.Fprintf(&b, "blocked by: %s\n", strings.Join(it.BlockedBy, ", "))
 	}
 	if it.Evidence != "" {
-		fmt.Fprintf(&b, "evidence:   %s\n", todostore.DisplayLine(it.Evidence))
+		fmt.Fprintf(&b, "evidence:   %s\n", todolist.DisplayLine(it.Evidence))
 	}
 	if len(it.Receipt) > 0 {
 		fmt.Fprintf(&b, "receipt:    %d bytes\n", len(it.Receipt))
@@ -79,7 +80,7 @@ func Detail(it *board.Item) string {
 	fmt.Fprintf(&b, "created:    %s\n", it.Created.Local().Format(time.DateTime))
 	fmt.Fprintf(&b, "updated:    %s\n", it.Updated.Local().Format(time.DateTime))
 	for _, n := range it.Notes {
-		fmt.Fprintf(&b, "note:       %s %s: %s\n", n.At.Local().Format(time.DateTime), todostore.DisplayLine(n.By), todostore.DisplayLine(n.Text))
+		fmt.Fprintf(&b, "note:       %s %s: %s\n", n.At.Local().Format(time.DateTime), todolist.DisplayLine(n.By), todolist.DisplayLine(n.Text))
 	}
 	return b.String()
 }

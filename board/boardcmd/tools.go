@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todoview"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/board"
 	"github.com/todosh/todosh/todostore"
@@ -55,7 +58,7 @@ func (t *Tools) Ready(s agent.Session) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d ready on the board (id: text):\n", len(ready))
 	for _, it := range ready {
-		fmt.Fprintf(&b, "%s: %s\n", it.ID, todostore.QuoteForModel(it.Text))
+		fmt.Fprintf(&b, "%s: %s\n", it.ID, todoview.QuoteForModel(it.Text))
 	}
 	return b.String(), nil
 }
@@ -85,11 +88,11 @@ func (t *Tools) Claim(s agent.Session, id string, next bool, lease string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := LinkInto(s.Store, s.ID, s.Cwd, todostore.ByAgent)(it, eng.Where()); err != nil {
+	if err := LinkInto(s.Store, s.ID, s.Cwd, todolist.ByAgent)(it, eng.Where()); err != nil {
 		return "", fmt.Errorf("claimed %s, but could not put it on your list: %w", it.ID, err)
 	}
 	return fmt.Sprintf("Claimed %s until %s: %s. It is on your todo list in progress; "+
-		"complete it there (or call board_done) when it is done.", it.ID, it.Claim.Until.Format(time.RFC3339), todostore.QuoteForModel(it.Text)), nil
+		"complete it there (or call board_done) when it is done.", it.ID, it.Claim.Until.Format(time.RFC3339), todoview.QuoteForModel(it.Text)), nil
 }
 
 // Done finishes a board item and completes the todo linked to it.
@@ -105,10 +108,10 @@ func (t *Tools) Done(s agent.Session, id, evidence string) (string, error) {
 		return "", err
 	}
 	where := eng.Where()
-	_, _, err = s.Store.Commit(s.ID, todostore.ByAgent, func(sess *todostore.Session) error {
+	_, _, err = s.Store.Commit(s.ID, todolist.ByAgent, func(sess *todostore.Session) error {
 		for i, td := range sess.Todos {
 			if l, ok := LinkOf(td); ok && l.ID == id && l.Board == where && td.IsOpen() {
-				sess.Todos[i].Status = todostore.Completed
+				sess.Todos[i].Status = todolist.Completed
 				if evidence != "" {
 					sess.Todos[i].Evidence = evidence
 				}
@@ -119,5 +122,5 @@ func (t *Tools) Done(s agent.Session, id, evidence string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s is done on the board, but your list could not be changed: %w", id, err)
 	}
-	return fmt.Sprintf("Done on the board: %s %s.", it.ID, todostore.QuoteForModel(it.Text)), nil
+	return fmt.Sprintf("Done on the board: %s %s.", it.ID, todoview.QuoteForModel(it.Text)), nil
 }

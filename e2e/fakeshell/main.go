@@ -13,6 +13,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/todosh/todosh/todolist"
+
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/repl"
 	"github.com/todosh/todosh/todostore"
@@ -52,9 +54,9 @@ func (l lazy) RunTurn(ctx context.Context, turn agent.Turn, emit func(agent.Even
 	emit(agent.Event{Kind: agent.EventToolCall, Text: "Bash ls -la"})
 	sess, err := l.sess.Update(func(s *todostore.Session) error {
 		if len(s.Todos) == 0 {
-			s.Todos = []todostore.Todo{
-				{Content: "plan the work", Status: todostore.Pending},
-				{Content: "do the work", Status: todostore.Pending},
+			s.Todos = []todolist.Todo{
+				{Content: "plan the work", Status: todolist.Pending},
+				{Content: "do the work", Status: todolist.Pending},
 			}
 		}
 		return nil

@@ -1,4 +1,4 @@
-package todostore
+package textwidth
 
 import (
 	"strings"
@@ -100,11 +100,11 @@ func Pad(s string, cols int) string {
 // characters), never inside a word unless the word alone is wider than
 // cols, which is then cut between grapheme clusters. Trailing spaces of a
 // line are dropped. cols <= 0, or a text that fits, gives one line.
-func Wrap(s string, cols int) []string { return wrap(s, cols, cols) }
+func Wrap(s string, cols int) []string { return WrapFirst(s, cols, cols) }
 
 // wrap is Wrap with a different width for the first line, which follows a
 // prefix (an item's number and mark) the other lines are indented under.
-func wrap(s string, first, cols int) []string {
+func WrapFirst(s string, first, cols int) []string {
 	if cols <= 0 || Width(s) <= first {
 		return []string{s}
 	}
@@ -209,7 +209,7 @@ func FitLineAt(line string, cols, hang int) string {
 	}
 	var b strings.Builder
 	pad := strings.Repeat(" ", hangAt)
-	for i, part := range wrap(trimmed, cols-indent, cols-hangAt) {
+	for i, part := range WrapFirst(trimmed, cols-indent, cols-hangAt) {
 		if i == 0 {
 			b.WriteString(line[:indent])
 		} else {

@@ -1,14 +1,9 @@
 package todostore
 
-// Stable ids and revisions (ARCHITECTURE.md §3): Commit gives every item
-// and subtask a stable id, counts the list's revisions, stamps each entry
-// with the revision of its last change, and records the revision the
-// agent was last shown. The merge of an agent's list (agent/merge.go) and
-// the todo tools (agent/todotools) read them; nothing else writes them.
-
 import (
 	"strconv"
-	"strings"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 // MarkAgentRead records, in the change being made, that the agent is shown
@@ -20,52 +15,6 @@ func (s *Session) MarkAgentRead() { s.agentSees = true }
 // AgentStale reports whether the list changed since the agent was last
 // shown it, so positions the agent remembers may name other items now.
 func (s *Session) AgentStale() bool { return s.Rev > s.AgentRead }
-
-// IsPosition reports whether id is a position ("3", "2.1") rather than a
-// stable id ("t7", "s12").
-func IsPosition(id string) bool {
-	id = strings.TrimSpace(id)
-	if id == "" {
-		return false
-	}
-	for _, c := range id {
-		if (c < '0' || c > '9') && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// FindUID finds the item (sub -1) or subtask with stable id uid.
-func FindUID(todos []Todo, uid string) (item, sub int, ok bool) {
-	uid = strings.TrimSpace(uid)
-	if uid == "" {
-		return 0, 0, false
-	}
-	for i, t := range todos {
-		if t.UID == uid {
-			return i, -1, true
-		}
-		for j, st := range t.Subtasks {
-			if st.UID == uid {
-				return i, j, true
-			}
-		}
-	}
-	return 0, 0, false
-}
-
-// UIDNumber is the number of a stable id ("t7" → 7), or 0.
-func UIDNumber(uid string) int {
-	if len(uid) < 2 || (uid[0] != 't' && uid[0] != 's') {
-		return 0
-	}
-	n, err := strconv.Atoi(uid[1:])
-	if err != nil || n < 1 {
-		return 0
-	}
-	return n
-}
 
 // assignUIDs gives a stable id to every entry without one, and a new one
 // to an entry whose id another entry before it holds (a list restored
@@ -81,7 +30,7 @@ func assignUIDs(s *Session) {
 	n := len(s.Todos)
 	canonical := true
 	note := func(uid string) {
-		k := UIDNumber(uid)
+		k := todolist.UIDNumber(uid)
 		s.NextUID = max(s.NextUID, k+1)
 		if k > 0 && (uid[1] < '1' || uid[1] > '9') {
 			canonical = false // "t05", "t+5": another spelling of a number
@@ -104,7 +53,7 @@ func assignUIDs(s *Session) {
 			if prefix == 's' {
 				b = bits[1]
 			}
-			k := UIDNumber(uid)
+			k := todolist.UIDNumber(uid)
 			w, m := k/64, uint64(1)<<(k%64)
 			was := b[w]&m != 0
 			b[w] |= m
@@ -119,7 +68,7 @@ func assignUIDs(s *Session) {
 		}
 	}
 	give := func(uid *string, prefix byte) {
-		if *uid == "" || UIDNumber(*uid) == 0 || (*uid)[0] != prefix || taken(*uid, prefix) {
+		if *uid == "" || todolist.UIDNumber(*uid) == 0 || (*uid)[0] != prefix || taken(*uid, prefix) {
 			*uid = string(prefix) + strconv.Itoa(s.NextUID)
 			s.NextUID++
 			taken(*uid, prefix)
@@ -133,38 +82,13 @@ func assignUIDs(s *Session) {
 			give(&uid, 's')
 			if uid != s.Todos[i].Subtasks[j].UID {
 				if !owned {
-					OwnSubtasks(&s.Todos[i])
+					todolist.OwnSubtasks(&s.Todos[i])
 					owned = true
 				}
 				s.Todos[i].Subtasks[j].UID = uid
 			}
 		}
 	}
-}
-
-// sameUIDs reports whether two lists hold the same stable ids in the same
-// places.
-func sameUIDs(a, b []Todo) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	for i := range a {
-		if a[i].UID != b[i].UID || len(a[i].Subtasks) != len(b[i].Subtasks) {
-			return false
-		}
-		if sameArray(a[i].Subtasks, b[i].Subtasks) {
-			continue
-		}
-		for j := range a[i].Subtasks {
-			if a[i].Subtasks[j].UID != b[i].Subtasks[j].UID {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // stampRevs numbers the change from cur to next made by by: when the list
@@ -178,18 +102,18 @@ func sameUIDs(a, b []Todo) bool {
 // when an entry is not where it was.
 //
 // listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
-func stampRevs(cur, next *Session, by Author, listSame bool) {
+func stampRevs(cur, next *Session, by todolist.Author, listSame bool) {
 	next.Rev = cur.Rev
 	if !listSame {
 		next.Rev = cur.Rev + 1
 		stamp := next.Rev
-		if by == ByAgent {
+		if by == todolist.ByAgent {
 			stamp = 0
 		}
 		old := uidIndex{todos: cur.Todos}
 		for i := range next.Todos {
 			t := &next.Todos[i]
-			var o *Todo
+			var o *todolist.Todo
 			if i < len(cur.Todos) && cur.Todos[i].UID == t.UID {
 				o = &cur.Todos[i]
 			} else if e := old.find(t.UID); e.item >= 0 && e.sub < 0 {
@@ -201,13 +125,13 @@ func stampRevs(cur, next *Session, by Author, listSame bool) {
 			} else {
 				t.Rev = o.Rev
 			}
-			if o != nil && sameArray(o.Subtasks, t.Subtasks) {
+			if o != nil && todolist.SameArray(o.Subtasks, t.Subtasks) {
 				continue // the same array: the same subtasks, their revisions kept
 			}
 			owned := false // the subtasks may be shared: copied before a write (OwnSubtasks)
 			for j := range t.Subtasks {
 				st := &t.Subtasks[j]
-				var ps *Subtask
+				var ps *todolist.Subtask
 				var rev int
 				if o != nil && j < len(o.Subtasks) && o.Subtasks[j].UID == st.UID {
 					ps = &o.Subtasks[j]
@@ -222,7 +146,7 @@ func stampRevs(cur, next *Session, by Author, listSame bool) {
 				}
 				if rev != st.Rev {
 					if !owned {
-						OwnSubtasks(t)
+						todolist.OwnSubtasks(t)
 						owned = true
 						st = &t.Subtasks[j]
 					}
@@ -243,7 +167,7 @@ type uidPlace struct{ item, sub int }
 // uidIndex finds entries of a list by stable id, building its map at the
 // first lookup.
 type uidIndex struct {
-	todos []Todo
+	todos []todolist.Todo
 	m     map[string]uidPlace
 }
 
@@ -275,17 +199,4 @@ func onlyMarks(cur, next *Session, listSame bool) bool {
 	c := *cur
 	c.AgentRead, c.Todos = next.AgentRead, next.Todos
 	return listSame && sameState(&c, next)
-}
-
-// ClearUIDs takes the stable ids off a list copied from another session
-// (/todo load), so Commit gives its entries ids of this session: an id of
-// the other session could name an entry this one removed.
-func ClearUIDs(todos []Todo) {
-	for i := range todos {
-		todos[i].UID, todos[i].Rev = "", 0
-		OwnSubtasks(&todos[i]) // they may be shared (copy on write)
-		for j := range todos[i].Subtasks {
-			todos[i].Subtasks[j].UID, todos[i].Subtasks[j].Rev = "", 0
-		}
-	}
 }

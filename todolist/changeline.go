@@ -1,8 +1,10 @@
-package todostore
+package todolist
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/todosh/todosh/textwidth"
 )
 
 // changeTextCols is how much of an item's text a change line quotes.
@@ -117,12 +119,12 @@ func progressText(done, total int) string {
 
 // quote is an item's text as a change line shows it.
 func quote(s string) string {
-	return `"` + Truncate(ShortLine(s, 0), changeTextCols) + `"`
+	return `"` + textwidth.Truncate(ShortLine(s, 0), changeTextCols) + `"`
 }
 
 // mark is the status marker of the list format (ARCHITECTURE.md §6), "?" for an unknown status.
 func mark(st Status) string {
-	if m := statusMarks[st]; m != "" {
+	if m := StatusMarks[st]; m != "" {
 		return m
 	}
 	return "?"

@@ -1,4 +1,4 @@
-package todostore
+package todoview
 
 import (
 	"flag"
@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/todolist"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -33,58 +35,58 @@ func golden(t *testing.T, name, got string) {
 }
 
 // designExample is the example list the format was designed with.
-func designExample() []Todo {
-	todos := []Todo{
-		{Content: "Create project skeleton", Status: Completed},
-		{Content: "Implement the parser", Status: InProgress, ActiveForm: "Implementing the parser", Subtasks: []Subtask{
-			{Content: "quoted fields", Status: Completed},
-			{Content: "CRLF endings", Status: Pending},
+func designExample() []todolist.Todo {
+	todos := []todolist.Todo{
+		{Content: "Create project skeleton", Status: todolist.Completed},
+		{Content: "Implement the parser", Status: todolist.InProgress, ActiveForm: "Implementing the parser", Subtasks: []todolist.Subtask{
+			{Content: "quoted fields", Status: todolist.Completed},
+			{Content: "CRLF endings", Status: todolist.Pending},
 		}},
-		{Content: "Write unit tests", Status: Pending},
+		{Content: "Write unit tests", Status: todolist.Pending},
 	}
-	Normalize(todos)
+	todolist.Normalize(todos)
 	return todos
 }
 
 func TestFormatListGolden(t *testing.T) {
-	twelve := make([]Todo, 12)
+	twelve := make([]todolist.Todo, 12)
 	for i := range twelve {
-		twelve[i] = Todo{Content: "item " + strings.Repeat("x", i), Status: Pending}
+		twelve[i] = todolist.Todo{Content: "item " + strings.Repeat("x", i), Status: todolist.Pending}
 	}
-	twelve[9].Subtasks = subs(Completed, Pending)
-	twelve[10].Status = InProgress
-	twelve[11].Status = Completed
-	Normalize(twelve)
+	twelve[9].Subtasks = subs(todolist.Completed, todolist.Pending)
+	twelve[10].Status = todolist.InProgress
+	twelve[11].Status = todolist.Completed
+	todolist.Normalize(twelve)
 
 	tests := []struct {
 		name  string
-		todos []Todo
+		todos []todolist.Todo
 	}{
 		{"empty", nil},
 		{"design", designExample()},
-		{"evidence", []Todo{
-			{Content: "Run the test suite", Status: Completed, Evidence: "go test ./... ok\n12 packages"},
-			{Content: "Ship it", Status: InProgress, Subtasks: []Subtask{
-				{Content: "tag", Status: Completed, Evidence: "v1.2.0"},
-				{Content: "announce", Status: Pending},
+		{"evidence", []todolist.Todo{
+			{Content: "Run the test suite", Status: todolist.Completed, Evidence: "go test ./... ok\n12 packages"},
+			{Content: "Ship it", Status: todolist.InProgress, Subtasks: []todolist.Subtask{
+				{Content: "tag", Status: todolist.Completed, Evidence: "v1.2.0"},
+				{Content: "announce", Status: todolist.Pending},
 			}},
 		}},
-		{"cancelled", []Todo{
-			{Content: "Dropped idea", Status: Cancelled},
-			{Content: "Cancelled with subtasks", Status: Cancelled, Subtasks: subs(Completed, Pending)},
-			{Content: "Still to do", Status: Pending},
+		{"cancelled", []todolist.Todo{
+			{Content: "Dropped idea", Status: todolist.Cancelled},
+			{Content: "Cancelled with subtasks", Status: todolist.Cancelled, Subtasks: subs(todolist.Completed, todolist.Pending)},
+			{Content: "Still to do", Status: todolist.Pending},
 		}},
 		{"alignment", twelve},
-		{"multiline", []Todo{
-			{Content: "first line\nsecond line\r\nthird\ttabbed", Status: InProgress},
-			{Content: "parent", Status: Pending, Subtasks: []Subtask{{Content: "sub\nwith newline", Status: Pending}}},
+		{"multiline", []todolist.Todo{
+			{Content: "first line\nsecond line\r\nthird\ttabbed", Status: todolist.InProgress},
+			{Content: "parent", Status: todolist.Pending, Subtasks: []todolist.Subtask{{Content: "sub\nwith newline", Status: todolist.Pending}}},
 		}},
-		{"long text", []Todo{{Content: strings.Repeat("long ", 12), Status: InProgress}}},
-		{"unknown status", []Todo{{Content: "written by a newer todosh", Status: "blocked"}}},
+		{"long text", []todolist.Todo{{Content: strings.Repeat("long ", 12), Status: todolist.InProgress}}},
+		{"unknown status", []todolist.Todo{{Content: "written by a newer todosh", Status: "blocked"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			Normalize(tt.todos)
+			todolist.Normalize(tt.todos)
 			golden(t, filepath.Join("format", strings.ReplaceAll(tt.name, " ", "-")+".txt"), FormatList(tt.todos))
 		})
 	}
@@ -110,9 +112,9 @@ func TestFormatListDesign(t *testing.T) {
 
 // Text from agents and other programs must not act on the terminal.
 func TestFormatListNeutralisesControlCharacters(t *testing.T) {
-	out := FormatList([]Todo{{ID: "1", Content: "evil\x1b]0;pwned\x07\x1b[2J x\u202eyz\u0085", Status: Pending}})
+	out := FormatList([]todolist.Todo{{ID: "1", Content: "evil\x1b]0;pwned\x07\x1b[2J x\u202eyz\u0085", Status: todolist.Pending}})
 	for _, r := range out {
-		if r != '\n' && isDisplayControl(r) {
+		if r != '\n' && todolist.IsDisplayControl(r) {
 			t.Fatalf("FormatList kept control character %U: %q", r, out)
 		}
 	}
@@ -134,7 +136,7 @@ func TestShortLine(t *testing.T) {
 		{"é✓é✓é", 3, "é✓…"},
 	}
 	for _, tt := range tests {
-		if got := ShortLine(tt.in, tt.n); got != tt.want {
+		if got := todolist.ShortLine(tt.in, tt.n); got != tt.want {
 			t.Errorf("ShortLine(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package todostore
+package todolist
 
 import (
 	"reflect"

@@ -1,6 +1,8 @@
-package todostore
+package todoview
 
-import "strconv"
+import (
+	"strconv"
+)
 
 // Thousands writes n with a comma every three digits (10,240), as
 // counts of tokens are shown.

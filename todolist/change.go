@@ -1,4 +1,4 @@
-package todostore
+package todolist
 
 import (
 	"strconv"
@@ -197,7 +197,7 @@ func diffAll(before, after []Todo, parent int) ([]ItemChange, bool) {
 // itemChanges lists what changed in one item (or subtask) kept at at:
 // its text, its subtasks, its status, else its other fields.
 func itemChanges(at Pos, b, a Todo) []ItemChange {
-	if sameTodo(b, a) {
+	if SameTodo(b, a) {
 		return nil // the common case, without lining up its subtasks
 	}
 	var out []ItemChange
@@ -409,7 +409,7 @@ func sameIgnoringIDs(x, y Todo) bool {
 	for j := range x.Subtasks {
 		a, b := x.Subtasks[j], y.Subtasks[j]
 		a.ID, b.ID = "", ""
-		if !sameSubtask(a, b) {
+		if !SameSubtask(a, b) {
 			return false
 		}
 	}

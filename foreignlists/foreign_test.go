@@ -1,4 +1,4 @@
-package todostore
+package foreignlists
 
 import (
 	"fmt"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/internal/testenv"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todostore"
+	"github.com/todosh/todosh/todoview"
 )
 
 const (
@@ -199,7 +202,7 @@ func TestLoadForeign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := FormatList(todos); got != tt.want {
+			if got := todoview.FormatList(todos); got != tt.want {
 				t.Errorf("loaded:\n%s\nwant\n%s", got, tt.want)
 			}
 		})
@@ -217,7 +220,7 @@ func TestLoadForeignBad(t *testing.T) {
 	tasks := filepath.Join(home, ".claude/tasks")
 	put(t, home, ".claude/tasks/badtask/1.json", `{"subject":"ok","status":"pending"}`, 0)
 	badTask := put(t, home, ".claude/tasks/badtask/2.json", `{"subject":"x","status":"blocked"}`, 0)
-	put(t, home, ".claude/tasks/huge/1.json", `{"subject":"`+strings.Repeat("x", MaxFileSize)+`"}`, 0)
+	put(t, home, ".claude/tasks/huge/1.json", `{"subject":"`+strings.Repeat("x", todolist.MaxFileSize)+`"}`, 0)
 	tests := []struct {
 		entry ForeignEntry
 		path  string
@@ -326,7 +329,7 @@ func TestDecodeForeignList(t *testing.T) {
 		{"garbage", `hello`, nil, "not a JSON object or array"},
 		{"unknown status", `[{"content":"a","status":"blocked"}]`, nil, `item 1: unknown status "blocked"`},
 		{"no text", `[{"status":"pending"}]`, nil, "todo 1 text is empty"},
-		{"too many", "[" + strings.Repeat(`{"content":"a"},`, MaxTodos) + `{"content":"a"}]`, nil, "101 todos"},
+		{"too many", "[" + strings.Repeat(`{"content":"a"},`, todolist.MaxTodos) + `{"content":"a"}]`, nil, "101 todos"},
 		{"wrong type", `{"todos":{}}`, nil, "parse"},
 	}
 	for _, tt := range tests {
@@ -347,7 +350,7 @@ func TestDecodeForeignList(t *testing.T) {
 		})
 	}
 	todos, _ := decodeForeignList([]byte(`[{"content":"p","status":"pending","subtasks":[{"content":"s","status":"completed"},{"content":"t","status":"in_progress"}]}]`))
-	if todos[0].Status != InProgress || todos[0].Subtasks[1].Status != Pending || todos[0].Subtasks[1].ID != "1.2" {
+	if todos[0].Status != todolist.InProgress || todos[0].Subtasks[1].Status != todolist.Pending || todos[0].Subtasks[1].ID != "1.2" {
 		t.Errorf("subtasks: %+v", todos[0])
 	}
 }
@@ -355,7 +358,7 @@ func TestDecodeForeignList(t *testing.T) {
 func TestForeignNameAndFilter(t *testing.T) {
 	tests := []struct {
 		source, name, want string
-		ok                 bool
+		OK                 bool
 	}{
 		{SourceClaudeTodos, "abc-agent-abc.json", "abc", true},
 		{SourceClaudeTodos, "abc-agent-def.json", "abc-agent-def", true},
@@ -369,7 +372,7 @@ func TestForeignNameAndFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, ok := foreignName(tt.source, tt.name)
-		if got != tt.want || ok != tt.ok {
+		if got != tt.want || ok != tt.OK {
 			t.Errorf("foreignName(%s, %q) = %q, %v", tt.source, tt.name, got, ok)
 		}
 	}
@@ -444,11 +447,11 @@ func TestForeignEntriesEmptiedAndMirror(t *testing.T) {
 // the agent session's mirror id; an agent session id that is no file name
 // is never linked, and an unknown one finds nothing.
 func TestAttachedTo(t *testing.T) {
-	s := Open(t.TempDir())
+	s := todostore.Open(t.TempDir())
 	commit := func(id, kind, agentSession string) {
 		t.Helper()
-		if _, _, err := s.Commit(id, ByAgent, func(x *Session) error {
-			x.Agent = &AgentRef{Kind: kind, Session: agentSession}
+		if _, _, err := s.Commit(id, todolist.ByAgent, func(x *todostore.Session) error {
+			x.Agent = &todostore.AgentRef{Kind: kind, Session: agentSession}
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -456,10 +459,10 @@ func TestAttachedTo(t *testing.T) {
 	}
 	commit("20261126-144833-cdbe", "claude", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5")
 	commit("20261126-144900-aaaa", "claude", "../../escape")
-	if got := s.AttachedTo(MirrorID("claude", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5")); got != "20261126-144833-cdbe" {
+	if got := s.AttachedTo(todostore.MirrorID("claude", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5")); got != "20261126-144833-cdbe" {
 		t.Errorf("AttachedTo = %q, want the session", got)
 	}
-	for _, m := range []string{MirrorID("claude", "../../escape"), MirrorID("codex", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5"), "claude-unknown"} {
+	for _, m := range []string{todostore.MirrorID("claude", "../../escape"), todostore.MirrorID("codex", "9c9ba9d6-6429-46c2-b0bf-7aa2c7c873d5"), "claude-unknown"} {
 		if got := s.AttachedTo(m); got != "" {
 			t.Errorf("AttachedTo(%q) = %q, want none", m, got)
 		}

@@ -1,4 +1,4 @@
-package todostore
+package todoview
 
 import (
 	"encoding/json"
@@ -6,18 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf16"
-	"unicode/utf8"
-)
 
-// statusMarks are the one-character markers of the list format (ARCHITECTURE.md §6).
-var statusMarks = map[Status]string{
-	Pending:    "○",
-	InProgress: "▸",
-	Completed:  "✓",
-	Cancelled:  "✗",
-}
+	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+)
 
 // noteColumn is where the "(in progress, 1/2)" note starts when the text is
 // shorter; longer text just gets two spaces before it.
@@ -29,7 +22,7 @@ const noteColumn = 40
 // after each change, todo_read and the continuation prompt all use it
 // (FormatListWidth for a terminal, FormatListForModel for a model). An
 // empty list renders as "Todo list is empty". Lines are not wrapped.
-func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine, nil) }
+func FormatList(todos []todolist.Todo) string { return formatList(todos, 0, oneLine, nil) }
 
 // FormatListForModel is FormatList for a model: every piece of todo text
 // (content, evidence) is written by QuoteForModel, so the list a model
@@ -38,7 +31,9 @@ func FormatList(todos []Todo) string { return formatList(todos, 0, oneLine, nil)
 // the delimiters around it, whatever its letters. It is the one encoder of
 // todo text for models: the todo context of every prompt, the continuation
 // prompt, the model API's system prompt and the todo tools' results.
-func FormatListForModel(todos []Todo) string { return formatList(todos, 0, QuoteForModel, nil) }
+func FormatListForModel(todos []todolist.Todo) string {
+	return formatList(todos, 0, QuoteForModel, nil)
+}
 
 // FormatListWidth is FormatList for a terminal cols columns wide: texts
 // wrap at word boundaries with a hanging indent under the text, and the
@@ -46,28 +41,30 @@ func FormatListForModel(todos []Todo) string { return formatList(todos, 0, Quote
 // else on a line of its own. Columns are counted by display width, so CJK
 // and emoji items align. cols <= 0 wraps nothing; a width below MinWidth is
 // laid out for MinWidth.
-func FormatListWidth(todos []Todo, cols int) string { return formatList(todos, cols, oneLine, nil) }
+func FormatListWidth(todos []todolist.Todo, cols int) string {
+	return formatList(todos, cols, oneLine, nil)
+}
 
 // FormatListSeen is FormatListWidth with what todosh saw of the work
 // (issue 26): when the session shows the agent's work (Summary.Shows),
 // each completed item says whether it has a receipt ("seen: 1 edit,
 // 2 commands") or was only reported done ("reported, no receipt"). A nil
 // work is FormatListWidth.
-func FormatListSeen(todos []Todo, cols int, work *Summary) string {
+func FormatListSeen(todos []todolist.Todo, cols int, work *todolist.Summary) string {
 	return formatList(todos, cols, oneLine, work)
 }
 
 // formatList is the layout of the list in cols columns (0: unwrapped),
 // with text rendering each piece of todo text.
-func formatList(todos []Todo, cols int, text func(string) string, work *Summary) string {
+func formatList(todos []todolist.Todo, cols int, text func(string) string, work *todolist.Summary) string {
 	if len(todos) == 0 {
 		return "Todo list is empty\n"
 	}
-	if cols > 0 && cols < MinWidth {
-		cols = MinWidth
+	if cols > 0 && cols < textwidth.MinWidth {
+		cols = textwidth.MinWidth
 	}
 	var b strings.Builder
-	c := CountTodos(todos)
+	c := todolist.CountTodos(todos)
 	fmt.Fprintf(&b, "Todo %d/%d done\n", c.Done(), c.Total)
 	for i := range todos {
 		writeLines(&b, itemBlock(todos, i, cols, text, work))
@@ -80,18 +77,18 @@ func formatList(todos []Todo, cols int, text func(string) string, work *Summary)
 // is too long, done and cancelled items fold first into one line, then
 // the open items at the end fold into "… N more". Positions stay those of
 // the whole list.
-func FoldList(todos []Todo, cols, maxLines int) string {
+func FoldList(todos []todolist.Todo, cols, maxLines int) string {
 	return FoldListSeen(todos, cols, maxLines, nil)
 }
 
 // FoldListSeen is FoldList with what todosh saw of the work, as
 // FormatListSeen shows it.
-func FoldListSeen(todos []Todo, cols, maxLines int, work *Summary) string {
+func FoldListSeen(todos []todolist.Todo, cols, maxLines int, work *todolist.Summary) string {
 	if len(todos) == 0 {
 		return FormatListWidth(todos, cols)
 	}
-	if cols > 0 && cols < MinWidth {
-		cols = MinWidth
+	if cols > 0 && cols < textwidth.MinWidth {
+		cols = textwidth.MinWidth
 	}
 	blocks := make([][]string, len(todos))
 	n := 1
@@ -99,7 +96,7 @@ func FoldListSeen(todos []Todo, cols, maxLines int, work *Summary) string {
 		blocks[i] = itemBlock(todos, i, cols, oneLine, work)
 		n += len(blocks[i])
 	}
-	c := CountTodos(todos)
+	c := todolist.CountTodos(todos)
 	header := fmt.Sprintf("Todo %d/%d done\n", c.Done(), c.Total)
 	if n <= maxLines {
 		var b strings.Builder
@@ -133,7 +130,7 @@ func FoldListSeen(todos []Todo, cols, maxLines int, work *Summary) string {
 		if len(block)+reserve > room {
 			if room-reserve >= 1 || n == len(open)-1 && room >= 1 {
 				// Its first line, cut, rather than nothing.
-				lines = append(lines, Truncate(block[0], cols))
+				lines = append(lines, textwidth.Truncate(block[0], cols))
 				shown++
 			}
 			break
@@ -145,7 +142,7 @@ func FoldListSeen(todos []Todo, cols, maxLines int, work *Summary) string {
 	var b strings.Builder
 	b.WriteString(header)
 	if len(closed) > 0 {
-		fmt.Fprintf(&b, "  ✓ %s done or cancelled (folded)\n", Plural(len(closed), "item"))
+		fmt.Fprintf(&b, "  ✓ %s done or cancelled (folded)\n", todolist.Plural(len(closed), "item"))
 	}
 	writeLines(&b, lines)
 	if more := len(open) - shown; more > 0 {
@@ -156,11 +153,11 @@ func FoldListSeen(todos []Todo, cols, maxLines int, work *Summary) string {
 
 // itemBlock is the lines of item i of todos: the item, its evidence, its
 // subtasks and theirs.
-func itemBlock(todos []Todo, i, cols int, text func(string) string, work *Summary) []string {
+func itemBlock(todos []todolist.Todo, i, cols int, text func(string) string, work *todolist.Summary) []string {
 	t := todos[i]
 	width := len(fmt.Sprint(len(todos)))
 	indent := strings.Repeat(" ", width+3)
-	mark := statusMarks[t.Status]
+	mark := todolist.StatusMarks[t.Status]
 	if mark == "" {
 		mark = "?"
 	}
@@ -168,11 +165,11 @@ func itemBlock(todos []Todo, i, cols int, text func(string) string, work *Summar
 	lines := wrapItem(prefix, text(t.Content), cols)
 	if note := itemNote(t, work); note != "" {
 		last := lines[len(lines)-1]
-		lw := Width(last)
+		lw := textwidth.Width(last)
 		switch {
-		case cols <= 0 || max(lw, noteColumn)+Width(note) <= cols && lw+2 <= noteColumn:
-			lines[len(lines)-1] = Pad(last, max(noteColumn, lw+2)) + note
-		case lw+2+Width(note) <= cols:
+		case cols <= 0 || max(lw, noteColumn)+textwidth.Width(note) <= cols && lw+2 <= noteColumn:
+			lines[len(lines)-1] = textwidth.Pad(last, max(noteColumn, lw+2)) + note
+		case lw+2+textwidth.Width(note) <= cols:
 			lines[len(lines)-1] = last + "  " + note
 		default:
 			lines = append(lines, wrapItem(hangIndent(prefix, cols), note, cols)...)
@@ -183,7 +180,7 @@ func itemBlock(todos []Todo, i, cols int, text func(string) string, work *Summar
 	}
 	for j, s := range t.Subtasks {
 		box := "[ ]"
-		if s.Status == Completed {
+		if s.Status == todolist.Completed {
 			box = "[x]"
 		}
 		sub := fmt.Sprintf("%s%d.%d %s ", indent, i+1, j+1, box)
@@ -198,13 +195,13 @@ func itemBlock(todos []Todo, i, cols int, text func(string) string, work *Summar
 // hangIndent is the indent of an item's continuation lines: under its text,
 // or less when that would leave fewer than 12 columns for the text.
 func hangIndent(prefix string, cols int) string {
-	n := Width(prefix)
+	n := textwidth.Width(prefix)
 	if cols <= 0 {
 		return ""
 	}
 	if cols > 0 && cols-n < 12 {
 		n = max(2, cols-12)
-		n = min(n, Width(prefix))
+		n = min(n, textwidth.Width(prefix))
 	}
 	return strings.Repeat(" ", n)
 }
@@ -216,8 +213,8 @@ func wrapItem(prefix, text string, cols int) []string {
 		return []string{prefix + text}
 	}
 	hang := hangIndent(prefix, cols)
-	first := cols - Width(prefix)
-	parts := wrap(text, first, cols-len(hang))
+	first := cols - textwidth.Width(prefix)
+	parts := textwidth.WrapFirst(text, first, cols-len(hang))
 	lines := make([]string, len(parts))
 	for i, p := range parts {
 		if i == 0 {
@@ -239,12 +236,12 @@ func writeLines(b *strings.Builder, lines []string) {
 // itemNote is the parenthesised note after an item: its status when that is
 // not obvious from the mark alone, its subtask progress, and for a
 // completed item in a session whose work todosh sees, its receipt.
-func itemNote(t Todo, work *Summary) string {
+func itemNote(t todolist.Todo, work *todolist.Summary) string {
 	var parts []string
 	switch t.Status {
-	case InProgress:
+	case todolist.InProgress:
 		parts = append(parts, "in progress")
-	case Cancelled:
+	case todolist.Cancelled:
 		parts = append(parts, "cancelled")
 	}
 	if len(t.Subtasks) > 0 {
@@ -290,90 +287,23 @@ func QuoteForModel(s string) string {
 
 // oneLine keeps a multi-line text on its row so positions stay readable;
 // newlines and tabs are shown as spaces, the stored text is unchanged.
-func oneLine(s string) string { return DisplayLine(s) }
-
-// DisplayLine makes text from an agent, a file or the person safe to print
-// as (part of) one terminal line: line breaks, tabs, other control
-// characters (ESC above all, which could retitle or clear the terminal) and
-// bidirectional overrides each become a space, and a byte that is not UTF-8
-// becomes "?". The result is never longer than s, so callers can cut lines
-// to a byte limit first. The stored text is unchanged.
-func DisplayLine(s string) string {
-	clean := true
-	for i := 0; i < len(s) && clean; {
-		if c := s[i]; c < utf8.RuneSelf { // ASCII, most text: no decoding
-			clean = c >= 0x20 && c != 0x7f
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		clean = r != utf8.RuneError && !isDisplayControl(r)
-		i += n
-	}
-	if clean {
-		return s
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b.WriteByte('?')
-		case isDisplayControl(r):
-			b.WriteByte(' ')
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// isDisplayControl reports runes a terminal would act on instead of show,
-// or that would start a new line in a reader's eyes.
-func isDisplayControl(r rune) bool {
-	if r < 0x061c { // below the first bidirectional control: C0, DEL and C1 only
-		return r < 0x20 || r >= 0x7f && r < 0xa0
-	}
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
-}
-
-// ShortLine is DisplayLine for one-line summaries and error messages: runs
-// of white space also collapse to one space, and the result is cut to at
-// most n characters, ending in "…" when cut (n <= 0 cuts nothing).
-func ShortLine(s string, n int) string {
-	s = strings.Join(strings.Fields(DisplayLine(s)), " ")
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
-// Plural counts a noun for a message: "1 item", "3 items".
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func oneLine(s string) string { return todolist.DisplayLine(s) }
 
 // DecodeModelList reads back what FormatListForModel wrote: the list as a
 // model decodes it, with each text unquoted and each status taken from its
 // mark. It is the oracle of the tests that prove no todo text can change
 // the structure a model sees; ids are positions, as Normalize sets them.
-func DecodeModelList(body string) ([]Todo, error) {
+func DecodeModelList(body string) ([]todolist.Todo, error) {
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if len(lines) == 1 && lines[0] == "Todo list is empty" {
-		return []Todo{}, nil
+		return []todolist.Todo{}, nil
 	}
 	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Todo ") || !strings.HasSuffix(lines[0], " done") {
-		return nil, fmt.Errorf("line 1: no header: %q", ShortLine(lines[0], 60))
+		return nil, fmt.Errorf("line 1: no header: %q", todolist.ShortLine(lines[0], 60))
 	}
-	todos := []Todo{}
+	todos := []todolist.Todo{}
 	for n, line := range lines[1:] {
-		fail := func(what string) error { return fmt.Errorf("line %d: %s: %q", n+2, what, ShortLine(line, 60)) }
+		fail := func(what string) error { return fmt.Errorf("line %d: %s: %q", n+2, what, todolist.ShortLine(line, 60)) }
 		rest := strings.TrimLeft(line, " ")
 		switch {
 		case strings.HasPrefix(rest, "evidence: "):
@@ -394,8 +324,8 @@ func DecodeModelList(body string) ([]Todo, error) {
 					return nil, fail("item out of place")
 				}
 				mark, quoted, _ := strings.Cut(after, " ")
-				var st Status
-				for s, m := range statusMarks {
+				var st todolist.Status
+				for s, m := range todolist.StatusMarks {
 					if m == mark {
 						st = s
 					}
@@ -404,16 +334,16 @@ func DecodeModelList(body string) ([]Todo, error) {
 				if st == "" || err != nil || tail != "" && !strings.HasPrefix(strings.TrimLeft(tail, " "), "(") {
 					return nil, fail("bad item line")
 				}
-				todos = append(todos, Todo{ID: strconv.Itoa(len(todos) + 1), Content: text, Status: st})
+				todos = append(todos, todolist.Todo{ID: strconv.Itoa(len(todos) + 1), Content: text, Status: st})
 				continue
 			}
 			if len(todos) == 0 || pos != fmt.Sprintf("%d.%d", len(todos), len(todos[len(todos)-1].Subtasks)+1) {
 				return nil, fail("subtask out of place")
 			}
-			st := Pending
+			st := todolist.Pending
 			switch {
 			case strings.HasPrefix(after, "[x] "):
-				st = Completed
+				st = todolist.Completed
 			case !strings.HasPrefix(after, "[ ] "):
 				return nil, fail("bad subtask box")
 			}
@@ -422,7 +352,7 @@ func DecodeModelList(body string) ([]Todo, error) {
 				return nil, fail("bad subtask line")
 			}
 			t := &todos[len(todos)-1]
-			t.Subtasks = append(t.Subtasks, Subtask{ID: pos, Content: text, Status: st})
+			t.Subtasks = append(t.Subtasks, todolist.Subtask{ID: pos, Content: text, Status: st})
 		default:
 			return nil, fail("not a list line")
 		}

@@ -1,29 +1,30 @@
-package todostore
+package todoview
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/todosh/todosh/internal/benchcpu"
+	"github.com/todosh/todosh/todolist"
 )
 
 // benchList is 100 items, every third with three subtasks, texts of 40 to
 // 90 characters with some CJK.
-func benchList() []Todo {
-	var todos []Todo
+func benchList() []todolist.Todo {
+	var todos []todolist.Todo
 	for i := range 100 {
-		t := Todo{Content: fmt.Sprintf("Item %d: implement the part of the parser that handles 引用符 case %d well", i, i), Status: Pending}
+		t := todolist.Todo{Content: fmt.Sprintf("Item %d: implement the part of the parser that handles 引用符 case %d well", i, i), Status: todolist.Pending}
 		if i%3 == 0 {
 			for j := range 3 {
-				t.Subtasks = append(t.Subtasks, Subtask{Content: fmt.Sprintf("subtask %d.%d with a little text", i, j), Status: Completed})
+				t.Subtasks = append(t.Subtasks, todolist.Subtask{Content: fmt.Sprintf("subtask %d.%d with a little text", i, j), Status: todolist.Completed})
 			}
 		}
 		if i < 30 {
-			t.Status = Completed
+			t.Status = todolist.Completed
 		}
 		todos = append(todos, t)
 	}
-	Normalize(todos)
+	todolist.Normalize(todos)
 	return todos
 }
 

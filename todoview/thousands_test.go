@@ -1,6 +1,8 @@
-package todostore
+package todoview
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 10240: "10,240", 1234567: "1,234,567", -1234: "-1,234",

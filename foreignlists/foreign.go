@@ -1,4 +1,4 @@
-package todostore
+package foreignlists
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todostore"
 )
 
 // Sources of the lists other agents saved on this machine.
@@ -41,48 +44,9 @@ type ForeignEntry struct {
 	ModTime time.Time
 }
 
-// MirrorID is the todosh session that mirrors the agent's session id
-// when the agent's hooks run todosh (ARCHITECTURE.md §9): "claude-<id>".
-func MirrorID(agent, id string) string { return agent + "-" + id }
-
 // Mirror is the todosh session a hook of e's agent would keep for e's
 // list: the same list, when its hooks are installed.
-func (e ForeignEntry) Mirror() string { return MirrorID(e.Agent, e.Name) }
-
-// agentsDir holds one small file per agent session a todosh session is
-// attached to (Session.Agent), named by its MirrorID and holding the
-// todosh session's id, so /todo list finds the todosh session that keeps
-// an agent's own saved list without parsing any session file.
-func (s *Store) agentsDir() string { return filepath.Join(s.Dir, ".agents") }
-
-// linkAgent records that session id is attached to the agent session a.
-// It is an index for listing only: a failure is not the change's, and a
-// link whose session was removed names a session List no longer has.
-func (s *Store) linkAgent(id string, a *AgentRef) {
-	name := MirrorID(a.Kind, a.Session)
-	if ValidSessionID(name) != nil {
-		return
-	}
-	if err := os.MkdirAll(s.agentsDir(), 0o700); err != nil {
-		return
-	}
-	_ = os.WriteFile(filepath.Join(s.agentsDir(), name), []byte(id), 0o600)
-}
-
-// AttachedTo is the todosh session last attached to the agent session
-// that mirror names (MirrorID), or "" when none is known: a session that
-// `todosh --agent claude` ran keeps the same list as Claude's own task
-// folder of that session, as the hooks' mirror does.
-func (s *Store) AttachedTo(mirror string) string {
-	if ValidSessionID(mirror) != nil {
-		return ""
-	}
-	b, err := os.ReadFile(filepath.Join(s.agentsDir(), mirror))
-	if err != nil || ValidSessionID(string(b)) != nil {
-		return ""
-	}
-	return string(b)
-}
+func (e ForeignEntry) Mirror() string { return todostore.MirrorID(e.Agent, e.Name) }
 
 // foreignDir is one directory ForeignEntries scans: its source and the
 // agent that writes there.
@@ -162,14 +126,14 @@ func ForeignEntries(home string, getenv func(string) string) ([]ForeignEntry, er
 			_, ok := foreignName(d.source, name)
 			return ok
 		}
-		names, stats, err := readDirNames(d.dir, keep)
+		names, stats, err := todostore.ReadDirNames(d.dir, keep)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		for i, name := range names {
 			st := stats[i]
-			if !st.ok || !wantForeign(d.source, st) {
+			if !st.OK || !wantForeign(d.source, st) {
 				continue
 			}
 			path := filepath.Join(d.dir, name)
@@ -177,7 +141,7 @@ func ForeignEntries(home string, getenv func(string) string) ([]ForeignEntry, er
 				continue
 			}
 			list, _ := foreignName(d.source, name)
-			out = append(out, ForeignEntry{Source: d.source, Path: path, Name: list, Agent: d.agent, ModTime: st.modTime})
+			out = append(out, ForeignEntry{Source: d.source, Path: path, Name: list, Agent: d.agent, ModTime: st.ModTime})
 		}
 	}
 	slices.SortFunc(out, func(a, b ForeignEntry) int {
@@ -225,14 +189,14 @@ func foreignName(source, name string) (string, bool) {
 // directories, the others are files (a FIFO or other odd file is kept, to
 // be shown as unreadable). Claude writes "[]" files for every session that
 // never had a todo; they are not lists anyone wants to load.
-func wantForeign(source string, st nameStat) bool {
+func wantForeign(source string, st todostore.NameStat) bool {
 	if source == SourceClaude {
-		return st.mode == fs.ModeDir
+		return st.Mode == fs.ModeDir
 	}
-	if st.mode == fs.ModeDir {
+	if st.Mode == fs.ModeDir {
 		return false
 	}
-	return source != SourceClaudeTodos || st.mode != 0 || st.size > int64(len("[]\n"))
+	return source != SourceClaudeTodos || st.Mode != 0 || st.Size > int64(len("[]\n"))
 }
 
 // hasTaskFile reports whether a Claude task list directory holds a task
@@ -263,8 +227,8 @@ func hasTaskFile(dir string) bool {
 // LoadForeign reads one listed entry into our model: ids renumbered,
 // derived statuses applied, every limit checked. It never writes. An
 // unreadable or malformed list is an error naming its file.
-func LoadForeign(e ForeignEntry) ([]Todo, error) {
-	var todos []Todo
+func LoadForeign(e ForeignEntry) ([]todolist.Todo, error) {
+	var todos []todolist.Todo
 	var err error
 	switch e.Source {
 	case SourceClaude:
@@ -289,8 +253,8 @@ func LoadForeign(e ForeignEntry) ([]Todo, error) {
 // readForeign is readFile without the recovery hint of our own files:
 // another agent's file is not ours to move aside.
 func readForeign(path string) ([]byte, error) {
-	data, err := readPath(path, false)
-	var ce *CorruptError
+	data, err := todostore.ReadPath(path, false)
+	var ce *todostore.CorruptError
 	if errors.As(err, &ce) {
 		err = ce.Err
 	}
@@ -315,9 +279,9 @@ type foreignItem struct {
 
 // todo maps an item onto our model. deleted is true for Claude tasks with
 // status "deleted", which are not part of the list.
-func (it foreignItem) todo() (t Todo, deleted bool, err error) {
+func (it foreignItem) todo() (t todolist.Todo, deleted bool, err error) {
 	if strings.EqualFold(it.Status, "deleted") {
-		return Todo{}, true, nil
+		return todolist.Todo{}, true, nil
 	}
 	t.Content = it.Content
 	if t.Content == "" {
@@ -328,35 +292,35 @@ func (it foreignItem) todo() (t Todo, deleted bool, err error) {
 	}
 	t.ActiveForm = it.ActiveForm
 	if t.Status, err = foreignStatus(it.Status); err != nil {
-		return Todo{}, false, err
+		return todolist.Todo{}, false, err
 	}
 	for _, s := range it.Subtasks {
 		st, err := foreignStatus(s.Status)
 		if err != nil {
-			return Todo{}, false, err
+			return todolist.Todo{}, false, err
 		}
-		if st != Completed {
-			st = Pending // a checklist: ticked or not
+		if st != todolist.Completed {
+			st = todolist.Pending // a checklist: ticked or not
 		}
-		t.Subtasks = append(t.Subtasks, Subtask{Content: s.Content, Status: st})
+		t.Subtasks = append(t.Subtasks, todolist.Subtask{Content: s.Content, Status: st})
 	}
 	return t, false, nil
 }
 
 // foreignStatus accepts a missing status as pending (llxprt's subtasks
 // have none) and every spelling ParseStatus knows.
-func foreignStatus(s string) (Status, error) {
+func foreignStatus(s string) (todolist.Status, error) {
 	if s == "" {
-		return Pending, nil
+		return todolist.Pending, nil
 	}
-	return ParseStatus(s)
+	return todolist.ParseStatus(s)
 }
 
 // decodeForeignList parses a list file of Claude Code's TodoWrite, Qwen
 // Code or llxprt-code: a bare array of items, or an object whose "todos"
 // is that array (todosh's own files parse too). The result is normalized
 // and valid, or an error says what is wrong.
-func decodeForeignList(data []byte) ([]Todo, error) {
+func decodeForeignList(data []byte) ([]todolist.Todo, error) {
 	data = bytes.TrimSpace(data)
 	var items []foreignItem
 	switch {
@@ -382,8 +346,8 @@ func decodeForeignList(data []byte) ([]Todo, error) {
 
 // adoptItems converts items in order and checks the result; where(i)
 // names item i in an error.
-func adoptItems(items []foreignItem, where func(i int) string) ([]Todo, error) {
-	todos := []Todo{}
+func adoptItems(items []foreignItem, where func(i int) string) ([]todolist.Todo, error) {
+	todos := []todolist.Todo{}
 	for i, it := range items {
 		t, deleted, err := it.todo()
 		if err != nil {
@@ -393,8 +357,8 @@ func adoptItems(items []foreignItem, where func(i int) string) ([]Todo, error) {
 			todos = append(todos, t)
 		}
 	}
-	Normalize(todos)
-	if err := Validate(todos); err != nil {
+	todolist.Normalize(todos)
+	if err := todolist.Validate(todos); err != nil {
 		return nil, err
 	}
 	return todos, nil
@@ -415,13 +379,13 @@ func decodeClaudeTask(data []byte) (foreignItem, error) {
 // loadClaudeTasks reads a task list directory: every <n>.json, in the
 // order of n (Claude names each task's file by its id, numbered as
 // created), deleted tasks left out.
-func loadClaudeTasks(dir string) ([]Todo, error) {
+func loadClaudeTasks(dir string) ([]todolist.Todo, error) {
 	if info, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !info.IsDir() {
 		return nil, errors.New("not a directory")
 	}
-	names, stats, err := readDirNames(dir, isTaskFile)
+	names, stats, err := todostore.ReadDirNames(dir, isTaskFile)
 	if err != nil {
 		return nil, err
 	}
@@ -430,14 +394,14 @@ func loadClaudeTasks(dir string) ([]Todo, error) {
 	// refused from its stats instead of read whole.
 	var total int64
 	for i, st := range stats {
-		if st.size > MaxFileSize {
-			return nil, fmt.Errorf("%s: file is %d bytes, over the limit of %d: %w", filepath.Join(dir, names[i]), st.size, MaxFileSize, ErrLimit)
+		if st.Size > todolist.MaxFileSize {
+			return nil, fmt.Errorf("%s: file is %d bytes, over the limit of %d: %w", filepath.Join(dir, names[i]), st.Size, todolist.MaxFileSize, todolist.ErrLimit)
 		}
-		total += st.size
+		total += st.Size
 	}
-	if total > MaxFileSize || len(names) > maxClaudeTaskFiles {
+	if total > todolist.MaxFileSize || len(names) > maxClaudeTaskFiles {
 		return nil, fmt.Errorf("%d task files of %s in all, over the limit of %d files and %s: %w",
-			len(names), byteSize(total), maxClaudeTaskFiles, byteSize(MaxFileSize), ErrLimit)
+			len(names), byteSize(total), maxClaudeTaskFiles, byteSize(todolist.MaxFileSize), todolist.ErrLimit)
 	}
 	slices.SortFunc(names, compareTaskNames)
 	items := make([]foreignItem, 0, len(names))
@@ -487,7 +451,7 @@ func compareTaskNames(a, b string) int {
 
 // maxClaudeTaskFiles bounds the files of one Claude task list: deleted
 // tasks keep their files, so it is above MaxTodos, but not without limit.
-const maxClaudeTaskFiles = 10 * MaxTodos
+const maxClaudeTaskFiles = 10 * todolist.MaxTodos
 
 // byteSize writes a size for people: "900 KiB", "1.1 GiB".
 func byteSize(n int64) string {
