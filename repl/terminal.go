@@ -137,10 +137,14 @@ func newEditor(t Terminal, history string, complete func(string) []string) (*edi
 		Prompt:            promptText(nil),
 		HistoryFile:       history,
 		HistorySearchFold: true,
-		AutoComplete:      completer{complete: complete},
-		Stdin:             keys,
-		Stdout:            t.Output(),
-		Stderr:            t.Output(),
+		// readline saves a line after it has handed it over, so a line
+		// read with the history off (askWith) was sometimes saved once the
+		// history was on again: the shell saves what it runs itself.
+		DisableAutoSaveHistory: true,
+		AutoComplete:           completer{complete: complete},
+		Stdin:                  keys,
+		Stdout:                 t.Output(),
+		Stderr:                 t.Output(),
 		// A pasted block arrives as one pasteMark; it is swapped for the
 		// block in one redraw instead of one per character.
 		Listener: readline.FuncListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
@@ -279,6 +283,9 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 		} else {
 			line, err = rl.ReadlineWithDefault(typed)
 			typed = ""
+			if err == nil {
+				rl.SaveHistory(line)
+			}
 		}
 		if errors.Is(err, readline.ErrInterrupt) {
 			// readline has already dropped a typed line; an empty one gets
@@ -332,9 +339,7 @@ func (s *shell) prompt() string {
 func askWith(rl *editor) func(string) (string, error) {
 	return func(prompt string) (string, error) {
 		rl.SetPrompt(prompt)
-		rl.HistoryDisable()
-		defer rl.HistoryEnable()
-		line, err := rl.Readline()
+		line, err := rl.Readline() // not saved: an answer is no command
 		if errors.Is(err, readline.ErrInterrupt) {
 			return "", nil
 		}
