@@ -1045,3 +1045,40 @@ func putLineBuf(p *[]byte, buf []byte) {
 		lineBufs.Put(p)
 	}
 }
+
+// usableHistory is History for a change made from it (revert, restore):
+// lines that cannot be read are skipped, but a history that cannot be used
+// at all (refused, unreadable) is an error rather than an empty history.
+func (s *Store) usableHistory(id string) ([]HistoryLine, error) {
+	lines, err := s.History(id)
+	var he *HistoryError
+	if err != nil && !errors.As(err, &he) {
+		return nil, err
+	}
+	return lines, nil
+}
+
+// appendLines appends buf, the encoding of lines, to the history h a
+// change found, and keeps its new end for the next change (cache.go):
+// the history is not read again while this process writes it.
+func (s *Store) appendLines(id string, h historyEnd, buf []byte, chain lineChain, lines []HistoryLine) error {
+	capped, err := s.appendHistory(h.f, h.tail, buf, len(lines))
+	if err != nil {
+		return err
+	}
+	if h.damaged {
+		s.damaged.Delete(id)
+	}
+	if capped {
+		return nil
+	}
+	if info, err := h.f.Stat(); err == nil {
+		last := lines[len(lines)-1]
+		after := histTail{lineChain: chain, hash: last.hash, firstN: h.tail.firstN, end: h.tail.end + int64(len(buf)), Size: h.tail.end + int64(len(buf))}
+		if after.firstN == 0 {
+			after.firstN = lines[0].N
+		}
+		s.cache.setHistTail(id, idOf(info), after)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package todostore
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/todosh/todosh/todolist"
 )
@@ -199,4 +200,20 @@ func onlyMarks(cur, next *Session, listSame bool) bool {
 	c := *cur
 	c.AgentRead, c.Todos = next.AgentRead, next.Todos
 	return listSame && sameState(&c, next)
+}
+
+// stamp marks next, the change of session id from cur by by, with its
+// revisions (stampRevs), the format and the time, and reports whether it
+// is a change of the list that the history records: not when only ids
+// were given or the agent's read marked (onlyMarks), with nothing to
+// archive.
+func stamp(cur, next *Session, id string, by todolist.Author, now time.Time) (listed bool) {
+	listSame := todolist.SameTodos(cur.Todos, next.Todos) // one comparison of the lists for both
+	snap := sharedSnapshot(cur)
+	stampRevs(cur, next, by, listSame)
+	checkShared(cur, snap)
+	next.Version = todolist.FormatVersion
+	next.Session = id
+	next.UpdatedAt = now
+	return !onlyMarks(cur, next, listSame) || len(next.Archive) > 0
 }
