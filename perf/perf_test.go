@@ -42,7 +42,7 @@ func pair(b *testing.B, floor func() error, op func(i int) error) {
 func pairUpTo(b *testing.B, limit int, floor func() error, op func(i int) error) {
 	b.Helper()
 	// A test binary's changes check that they left the store's cache as it
-	// was (todostore/shared.go), copying the list: not what is measured.
+	// was (todostore/apply.go), copying the list: not what is measured.
 	b.Setenv("TODOSH_NO_SHARED_CHECK", "1")
 	var tf, to, cf, co time.Duration
 	b.ResetTimer()
