@@ -74,7 +74,7 @@ func (v View) removed(uid string) bool {
 // Merge is the outcome of MergeAgentList.
 type Merge struct {
 	// Todos is the merged list; positions and derived statuses are left
-	// to todostore.Normalize, stable ids to Commit.
+	// to todolist.Normalize, stable ids to Commit.
 	Todos []todolist.Todo
 	// FromAgent[i] is the index in the agent's list of Todos[i], or -1
 	// for an item the agent left out that stays.

@@ -418,7 +418,7 @@ func TestStatusCommands(t *testing.T) {
 		got := mustLoad(t, env).Todos
 		for i := range want {
 			want[i].Origin, want[i].Evidence = got[i].Origin, got[i].Evidence
-			want[i].UID, want[i].Rev = got[i].UID, got[i].Rev // the store's marks (todostore/ids.go)
+			want[i].UID, want[i].Rev = got[i].UID, got[i].Rev // the store's marks (todostore/revs.go)
 			for j := range min(len(want[i].Subtasks), len(got[i].Subtasks)) {
 				want[i].Subtasks[j].UID, want[i].Subtasks[j].Rev = got[i].Subtasks[j].UID, got[i].Subtasks[j].Rev
 			}

@@ -217,7 +217,7 @@ type cmdError struct {
 func (e *cmdError) Error() string { return e.name + ": " + oneLine(plainLimit(e.err.Error())) }
 func (e *cmdError) Unwrap() error { return e.err }
 
-// plainLimit drops the ": limit exceeded" that todostore appends to limit
+// plainLimit drops the ": limit exceeded" that todolist appends to limit
 // errors for errors.Is; the rest of the message already says it.
 func plainLimit(msg string) string {
 	return strings.TrimSuffix(msg, ": "+todolist.ErrLimit.Error())

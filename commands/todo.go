@@ -115,7 +115,7 @@ func (x *call) oneSelection() (Selection, error) {
 	return sel, x.noMoreArgs()
 }
 
-// checkText is todostore.CheckText with the usage in the empty-text error.
+// checkText is todolist.CheckText with the usage in the empty-text error.
 func checkText(text, usage string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("text is empty (usage: %s)", usage)
@@ -271,7 +271,7 @@ func runStart(x *call) error  { return changeStatus(x, markStarted) }
 func runCancel(x *call) error { return changeStatus(x, markCancelled) }
 
 // markDone completes an item or ticks a subtask. Completing an item whose
-// subtasks are open is refused by todostore with the subtasks to tick.
+// subtasks are open is refused by todolist with the subtasks to tick.
 func markDone(todos []todolist.Todo, item, sub int) error {
 	if sub >= 0 {
 		return todolist.SetSubtaskStatus(todos, item, sub, todolist.Completed)

@@ -33,7 +33,7 @@ type listRow struct {
 	// listing, so their numbers are not reused for another session.
 	removed bool
 	// mirror is, for another agent's list, the todosh session its hooks
-	// keep of the same list (todostore.ForeignEntry.Mirror); attached the
+	// keep of the same list (foreignlists.ForeignEntry.Mirror); attached the
 	// todosh session that ran the agent in that session of its own
 	// (todostore.Store.AttachedTo), which keeps the same list too.
 	mirror, attached string

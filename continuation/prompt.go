@@ -77,7 +77,7 @@ func TodoContext(todos []todolist.Todo) string {
 		todolist.Plural(open, "open item"), BlockOpen, BlockClose) + Block(todos)
 }
 
-// Block renders todos with todostore.FormatListForModel between the
+// Block renders todos with todoview.FormatListForModel between the
 // delimiter lines. Every piece of todo text in it is a JSON string of
 // printable ASCII without '<' or '>', so no text can end the block early or
 // start a line of its own: each line of the block starts with the

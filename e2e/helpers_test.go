@@ -551,7 +551,7 @@ func jsonlAsText(t testing.TB, stdout string) string {
 }
 
 // sameTodos reports whether two session files hold the same todos at the
-// same revision (the agent's session id and its read, todostore/ids.go,
+// same revision (the agent's session id and its read, todostore/revs.go,
 // may be saved in between).
 func sameTodos(a, b []byte) bool {
 	x, errA := todostore.Decode(a)

@@ -13,7 +13,7 @@ import (
 // BenchmarkForeignAndList measures what /todo list reads from disk with
 // 5000 lists of other agents (1000 Claude task lists of 3 tasks, 1000
 // Claude TodoWrite files, 1500 Qwen and 1500 llxprt files) and 5000 own
-// sessions: ForeignEntries plus Store.List, no parsing.
+// sessions: ForeignEntries plus todostore.Store.List, no parsing.
 func BenchmarkForeignAndList(b *testing.B) {
 	home := b.TempDir()
 	s := todostore.Open(filepath.Join(home, ".todosh"))

@@ -1,3 +1,9 @@
+// Package foreignlists reads the lists other agents saved on this machine
+// (Claude Code, Qwen Code, llxprt-code), found by ForeignEntries and read
+// as they are by LoadForeign, for /todo list and /todo load. It writes
+// nothing and reads through todostore's file reader (ReadPath,
+// ReadDirNames): size-limited, never a FIFO, a symlink followed since the
+// file is not todosh's (ARCHITECTURE.md §3).
 package foreignlists
 
 import (
@@ -308,7 +314,7 @@ func (it foreignItem) todo() (t todolist.Todo, deleted bool, err error) {
 }
 
 // foreignStatus accepts a missing status as pending (llxprt's subtasks
-// have none) and every spelling ParseStatus knows.
+// have none) and every spelling todolist.ParseStatus knows.
 func foreignStatus(s string) (todolist.Status, error) {
 	if s == "" {
 		return todolist.Pending, nil
@@ -450,7 +456,7 @@ func compareTaskNames(a, b string) int {
 }
 
 // maxClaudeTaskFiles bounds the files of one Claude task list: deleted
-// tasks keep their files, so it is above MaxTodos, but not without limit.
+// tasks keep their files, so it is above todolist.MaxTodos, but not without limit.
 const maxClaudeTaskFiles = 10 * todolist.MaxTodos
 
 // byteSize writes a size for people: "900 KiB", "1.1 GiB".

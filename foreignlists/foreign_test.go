@@ -176,7 +176,7 @@ func TestLoadForeign(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		want string // FormatList of the loaded list
+		want string // todoview.FormatList of the loaded list
 	}{
 		{claudeSample, "Todo 1/3 done\n" +
 			" 1. ✓ Create project skeleton for csvkit-lite\n" +

@@ -12,7 +12,8 @@ import (
 )
 
 // makeSessions writes n small session files with distinct modification
-// times directly (not through Update, which would take minutes of fsync).
+// times directly (not through todostore's Update, which would take minutes
+// of fsync).
 func makeSessions(b *testing.B, s *todostore.Store, n int) {
 	b.Helper()
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
@@ -33,7 +34,7 @@ func makeSessions(b *testing.B, s *todostore.Store, n int) {
 		if err := os.Chtimes(p, at, at); err != nil {
 			b.Fatal(err)
 		}
-		// Every session written by Commit has its history next to it.
+		// Every session written by todostore's Commit has its history next to it.
 		if err := os.WriteFile(s.SessionHistoryPath(id), nil, 0o644); err != nil {
 			b.Fatal(err)
 		}

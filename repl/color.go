@@ -57,7 +57,7 @@ func (p palette) Muted(s string) string    { return p.paint(sgrMuted, s) }
 func (p palette) Tool(s string) string     { return p.paint(sgrTool, s) }
 func (p palette) Decision(s string) string { return p.paint(sgrDecision, s) }
 
-// itemMark splits an item line of todostore.FormatList ("  2. ▸ text")
+// itemMark splits an item line of todoview.FormatList ("  2. ▸ text")
 // at its status mark, or a subtask line ("  2.1 [x] text") at its box:
 // what comes before the mark, the mark, and the rest from the space after
 // it. Plain string code: a regular expression links the regexp package

@@ -59,7 +59,7 @@ type jsonlItem struct {
 	Receipt *jsonlReceipt `json:"receipt,omitempty"`
 }
 
-// jsonlReceipt is an item's receipt (todostore.ItemWork).
+// jsonlReceipt is an item's receipt (todolist.ItemWork).
 type jsonlReceipt struct {
 	Seen     bool   `json:"seen"`
 	Edits    int    `json:"edits,omitempty"`

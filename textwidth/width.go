@@ -1,3 +1,7 @@
+// Package textwidth lays text out by terminal display width (Width,
+// Truncate, Pad, Wrap, FitLines): grapheme clusters and East Asian Width
+// through rivo/uniseg, its only import outside the standard library. Of
+// todosh it imports nothing (ARCHITECTURE.md §5).
 package textwidth
 
 import (
@@ -102,7 +106,7 @@ func Pad(s string, cols int) string {
 // line are dropped. cols <= 0, or a text that fits, gives one line.
 func Wrap(s string, cols int) []string { return WrapFirst(s, cols, cols) }
 
-// wrap is Wrap with a different width for the first line, which follows a
+// WrapFirst is Wrap with a different width for the first line, which follows a
 // prefix (an item's number and mark) the other lines are indented under.
 func WrapFirst(s string, first, cols int) []string {
 	if cols <= 0 || Width(s) <= first {

@@ -17,7 +17,7 @@ const (
 )
 
 // ChangeRecord is the history line of the change that wrote a session
-// file, kept in the file (Session.Change) and written in the same atomic
+// file, kept in the file (todostore.Session.Change) and written in the same atomic
 // rename as the list. A writer that finds the history's last line is this
 // change, with this hash, knows the history explains the file without
 // reading it; one that finds the change missing from the history (the

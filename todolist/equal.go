@@ -4,7 +4,7 @@ import (
 	"maps"
 )
 
-// copyTodos copies a list's items, each with its own map of unknown
+// CopyTodos copies a list's items, each with its own map of unknown
 // fields, and gives each the subtasks sub returns for it.
 func CopyTodos(todos []Todo, sub func(i int, t Todo) []Subtask) []Todo {
 	if todos == nil {
@@ -21,7 +21,7 @@ func CopyTodos(todos []Todo, sub func(i int, t Todo) []Subtask) []Todo {
 	return out
 }
 
-// sameSubtasks reports whether two arrays of subtasks hold the same
+// SameSubtasks reports whether two arrays of subtasks hold the same
 // values in every field, stable ids and revisions included, and no
 // fields this todosh does not know (whose maps a copy does not share).
 func SameSubtasks(a, b []Subtask) bool {
@@ -56,6 +56,8 @@ func SameTodos(a, b []Todo) bool {
 	return true
 }
 
+// SameTodo reports whether two items are equal in the fields todosh
+// knows but stable ids and revisions, their subtasks' included.
 func SameTodo(x, y Todo) bool {
 	if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
 		x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
@@ -72,12 +74,12 @@ func SameTodo(x, y Todo) bool {
 	return true
 }
 
-// sameSubtask compares the fields of two subtasks that todosh knows.
+// SameSubtask compares the fields of two subtasks that todosh knows.
 func SameSubtask(a, b Subtask) bool {
 	return a.ID == b.ID && a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.Origin == b.Origin
 }
 
-// sameArray reports whether two lists of subtasks are one array of one
+// SameArray reports whether two lists of subtasks are one array of one
 // length: nothing writes into a subtask array that may be shared (copy on
 // write, OwnSubtasks), so they are alike without comparing.
 func SameArray(a, b []Subtask) bool {

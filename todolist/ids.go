@@ -51,7 +51,7 @@ func UIDNumber(uid string) int {
 	return n
 }
 
-// sameUIDs reports whether two lists hold the same stable ids in the same
+// SameUIDs reports whether two lists hold the same stable ids in the same
 // places.
 func SameUIDs(a, b []Todo) bool {
 	if len(a) != len(b) {
@@ -77,8 +77,9 @@ func SameUIDs(a, b []Todo) bool {
 }
 
 // ClearUIDs takes the stable ids off a list copied from another session
-// (/todo load), so Commit gives its entries ids of this session: an id of
-// the other session could name an entry this one removed.
+// (/todo load), so todostore's Commit gives its entries ids of this
+// session: an id of the other session could name an entry this one
+// removed.
 func ClearUIDs(todos []Todo) {
 	for i := range todos {
 		todos[i].UID, todos[i].Rev = "", 0

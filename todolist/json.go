@@ -47,7 +47,7 @@ func withExtra(obj []byte, extra Extra) ([]byte, error) {
 // The MarshalJSON methods encode with a local type that has no methods (so
 // encoding/json does the field work) and add the unknown fields after it.
 
-// marshalWithExtra encodes v, a method-less copy of a value, followed by
+// MarshalWithExtra encodes v, a method-less copy of a value, followed by
 // the value's unknown fields.
 func MarshalWithExtra(v any, extra Extra) ([]byte, error) {
 	b, err := json.Marshal(v)

@@ -1,7 +1,11 @@
-// Package todostore holds the todo model, its rules (limits, derived status,
-// archiving) and the per-session JSON files it is kept in. It imports no other
-// package of todosh, so every other package can depend on it.
-// Its place in the whole is ARCHITECTURE.md §3.
+// Package todolist holds the list's model and its rules: items and
+// subtasks, statuses, limits and validation, derived status, the edits of a
+// list (ops.go), what counts as a change (equal.go) and its words
+// (change.go, changeline.go), stable ids looked up (ids.go), items' JSON
+// with unknown fields kept (json.go), who made a change (author.go) and the
+// receipts' values (receipts.go). It is pure, no I/O, and of todosh it
+// imports only textwidth, so every other package can depend on it. Its
+// place in the whole is ARCHITECTURE.md §1 and §6.
 package todolist
 
 import (
@@ -49,8 +53,8 @@ type Subtask struct {
 	// Origin is OriginPerson for subtasks added with /todo add N.M.
 	Origin string `json:"origin,omitempty"`
 	// UID is the subtask's stable id ("s12"), and Rev the list revision
-	// of its last change not made by an agent (0: none); Commit sets both
-	// (ids.go).
+	// of its last change not made by an agent (0: none); todostore's
+	// Commit sets both (todostore/revs.go).
 	UID string `json:"uid,omitempty"`
 	Rev int    `json:"rev,omitempty"`
 	// Extra keeps the fields this todosh does not know, written back as read.
@@ -73,8 +77,8 @@ type Todo struct {
 	// is on the list, whatever moves, and is never given to another item
 	// of the session. ID is its position. Rev is the list revision of the
 	// item's last change not made by an agent (0: none), so the merge of an
-	// agent's list knows what changed since the agent's last read. Commit
-	// sets both (ids.go).
+	// agent's list knows what changed since the agent's last read.
+	// todostore's Commit sets both (todostore/revs.go).
 	UID string `json:"uid,omitempty"`
 	Rev int    `json:"rev,omitempty"`
 	// Extra keeps the fields this todosh does not know (llxprt's
@@ -256,10 +260,11 @@ func DerivedStatus(t Todo) Status {
 // statuses, non-empty text and subtask statuses. It does not change the list.
 func Validate(todos []Todo) error { return ValidateAgainst(todos, nil) }
 
-// validate is Validate for a list made from prev, a valid list (read
-// through Decode or written by Commit): a text the same as prev's in the
-// same field at the same position is valid already and not checked again,
-// so a change to one subtask of 1,000 checks one text.
+// ValidateAgainst is Validate for a list made from prev, a valid list
+// (read through todostore's Decode or written by its Commit): a text the
+// same as prev's in the same field at the same position is valid already
+// and not checked again, so a change to one subtask of 1,000 checks one
+// text.
 func ValidateAgainst(todos, prev []Todo) error {
 	if len(todos) > MaxTodos {
 		return fmt.Errorf("%d todos, over the limit of %d: %w", len(todos), MaxTodos, ErrLimit)

@@ -43,11 +43,11 @@ type Summary struct {
 	Items        map[string]ItemWork
 	Unattributed ItemWork
 	// Shows is set when a writer that sees the agent's work wrote the log
-	// (WorkLine.Sees), or it holds an edit or a command at all: the
+	// (todostore.WorkLine.Sees), or it holds an edit or a command at all: the
 	// agent's work is visible in this session, and an item completed
 	// without a receipt is "done (reported)".
 	Shows bool
-	// Bad is WorkLog.Bad.
+	// Bad is todostore.WorkLog.Bad.
 	Bad int
 }
 

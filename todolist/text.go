@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// statusMarks are the one-character markers of the list format (ARCHITECTURE.md §6).
+// StatusMarks are the one-character markers of the list format (ARCHITECTURE.md §6).
 var StatusMarks = map[Status]string{
 	Pending:    "○",
 	InProgress: "▸",
@@ -54,7 +54,7 @@ func DisplayLine(s string) string {
 	return b.String()
 }
 
-// isDisplayControl reports runes a terminal would act on instead of show,
+// IsDisplayControl reports runes a terminal would act on instead of show,
 // or that would start a new line in a reader's eyes.
 func IsDisplayControl(r rune) bool {
 	if r < 0x061c { // below the first bidirectional control: C0, DEL and C1 only

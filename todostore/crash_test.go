@@ -286,7 +286,7 @@ func killRound(t *testing.T, s *Store, id string, states [][]todolist.Todo, dela
 	midWrite = err == nil
 	// The kernel released the dead writer's lock: the next writer proceeds,
 	// and removes the temp file the dead one may have left. Its change
-	// must write: an add refused at 100 items (ErrLimit) writes nothing
+	// must write: an add refused at 100 items (todolist.ErrLimit) writes nothing
 	// and leaves the temp file to the next write or the sweep, which is
 	// how this test failed 1 run in 10 where the writer outran the kill
 	// (tmpfs: 224-400 ops in 30 ms, the list full from op 184 on).
@@ -363,7 +363,7 @@ func TestKilledWriter(t *testing.T) {
 // TestKilledWriterOnAFullList: the temp file a writer killed inside a
 // write leaves (.todo-<id>.json.tmp, before its rename) is removed by the
 // next change that writes, and only by one that writes: an add to a list
-// of 100 items is refused (ErrLimit) and writes nothing. TestKilledWriter
+// of 100 items is refused (todolist.ErrLimit) and writes nothing. TestKilledWriter
 // made such an add after each kill and tolerated the refusal, so it
 // failed about 1 run in 10 where writers reach op 184, the list's first
 // full state, within the 30 ms before a kill (a fast disk: 224-400 ops

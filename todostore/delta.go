@@ -234,7 +234,7 @@ func parseRange(e []byte, n int) (int, int, error) {
 	return r[0], r[1], nil
 }
 
-// listHash is a checksum of every field of a list that SameTodos
+// listHash is a checksum of every field of a list that todolist.SameTodos
 // compares, so two lists with the same hash are, but for a collision one
 // in 2^64, the same list. A history line carries the hash of its list and
 // the session file the hash of the change that wrote it, so a reader

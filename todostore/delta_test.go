@@ -458,7 +458,7 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 			todos[0].ActiveForm = string(data)
 			todos[len(todos)-1].Evidence = "<" + string(data) + "\u2029"
 			todos[0].Origin = todolist.OriginPerson
-			// Stable ids and revisions (ids.go) are in the file too.
+			// Stable ids and revisions (revs.go) are in the file too.
 			todos[0].UID, todos[0].Rev = "t"+strconv.Itoa(len(data)), len(data)
 			if len(todos[0].Subtasks) > 0 {
 				todos[0].Subtasks[0].UID, todos[0].Subtasks[0].Rev = "s1", 1

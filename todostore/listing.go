@@ -42,7 +42,7 @@ func (s *Store) List() ([]Entry, error) {
 	return entries, nil
 }
 
-// nameStat is what listing needs to know of a directory entry.
+// NameStat is what listing needs to know of a directory entry.
 type NameStat struct {
 	OK      bool // false when the entry vanished or could not be stat'ed
 	ModTime time.Time
@@ -50,7 +50,7 @@ type NameStat struct {
 	Mode    fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file
 }
 
-// readDirNames lists the names of a directory that keep accepts, without
+// ReadDirNames lists the names of a directory that keep accepts, without
 // sorting, and stats them. A missing directory is empty, not an error.
 func ReadDirNames(dir string, keep func(name string) bool) ([]string, []NameStat, error) {
 	d, err := os.Open(dir)

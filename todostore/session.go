@@ -1,6 +1,8 @@
-// Package todostore holds the todo model, its rules (limits, derived status,
-// archiving) and the per-session JSON files it is kept in. It imports no other
-// package of todosh, so every other package can depend on it.
+// Package todostore owns every file under TODOSH_HOME: the per-session
+// JSON files (the session, its history, work log, conversation and
+// thread), their locks and atomic durable writes, the cache, the listing
+// and the watcher. Session is the session file's record; the list it holds
+// is todolist's. Of todosh it imports only todolist.
 // Its place in the whole is ARCHITECTURE.md §3.
 package todostore
 
@@ -97,7 +99,7 @@ type Session struct {
 	// Rev is the list's revision, one more on every change of the list;
 	// NextUID numbers the next stable id; AgentRead is the revision of the
 	// list the agent was last shown (a todo tool's reply). Commit owns all
-	// three (ids.go).
+	// three (revs.go).
 	Rev       int `json:"rev,omitempty"`
 	NextUID   int `json:"nextUid,omitempty"`
 	AgentRead int `json:"agentRead,omitempty"`

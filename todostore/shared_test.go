@@ -20,7 +20,7 @@ type cowOp struct {
 
 // cowOps are every exported mutator of a list, and the ways a change
 // function builds lists by hand (an item moved, copied, a subtask
-// appended, a subtask's text changed after OwnSubtasks).
+// appended, a subtask's text changed after todolist.OwnSubtasks).
 var cowOps = []cowOp{
 	{"tick", func(l []todolist.Todo, a, b, c int) ([]todolist.Todo, error) {
 		st := todolist.Completed
@@ -208,7 +208,7 @@ func TestMutatorsLeaveSharedLists(t *testing.T) {
 }
 
 // TestWriteIntoSharedSubtasksCaught: a change function that writes into
-// a subtask array without OwnSubtasks is a bug a test binary stops at,
+// a subtask array without todolist.OwnSubtasks is a bug a test binary stops at,
 // before the cache is changed for good.
 func TestWriteIntoSharedSubtasksCaught(t *testing.T) {
 	s := testStore(t)

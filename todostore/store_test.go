@@ -852,7 +852,7 @@ func TestChangeSharesWhatItKept(t *testing.T) {
 		}
 	}
 	// The caller's list shares its subtask arrays with the cache's (copy
-	// on write): a change made the way every writer makes one (OwnSubtasks
+	// on write): a change made the way every writer makes one (todolist.OwnSubtasks
 	// first) reaches neither the cache nor the store.
 	for i := range got.Todos {
 		if &got.Todos[i].Subtasks[0] != &after.Todos[i].Subtasks[0] {

@@ -1,3 +1,8 @@
+// Package todoview renders a list: the one formatter every list a person
+// reads goes through (FormatList, laid out by display width), the list
+// block a model reads (FormatListForModel, QuoteForModel) and its inverse
+// (DecodeModelList), and counts with thousands separators. It does no I/O
+// and imports only todolist and textwidth (ARCHITECTURE.md §6).
 package todoview
 
 import (
@@ -39,14 +44,14 @@ func FormatListForModel(todos []todolist.Todo) string {
 // wrap at word boundaries with a hanging indent under the text, and the
 // "(in progress, 1/2)" note goes at the end of the last line when it fits,
 // else on a line of its own. Columns are counted by display width, so CJK
-// and emoji items align. cols <= 0 wraps nothing; a width below MinWidth is
-// laid out for MinWidth.
+// and emoji items align. cols <= 0 wraps nothing; a width below
+// textwidth.MinWidth is laid out for textwidth.MinWidth.
 func FormatListWidth(todos []todolist.Todo, cols int) string {
 	return formatList(todos, cols, oneLine, nil)
 }
 
 // FormatListSeen is FormatListWidth with what todosh saw of the work
-// (issue 26): when the session shows the agent's work (Summary.Shows),
+// (issue 26): when the session shows the agent's work (todolist.Summary.Shows),
 // each completed item says whether it has a receipt ("seen: 1 edit,
 // 2 commands") or was only reported done ("reported, no receipt"). A nil
 // work is FormatListWidth.
@@ -292,7 +297,7 @@ func oneLine(s string) string { return todolist.DisplayLine(s) }
 // DecodeModelList reads back what FormatListForModel wrote: the list as a
 // model decodes it, with each text unquoted and each status taken from its
 // mark. It is the oracle of the tests that prove no todo text can change
-// the structure a model sees; ids are positions, as Normalize sets them.
+// the structure a model sees; ids are positions, as todolist.Normalize sets them.
 func DecodeModelList(body string) ([]todolist.Todo, error) {
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if len(lines) == 1 && lines[0] == "Todo list is empty" {

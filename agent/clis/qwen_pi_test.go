@@ -77,7 +77,7 @@ func TestQwenStream(t *testing.T) {
 
 // TestQwenLiveAgreesWithSaved: the list todosh mirrors from Qwen's live
 // todo_write calls is the list it imports from the file Qwen saves of the
-// same call (~/.qwen/todos/<session>.json, read by todostore).
+// same call (~/.qwen/todos/<session>.json, read by foreignlists).
 func TestQwenLiveAgreesWithSaved(t *testing.T) {
 	us := collect(t, NewQwenParser(), fixture(t, "qwen-run1.jsonl"))
 	live := ofKind(us, UpdateTodos)

@@ -337,7 +337,7 @@ func agentTodos(n int, item func(i int) (content string, status todolist.Status,
 	return todos, anyCut
 }
 
-// cutText keeps s within todostore.MaxTextLen characters.
+// cutText keeps s within todolist.MaxTextLen characters.
 func cutText(s string) (string, bool) {
 	if utf8.RuneCountInString(s) <= todolist.MaxTextLen {
 		return s, false

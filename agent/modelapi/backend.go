@@ -293,7 +293,7 @@ Rules:
 		b.WriteString("The todo list has no open items.")
 		return b.String()
 	}
-	// The context holds todo text only as todostore.FormatListForModel
+	// The context holds todo text only as todoview.FormatListForModel
 	// writes it (ASCII JSON strings without '<'), so nothing in it can
 	// end the block early.
 	b.WriteString(contextOpen + "\n" + ctx + "\n" + contextClose)

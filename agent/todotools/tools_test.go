@@ -542,7 +542,7 @@ func TestDescribeToolCall(t *testing.T) {
 
 // FuzzToolCall sends arbitrary calls to the tools on a store holding a list:
 // Call never panics, an error result leaves the file byte for byte as it
-// was, and a success leaves a list that passes todostore.Validate.
+// was, and a success leaves a list that passes todolist.Validate.
 func FuzzToolCall(f *testing.F) {
 	f.Add(Write, []byte(`{"todos":[{"content":"a","status":"completed","subtasks":[{"content":"s","status":"pending"}]}]}`))
 	f.Add(Write, []byte(`{"todos":[]}`))

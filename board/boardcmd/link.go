@@ -19,7 +19,7 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// LinkKey is the field of a todo (kept in todostore.Todo.Extra, which
+// LinkKey is the field of a todo (kept in todolist.Todo.Extra, which
 // every rewrite keeps) that links it to a board item.
 const LinkKey = "board"
 
