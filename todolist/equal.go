@@ -1,5 +1,8 @@
 package todolist
 
+// Equality of lists, which decides whether a change changed anything (a
+// session's own fields are compared in todostore/clone.go).
+
 import (
 	"maps"
 )

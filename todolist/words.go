@@ -1,5 +1,7 @@
 package todolist
 
+// The words of a change in the history, rendered from Diff (ARCHITECTURE.md §6).
+
 import (
 	"strconv"
 	"strings"

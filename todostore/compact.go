@@ -1,5 +1,9 @@
 package todostore
 
+// Compact JSON of items, subtasks and history lines, written directly:
+// the bytes json.Marshal writes (FuzzCompactSameAsMarshal), without its
+// reflection at every change (ARCHITECTURE.md §3).
+
 import (
 	"encoding/json"
 	"strconv"

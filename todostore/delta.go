@@ -1,5 +1,8 @@
 package todostore
 
+// The history's compact form of a change: a delta from the list before it
+// (ARCHITECTURE.md §3, history format 2).
+
 import (
 	"encoding/binary"
 	"encoding/json"

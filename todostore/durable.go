@@ -1,5 +1,7 @@
 package todostore
 
+// Durable writes: atomic replace, fsync of files and directories, and their counters.
+
 import (
 	"errors"
 	"fmt"

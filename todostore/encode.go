@@ -1,5 +1,9 @@
 package todostore
 
+// The session file's encoder: the bytes json.MarshalIndent writes, made
+// without reflection for the list, which is most of a file and of a
+// change's CPU (ARCHITECTURE.md §3).
+
 import (
 	"bytes"
 	"encoding/json"

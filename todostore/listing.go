@@ -1,5 +1,7 @@
 package todostore
 
+// Listing sessions without parsing them: readdir and stat only.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,7 @@
 package todostore
 
+// The session lock: one flock (LockFileEx on Windows) per session under todos/.locks (ARCHITECTURE.md §3).
+
 import (
 	"errors"
 	"fmt"

@@ -2,6 +2,9 @@
 
 package todostore
 
+// The store's system calls on Unix (Linux, macOS): the platform's half of
+// durable.go, lock.go, private.go and cache.go (ARCHITECTURE.md §3).
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,9 @@
 package todostore
 
+// Where a Watcher's events come from: fsnotify on the store directory,
+// or a poller of the session file where watching the directory costs too
+// much (macOS). Both give the Watcher fsnotify events.
+
 import (
 	"fmt"
 	"os"
