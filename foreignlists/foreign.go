@@ -256,8 +256,9 @@ func LoadForeign(e ForeignEntry) ([]todolist.Todo, error) {
 	return todos, nil
 }
 
-// readForeign is readFile without the recovery hint of our own files:
-// another agent's file is not ours to move aside.
+// readForeign is todostore's ReadPath for a file not todosh's, without
+// the recovery hint of todosh's own files (a CorruptError's): another
+// agent's file is not ours to move aside.
 func readForeign(path string) ([]byte, error) {
 	data, err := todostore.ReadPath(path, false)
 	var ce *todostore.CorruptError

@@ -49,7 +49,7 @@ func SameTodos(a, b []Todo) bool {
 		return false
 	}
 	if len(a) == 0 || &a[0] == &b[0] {
-		return true // one list (onlyMarks compares a session's with itself)
+		return true // one list (todostore's onlyMarks compares a session's with itself)
 	}
 	for i := range a {
 		if !SameTodo(a[i], b[i]) {
