@@ -1,5 +1,10 @@
 package todostore
 
+// Copy on write of subtask arrays (ARCHITECTURE.md §3): a change function
+// gets items of its own whose subtask arrays are the cache's. Whatever
+// writes into them in place calls todolist.OwnSubtasks first; a test binary checks
+// that every change function did.
+
 import (
 	"fmt"
 	"os"
@@ -119,7 +124,7 @@ func sharedSnapshot(cur *Session) []todolist.Todo {
 
 // checkShared panics when a change wrote into a subtask array it shared
 // with cur (the cache's session): a bug in the change, which must call
-// OwnSubtasks before writing into an item's subtasks.
+// todolist.OwnSubtasks before writing into an item's subtasks.
 func checkShared(cur *Session, snap []todolist.Todo) {
 	if snap == nil {
 		return

@@ -1,5 +1,8 @@
 package todostore
 
+// The decoded session kept while its file is unchanged, so an operation
+// reads and decodes a session file once (ARCHITECTURE.md §3).
+
 import (
 	"os"
 	"sync"

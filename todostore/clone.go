@@ -15,7 +15,7 @@ func (s *Session) clone() *Session {
 // cloneForChange is clone for the session a change function gets: its
 // items are its own, but their subtask arrays are the cache's, shared
 // (copy on write, ARCHITECTURE.md §3): whatever changes an item's
-// subtasks gives the item its own array first (OwnSubtasks), and an
+// subtasks gives the item its own array first (todolist.OwnSubtasks), and an
 // append makes a new array because each shared one is clipped to its
 // length. A tick on a list of 20 items of 50 subtasks copies 50 subtasks,
 // not 1,000.
@@ -71,7 +71,7 @@ func (s *Session) cloneSharing(prev *Session, same func(i int) bool) *Session {
 				return prev.Todos[i].Subtasks
 			}
 			// s's own array, or one it shares: nothing writes into
-			// either any more (copy on write, OwnSubtasks).
+			// either any more (copy on write, todolist.OwnSubtasks).
 			return clipped(t.Subtasks)
 		})
 	})

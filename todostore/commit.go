@@ -1,5 +1,7 @@
 package todostore
 
+// Commit, the one way a session changes (ARCHITECTURE.md §3).
+
 import (
 	"fmt"
 	"os"
@@ -8,7 +10,7 @@ import (
 	"github.com/todosh/todosh/todolist"
 )
 
-// Update is Commit by the person (ByYou), for callers that need not know
+// Update is Commit by the person (todolist.ByYou), for callers that need not know
 // whether anything changed.
 func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
 	sess, _, err := s.Commit(id, todolist.ByYou, fn)

@@ -168,7 +168,7 @@ var historyRead atomic.Int64
 
 // maxChainBytes bounds how far back readChainEnd looks for the snapshot
 // a history's last line is a delta of: a chain is at most snapshotEvery
-// lines and the session file's size (at most MaxFileSize) in deltas.
+// lines and the session file's size (at most todolist.MaxFileSize) in deltas.
 const maxChainBytes = 2*todolist.MaxFileSize + 64<<10
 
 // readChain reads the lines of the history open as f that the chain of

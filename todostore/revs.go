@@ -1,5 +1,11 @@
 package todostore
 
+// Stable ids and revisions (ARCHITECTURE.md §3): Commit gives every item
+// and subtask a stable id, counts the list's revisions, stamps each entry
+// with the revision of its last change, and records the revision the
+// agent was last shown. The merge of an agent's list (agent/merge.go) and
+// the todo tools (agent/todotools) read them; nothing else writes them.
+
 import (
 	"strconv"
 	"time"
@@ -102,7 +108,7 @@ func assignUIDs(s *Session) {
 // move nothing, so the map of cur's entries by stable id is built only
 // when an entry is not where it was.
 //
-// listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
+// listSame is todolist.SameTodos(cur.Todos, next.Todos), which the caller knows.
 func stampRevs(cur, next *Session, by todolist.Author, listSame bool) {
 	next.Rev = cur.Rev
 	if !listSame {
@@ -195,7 +201,7 @@ func (x *uidIndex) find(uid string) uidPlace {
 // onlyMarks reports whether next differs from cur only in what Commit
 // keeps for ids and reads (stable ids, AgentRead), which gets no history
 // line.
-// listSame is SameTodos(cur.Todos, next.Todos), which the caller knows.
+// listSame is todolist.SameTodos(cur.Todos, next.Todos), which the caller knows.
 func onlyMarks(cur, next *Session, listSame bool) bool {
 	c := *cur
 	c.AgentRead, c.Todos = next.AgentRead, next.Todos

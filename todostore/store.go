@@ -290,12 +290,12 @@ func (s *Store) loadPath(path string) (*Session, error) {
 }
 
 // readFile reads a session file of todosh's own store, of at most
-// MaxFileSize bytes. A file that is a symlink (never followed), is not
+// todolist.MaxFileSize bytes. A file that is a symlink (never followed), is not
 // regular, is too large, or that another user owns or may write
 // (checkOwnFile) is a *CorruptError.
 func readFile(path string) ([]byte, error) { return ReadPath(path, true) }
 
-// readPath is readFile; own is false for another agent's file, which may
+// ReadPath is readFile; own is false for another agent's file, which may
 // be a symlink and is not ours to judge by owner or mode.
 func ReadPath(path string, own bool) ([]byte, error) {
 	data, f, _, err := readOpen(path, own)

@@ -1,10 +1,11 @@
-package todolist
+package textwidth_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
 )
 
 // FuzzWrap: every wrapped line fits (a grapheme wider than the line
@@ -14,7 +15,7 @@ func FuzzWrap(f *testing.F) {
 		f.Add(s, 8)
 	}
 	f.Fuzz(func(t *testing.T, s string, cols int) {
-		s = DisplayLine(s)
+		s = todolist.DisplayLine(s)
 		cols = 1 + abs(cols%60)
 		lines := textwidth.Wrap(s, cols)
 		for _, l := range lines {
