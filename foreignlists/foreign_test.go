@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todolist"
 	"github.com/todosh/todosh/todostore"
@@ -309,7 +311,7 @@ func TestClaudeTaskOrderAndDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := texts(todos), []string{"task 1", "task 2", "task 10", "not numbered"}; !slices.Equal(got, want) {
+	if got, want := todolisttest.Texts(todos), []string{"task 1", "task 2", "task 10", "not numbered"}; !slices.Equal(got, want) {
 		t.Errorf("order = %q, want %q", got, want)
 	}
 }
@@ -344,7 +346,7 @@ func TestDecodeForeignList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := texts(todos); !slices.Equal(got, tt.want) || todos == nil {
+			if got := todolisttest.Texts(todos); !slices.Equal(got, tt.want) || todos == nil {
 				t.Errorf("todos = %q, want %q", got, tt.want)
 			}
 		})

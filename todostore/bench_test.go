@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todolist"
 )
@@ -45,7 +47,7 @@ func makeSessions(b *testing.B, s *Store, n int) {
 	base := time.Now().Add(-time.Duration(n) * time.Minute)
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("20261121-%06d-%04x", i, i)
-		data, err := Encode(&Session{Version: 1, Session: id, Todos: items("first", "second")})
+		data, err := Encode(&Session{Version: 1, Session: id, Todos: todolisttest.Items("first", "second")})
 		if err != nil {
 			b.Fatal(err)
 		}

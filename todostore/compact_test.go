@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/todolist"
 )
 
@@ -18,7 +20,7 @@ func FuzzCompactSameAsMarshal(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before, after := fuzzLists(data)
+		before, after := todolisttest.FuzzLists(data)
 		text := string(data)
 		for i := range after {
 			td := &after[i]

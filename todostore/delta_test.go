@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/todolist"
 )
 
@@ -18,7 +20,7 @@ import (
 // small for a small change.
 func TestDeltaRoundTrip(t *testing.T) {
 	base := func() []todolist.Todo {
-		l := list("a", "b:>", "c", "d:x", "e")
+		l := todolisttest.List("a", "b:>", "c", "d:x", "e")
 		l[2].Subtasks = []todolist.Subtask{{ID: "3.1", Content: "s1", Status: todolist.Pending}, {ID: "3.2", Content: "s2", Status: todolist.Pending}, {ID: "3.3", Content: "s3", Status: todolist.Completed}}
 		todolist.Normalize(l)
 		return l
@@ -51,7 +53,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 		}, 0},
 		{"field cleared", func(l []todolist.Todo) []todolist.Todo { l[1].ActiveForm = ""; return l }, 0},
 		{"cleared", func([]todolist.Todo) []todolist.Todo { return []todolist.Todo{} }, 8},
-		{"replaced", func([]todolist.Todo) []todolist.Todo { return list("x", "y") }, 0},
+		{"replaced", func([]todolist.Todo) []todolist.Todo { return todolisttest.List("x", "y") }, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +82,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 // applied halfway.
 func TestDeltaRefusesWrongBase(t *testing.T) {
 	for _, d := range []string{`[[0,5]]`, `[[2,1]]`, `[{"i":9,"t":{"content":"x","status":"pending"}}]`, `[{"i":0,"t":{},"s":[[0,3]]}]`, `{`, `[[0]]`, `["x"]`} {
-		if _, err := applyDelta(list("a", "b"), []byte(d)); err == nil {
+		if _, err := applyDelta(todolisttest.List("a", "b"), []byte(d)); err == nil {
 			t.Errorf("%s applied to a 2-item list", d)
 		}
 	}
@@ -92,7 +94,7 @@ func FuzzDelta(f *testing.F) {
 	f.Add([]byte("abc\x00def\x01"))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 200, 100, 50})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before, after := fuzzLists(data)
+		before, after := todolisttest.FuzzLists(data)
 		d, err := encodeDelta(before, after)
 		if err != nil {
 			t.Skip(err)
@@ -239,7 +241,7 @@ func TestHistoryCapKeepsReadableLines(t *testing.T) {
 func TestHistoryFormatSwitch(t *testing.T) {
 	s := testStore(t)
 	var old bytes.Buffer
-	states := [][]todolist.Todo{list("a"), list("a", "b"), list("a:x", "b")}
+	states := [][]todolist.Todo{todolisttest.List("a"), todolisttest.List("a", "b"), todolisttest.List("a:x", "b")}
 	for i, todos := range states {
 		b, err := encodeHistoryLine(HistoryLine{N: i + 1, By: todolist.ByYou, What: fmt.Sprintf("old %d", i+1), Todos: todos, PID: 1})
 		if err != nil {
@@ -277,7 +279,7 @@ func TestHistoryFormatSwitch(t *testing.T) {
 	}
 	sess, _ := s.Load("sw")
 	if !todolist.SameTodos(sess.Todos, states[2]) {
-		t.Errorf("after two reverts: %s", contents(sess.Todos))
+		t.Errorf("after two reverts: %s", todolisttest.Contents(sess.Todos))
 	}
 	// Restore an old-format change.
 	if _, _, err := s.Restore("sw", 1, todolist.ByYou); err != nil {
@@ -285,7 +287,7 @@ func TestHistoryFormatSwitch(t *testing.T) {
 	}
 	sess, _ = s.Load("sw")
 	if !todolist.SameTodos(sess.Todos, states[0]) {
-		t.Errorf("restore 1: %s", contents(sess.Todos))
+		t.Errorf("restore 1: %s", todolisttest.Contents(sess.Todos))
 	}
 	if _, bad := ParseHistory(mustRead(t, s.SessionHistoryPath("sw"))); len(bad) > 0 {
 		t.Errorf("unreadable lines: %v", bad)
@@ -332,8 +334,8 @@ func TestLostLineKeepsItsAuthor(t *testing.T) {
 			if got := whats(lines); len(lines) != 3 || lines[1].By != by || lines[2].By != todolist.ByYou || strings.Contains(strings.Join(got, "|"), "other process") {
 				t.Errorf("after the next change: %q", got)
 			}
-			if !todolist.SameTodos(lines[1].Todos, list("one", "two")) {
-				t.Errorf("recovered line's list: %s", contents(lines[1].Todos))
+			if !todolist.SameTodos(lines[1].Todos, todolisttest.List("one", "two")) {
+				t.Errorf("recovered line's list: %s", todolisttest.Contents(lines[1].Todos))
 			}
 		})
 	}
@@ -356,7 +358,7 @@ func TestEditedFileIsOtherProcess(t *testing.T) {
 	}
 	lines := mustHistory(t, s, "e")
 	if len(lines) != 3 || lines[1].By != todolist.ByOther || itemTexts(lines[2].Todos) != "uno two" {
-		t.Errorf("history: %q, last %s", whats(lines), contents(lines[len(lines)-1].Todos))
+		t.Errorf("history: %q, last %s", whats(lines), todolisttest.Contents(lines[len(lines)-1].Todos))
 	}
 }
 
@@ -424,14 +426,14 @@ func TestCacheSeesEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sess, _ := s.Load("k"); itemTexts(sess.Todos) != "bbbb" {
-		t.Errorf("after a same-size replace: %s", contents(sess.Todos))
+		t.Errorf("after a same-size replace: %s", todolisttest.Contents(sess.Todos))
 	}
 	inPlace := bytes.Replace(data, []byte(`"aaaa"`), []byte(`"cccccc"`), 1)
 	if err := os.WriteFile(s.Path("k"), inPlace, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if sess, _ := s.Load("k"); itemTexts(sess.Todos) != "cccccc" {
-		t.Errorf("after an in-place write: %s", contents(sess.Todos))
+		t.Errorf("after an in-place write: %s", todolisttest.Contents(sess.Todos))
 	}
 	os.Remove(s.Path("k"))
 	if _, err := s.Load("k"); !os.IsNotExist(err) {
@@ -453,7 +455,7 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 	f.Add([]byte("abc\x00def\x01<>&\u2028\xff"))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 200, 100, 50})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, todos := fuzzLists(data)
+		_, todos := todolisttest.FuzzLists(data)
 		if len(todos) > 0 {
 			todos[0].ActiveForm = string(data)
 			todos[len(todos)-1].Evidence = "<" + string(data) + "\u2029"
@@ -507,7 +509,7 @@ func FuzzEncodeSameAsMarshalIndent(f *testing.F) {
 			t.Fatalf("encodeFast:\n%s\nwant:\n%s\n%v", got, want, err)
 		}
 		// Again after a change, reusing the items that did not change.
-		before, after := fuzzLists(append([]byte{7}, data...))
+		before, after := todolisttest.FuzzLists(append([]byte{7}, data...))
 		if _, prevItems, err := encodeFast(&Session{Version: 1, Todos: before}, nil, nil); err == nil && prevItems != nil {
 			sess.Todos = todolist.CloneTodos(after)
 			// An item equal but for its revision is encoded again, not reused.
@@ -566,7 +568,7 @@ func FuzzListHashes(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before, after := fuzzLists(data)
+		before, after := todolisttest.FuzzLists(data)
 		_, prevAt := listHashes(before, nil, nil)
 		got, at := listHashes(after, before, prevAt)
 		want, wantAt := listHashes(after, nil, nil)

@@ -12,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/todolist"
 )
 
 func TestParseHistory(t *testing.T) {
 	good := func(n int, todos ...string) string {
-		b, err := encodeHistoryLine(HistoryLine{N: n, By: todolist.ByYou, What: "x", Todos: list(todos...)})
+		b, err := encodeHistoryLine(HistoryLine{N: n, By: todolist.ByYou, What: "x", Todos: todolisttest.List(todos...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +176,7 @@ func TestHistoryMigratesArchiveAndSeesOtherWrites(t *testing.T) {
 	}
 	// Another program rewrites the file.
 	sess, _ := s.Load("old")
-	sess.Todos = list("cur", "new", "edited by hand")
+	sess.Todos = todolisttest.List("cur", "new", "edited by hand")
 	data, _ := Encode(sess)
 	writeRaw(t, s, "old", data)
 	if _, err := s.Update("old", func(sess *Session) error { return todolist.SetStatus(sess.Todos, 0, todolist.Completed) }); err != nil {
@@ -270,7 +272,7 @@ func TestHistoryCap(t *testing.T) {
 	// By count: a history at the cap with a bad line in it.
 	var buf bytes.Buffer
 	for n := 1; n <= MaxHistoryLines; n++ {
-		b, _ := encodeHistoryLine(HistoryLine{N: n, By: todolist.ByYou, What: "w", Todos: list("a")})
+		b, _ := encodeHistoryLine(HistoryLine{N: n, By: todolist.ByYou, What: "w", Todos: todolisttest.List("a")})
 		buf.Write(b)
 		if n == 5 {
 			buf.WriteString("garbage\n")
@@ -426,9 +428,9 @@ func TestLastListFarBack(t *testing.T) {
 	os.MkdirAll(s.Dir, 0o755)
 	var buf []byte
 	for n := 1; n <= 200; n++ {
-		l := HistoryLine{N: n, By: todolist.ByYou, What: "w", Todos: list()}
+		l := HistoryLine{N: n, By: todolist.ByYou, What: "w", Todos: todolisttest.List()}
 		if n == 7 {
-			l.Todos = list("kept")
+			l.Todos = todolisttest.List("kept")
 		}
 		b, _ := encodeHistoryLine(l)
 		buf = append(buf, b...)

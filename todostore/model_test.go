@@ -4,12 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/todolist"
 )
 
 func TestArchive(t *testing.T) {
 	now := time.Date(2026, 11, 21, 22, 0, 0, 0, time.FixedZone("x", 3600))
-	s := &Session{Todos: items("a", "b")}
+	s := &Session{Todos: todolisttest.Items("a", "b")}
 	s.ArchiveTodos("cleared", now)
 	if len(s.Todos) != 0 || s.Todos == nil {
 		t.Fatalf("todos after archive = %#v, want empty non-nil", s.Todos)
@@ -22,7 +24,7 @@ func TestArchive(t *testing.T) {
 	if s.note != "" {
 		t.Fatalf("archiving an empty list named a change: %q", s.note)
 	}
-	s.AppendArchive("dropped by agent", items("x", "y"), now)
+	s.AppendArchive("dropped by agent", todolisttest.Items("x", "y"), now)
 	if want := `dropped by agent: "x", "y"`; len(s.notes) != 1 || s.notes[0] != want {
 		t.Errorf("notes = %q, want %q", s.notes, want)
 	}

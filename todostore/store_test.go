@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todolist"
 )
@@ -84,7 +86,7 @@ func TestDecodeShapes(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	valid, err := Encode(&Session{Version: 1, Session: "x", Todos: items("alpha", "beta", "gamma")})
+	valid, err := Encode(&Session{Version: 1, Session: "x", Todos: todolisttest.Items("alpha", "beta", "gamma")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +132,8 @@ func TestDecodeErrors(t *testing.T) {
 func TestEncodeRoundTrip(t *testing.T) {
 	now := time.Date(2026, 11, 21, 22, 33, 44, 5, time.UTC)
 	sess := &Session{Version: 1, Session: "s", CreatedAt: now, UpdatedAt: now, Cwd: "/src", Agent: &AgentRef{Kind: "claude", Session: "45bb"},
-		PauseReason: "", Todos: designExample()}
-	sess.Archive = []ArchiveEntry{{At: now, Reason: "cleared", Todos: designExample()}}
+		PauseReason: "", Todos: todolisttest.DesignExample()}
+	sess.Archive = []ArchiveEntry{{At: now, Reason: "cleared", Todos: todolisttest.DesignExample()}}
 	data, err := Encode(sess)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +230,7 @@ func TestUpdateAndLoad(t *testing.T) {
 	}
 	got, err := s.Update("a", func(sess *Session) error {
 		sess.Cwd = "/src"
-		sess.Todos = []todolist.Todo{{ID: "77", Content: "x", Status: todolist.Pending, Subtasks: subs(todolist.Completed)}}
+		sess.Todos = []todolist.Todo{{ID: "77", Content: "x", Status: todolist.Pending, Subtasks: todolisttest.Subs(todolist.Completed)}}
 		return nil
 	})
 	if err != nil {
@@ -433,7 +435,7 @@ func TestMostRecentInIsTheLastChanged(t *testing.T) {
 // one-line error naming the path, by Load and by Update, and left exactly
 // as they were.
 func TestHostileFiles(t *testing.T) {
-	valid, _ := Encode(&Session{Version: 1, Session: "x", Todos: items("a", "b")})
+	valid, _ := Encode(&Session{Version: 1, Session: "x", Todos: todolisttest.Items("a", "b")})
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, path string)
@@ -788,7 +790,7 @@ func TestReadShared(t *testing.T) {
 	if err != nil || len(fresh.Todos) != 0 || fresh.Session != "r" {
 		t.Fatalf("a missing session: %+v %v", fresh, err)
 	}
-	if _, err := s.Update("r", func(x *Session) error { x.Todos = items("a", "b"); return nil }); err != nil {
+	if _, err := s.Update("r", func(x *Session) error { x.Todos = todolisttest.Items("a", "b"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	one, err := s.ReadShared("r")
@@ -818,7 +820,7 @@ func TestReadShared(t *testing.T) {
 func TestChangeSharesWhatItKept(t *testing.T) {
 	s := Open(t.TempDir())
 	mk := func() []todolist.Todo {
-		l := items("a", "b", "c")
+		l := todolisttest.Items("a", "b", "c")
 		for i := range l {
 			l[i].Subtasks = []todolist.Subtask{{Content: "x", Status: todolist.Pending}, {Content: "y", Status: todolist.Pending}}
 		}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/fsnotify/fsnotify"
 	"github.com/todosh/todosh/todolist"
 	"github.com/todosh/todosh/todoview"
@@ -84,7 +86,7 @@ func wantList(t *testing.T, c Change, want ...string) {
 	if c.Err != nil || c.Session == nil {
 		t.Fatalf("got %s, want a list", describe(c))
 	}
-	if got := texts(c.Session.Todos); !slices.Equal(got, want) {
+	if got := todolisttest.Texts(c.Session.Todos); !slices.Equal(got, want) {
 		t.Fatalf("list = %q, want %q", got, want)
 	}
 }
@@ -171,7 +173,7 @@ func TestWatchBurst(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no change after a burst")
 	}
-	wantList(t, last, texts(final.Todos)...)
+	wantList(t, last, todolisttest.Texts(final.Todos)...)
 	t.Logf("%d writes in a burst gave %d changes", writes, n)
 }
 
@@ -205,7 +207,7 @@ func TestWatchInvalidThenFixed(t *testing.T) {
 		t.Fatalf("bad file was overwritten")
 	}
 	// Fixed by someone: the fixed list arrives.
-	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: items("good", "fixed")})
+	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items("good", "fixed")})
 	if err := WriteFileAtomic(p, data); err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +226,7 @@ func TestWatchNonAtomicWriter(t *testing.T) {
 	t.Parallel()
 	mine, _, w := watched(t, "s")
 	for i := 1; i <= 5; i++ {
-		data, _ := Encode(&Session{Version: 1, Session: "s", Todos: items(strings.Repeat("x", i))})
+		data, _ := Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items(strings.Repeat("x", i))})
 		if err := os.WriteFile(mine.Path("s"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +245,7 @@ func TestWatchDeleteThenCreate(t *testing.T) {
 	// Deleted and recreated at once (a sync tool): the new list arrives,
 	// perhaps after the removal on a slow machine.
 	os.Remove(p)
-	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: items("recreated")})
+	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items("recreated")})
 	WriteFileAtomic(p, data)
 	c := nextChange(t, w)
 	if c.Err != nil {
@@ -273,13 +275,13 @@ func TestWatchRenameOnSave(t *testing.T) {
 	p := mine.Path("s")
 
 	// An editor writing a sibling and renaming it over the file.
-	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: items("orig", "edited")})
+	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items("orig", "edited")})
 	os.WriteFile(p+".swp", data, 0o644)
 	os.Rename(p+".swp", p)
 	wantList(t, nextChange(t, w), "orig", "edited")
 
 	// vim's backupcopy=no: move the file to a backup, write a new one.
-	data, _ = Encode(&Session{Version: 1, Session: "s", Todos: items("vim")})
+	data, _ = Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items("vim")})
 	os.Rename(p, p+"~")
 	os.WriteFile(p, data, 0o644)
 	c := nextChange(t, w)
@@ -379,7 +381,7 @@ func TestWatchStartsOnBadFile(t *testing.T) {
 	defer w.Close()
 	os.WriteFile(p, []byte("{{"), 0o644)
 	noChange(t, w)
-	data, _ := Encode(&Session{Version: 1, Todos: items("ok")})
+	data, _ := Encode(&Session{Version: 1, Todos: todolisttest.Items("ok")})
 	WriteFileAtomic(p, data)
 	wantList(t, nextChange(t, w), "ok")
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/todosh/todosh/todolist/todolisttest"
 )
 
 // TestWatchPoller runs the Watcher on the poller macOS uses (pollSource),
@@ -31,12 +33,12 @@ func TestWatchPoller(t *testing.T) {
 	wantList(t, nextChange(t, w), "mine", "theirs")
 
 	p := mine.Path("s")
-	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: items("edited")})
+	data, _ := Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items("edited")})
 	os.WriteFile(p+".swp", data, 0o600)
 	os.Rename(p+".swp", p)
 	wantList(t, nextChange(t, w), "edited")
 
-	data, _ = Encode(&Session{Version: 1, Session: "s", Todos: items("in place, longer")})
+	data, _ = Encode(&Session{Version: 1, Session: "s", Todos: todolisttest.Items("in place, longer")})
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}

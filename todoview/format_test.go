@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/todosh/todosh/todolist/todolisttest"
+
 	"github.com/todosh/todosh/todolist"
 )
 
@@ -34,26 +36,12 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// designExample is the example list the format was designed with.
-func designExample() []todolist.Todo {
-	todos := []todolist.Todo{
-		{Content: "Create project skeleton", Status: todolist.Completed},
-		{Content: "Implement the parser", Status: todolist.InProgress, ActiveForm: "Implementing the parser", Subtasks: []todolist.Subtask{
-			{Content: "quoted fields", Status: todolist.Completed},
-			{Content: "CRLF endings", Status: todolist.Pending},
-		}},
-		{Content: "Write unit tests", Status: todolist.Pending},
-	}
-	todolist.Normalize(todos)
-	return todos
-}
-
 func TestFormatListGolden(t *testing.T) {
 	twelve := make([]todolist.Todo, 12)
 	for i := range twelve {
 		twelve[i] = todolist.Todo{Content: "item " + strings.Repeat("x", i), Status: todolist.Pending}
 	}
-	twelve[9].Subtasks = subs(todolist.Completed, todolist.Pending)
+	twelve[9].Subtasks = todolisttest.Subs(todolist.Completed, todolist.Pending)
 	twelve[10].Status = todolist.InProgress
 	twelve[11].Status = todolist.Completed
 	todolist.Normalize(twelve)
@@ -63,7 +51,7 @@ func TestFormatListGolden(t *testing.T) {
 		todos []todolist.Todo
 	}{
 		{"empty", nil},
-		{"design", designExample()},
+		{"design", todolisttest.DesignExample()},
 		{"evidence", []todolist.Todo{
 			{Content: "Run the test suite", Status: todolist.Completed, Evidence: "go test ./... ok\n12 packages"},
 			{Content: "Ship it", Status: todolist.InProgress, Subtasks: []todolist.Subtask{
@@ -73,7 +61,7 @@ func TestFormatListGolden(t *testing.T) {
 		}},
 		{"cancelled", []todolist.Todo{
 			{Content: "Dropped idea", Status: todolist.Cancelled},
-			{Content: "Cancelled with subtasks", Status: todolist.Cancelled, Subtasks: subs(todolist.Completed, todolist.Pending)},
+			{Content: "Cancelled with subtasks", Status: todolist.Cancelled, Subtasks: todolisttest.Subs(todolist.Completed, todolist.Pending)},
 			{Content: "Still to do", Status: todolist.Pending},
 		}},
 		{"alignment", twelve},
@@ -105,7 +93,7 @@ func TestFormatListDesign(t *testing.T) {
 		"    2.1 [x] quoted fields\n" +
 		"    2.2 [ ] CRLF endings\n" +
 		" 3. ○ Write unit tests\n"
-	if got := FormatList(designExample()); squeeze.ReplaceAllString(got, "  (") != squeeze.ReplaceAllString(want, "  (") {
+	if got := FormatList(todolisttest.DesignExample()); squeeze.ReplaceAllString(got, "  (") != squeeze.ReplaceAllString(want, "  (") {
 		t.Errorf("FormatList =\n%s\nwant (the design example)\n%s", got, want)
 	}
 }

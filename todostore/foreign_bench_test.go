@@ -1,4 +1,4 @@
-package foreignlists
+package todostore_test
 
 import (
 	"fmt"
@@ -7,17 +7,19 @@ import (
 	"testing"
 
 	"github.com/todosh/todosh/internal/testenv"
+	"github.com/todosh/todosh/foreignlists"
 	"github.com/todosh/todosh/todostore"
 )
 
 // BenchmarkForeignAndList measures what /todo list reads from disk with
 // 5000 lists of other agents (1000 Claude task lists of 3 tasks, 1000
 // Claude TodoWrite files, 1500 Qwen and 1500 llxprt files) and 5000 own
-// sessions: ForeignEntries plus todostore.Store.List, no parsing.
+// sessions: foreignlists.ForeignEntries plus Store.List, no parsing. It is
+// an external test: foreignlists imports todostore.
 func BenchmarkForeignAndList(b *testing.B) {
 	home := b.TempDir()
 	s := todostore.Open(filepath.Join(home, ".todosh"))
-	makeSessions(b, s, 5000)
+	todostore.MakeSessions(b, s, 5000)
 	write := func(rel, content string) {
 		p := filepath.Join(home, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -41,7 +43,7 @@ func BenchmarkForeignAndList(b *testing.B) {
 	}
 	testenv.SyncDisks()
 	for b.Loop() {
-		foreign, err := ForeignEntries(home, func(string) string { return "" })
+		foreign, err := foreignlists.ForeignEntries(home, func(string) string { return "" })
 		if err != nil || len(foreign) != 5000 {
 			b.Fatalf("ForeignEntries = %d, %v", len(foreign), err)
 		}

@@ -1,4 +1,7 @@
-package todostore
+// Package todolisttest builds lists for the tests of the packages above
+// todolist: the same few shapes every store, view and saved-list test
+// starts from (ARCHITECTURE.md §2: test-only, never linked).
+package todolisttest
 
 import (
 	"slices"
@@ -7,8 +10,8 @@ import (
 	"github.com/todosh/todosh/todolist"
 )
 
-// designExample is the example list the format was designed with.
-func designExample() []todolist.Todo {
+// DesignExample is the example list the format was designed with.
+func DesignExample() []todolist.Todo {
 	todos := []todolist.Todo{
 		{Content: "Create project skeleton", Status: todolist.Completed},
 		{Content: "Implement the parser", Status: todolist.InProgress, ActiveForm: "Implementing the parser", Subtasks: []todolist.Subtask{
@@ -21,8 +24,8 @@ func designExample() []todolist.Todo {
 	return todos
 }
 
-// items builds a list of pending todos with the given texts.
-func items(texts ...string) []todolist.Todo {
+// Items builds a list of pending todos with the given texts.
+func Items(texts ...string) []todolist.Todo {
 	out := make([]todolist.Todo, len(texts))
 	for i, s := range texts {
 		out[i] = todolist.Todo{Content: s, Status: todolist.Pending}
@@ -30,8 +33,8 @@ func items(texts ...string) []todolist.Todo {
 	return out
 }
 
-// subs builds subtasks with the given statuses, named s1, s2, ...
-func subs(sts ...todolist.Status) []todolist.Subtask {
+// Subs builds subtasks with the given statuses, named s1, s2, ...
+func Subs(sts ...todolist.Status) []todolist.Subtask {
 	out := make([]todolist.Subtask, len(sts))
 	for i, st := range sts {
 		out[i] = todolist.Subtask{Content: "s" + string(rune('1'+i)), Status: st}
@@ -39,9 +42,9 @@ func subs(sts ...todolist.Status) []todolist.Subtask {
 	return out
 }
 
-// contents lists todo texts, with subtasks as "parent/sub", for compact
+// Contents lists todo texts, with subtasks as "parent/sub", for compact
 // comparisons.
-func contents(todos []todolist.Todo) string {
+func Contents(todos []todolist.Todo) string {
 	var parts []string
 	for _, t := range todos {
 		p := t.ID + ":" + t.Content + "=" + string(t.Status)
@@ -53,7 +56,9 @@ func contents(todos []todolist.Todo) string {
 	return strings.Join(parts, " | ")
 }
 
-func list(spec ...string) []todolist.Todo {
+// List builds a list from "text" or "text:mark" specs, mark x for
+// completed, > in progress and c cancelled, normalized as the store keeps it.
+func List(spec ...string) []todolist.Todo {
 	var out []todolist.Todo
 	for _, s := range spec {
 		text, st, _ := strings.Cut(s, ":")
@@ -75,10 +80,10 @@ func list(spec ...string) []todolist.Todo {
 	return out
 }
 
-// fuzzLists makes a list of 0-7 items (texts from a small alphabet, so
+// FuzzLists makes a list of 0-7 items (texts from a small alphabet, so
 // that texts repeat) and an edit of it: each further byte adds, deletes,
 // moves, renames, re-marks or (un)ticks a subtask.
-func fuzzLists(data []byte) (before, after []todolist.Todo) {
+func FuzzLists(data []byte) (before, after []todolist.Todo) {
 	next := func() int {
 		if len(data) == 0 {
 			return 0
@@ -140,7 +145,8 @@ func fuzzLists(data []byte) (before, after []todolist.Todo) {
 	return before, after
 }
 
-func texts(todos []todolist.Todo) []string {
+// Texts is the texts of todos, in order.
+func Texts(todos []todolist.Todo) []string {
 	var out []string
 	for _, t := range todos {
 		out = append(out, t.Content)
