@@ -43,6 +43,25 @@ func (s *Store) openTail(id string) (historyEnd, error) {
 	return historyEnd{f: f, tail: tail, damaged: damaged}, nil
 }
 
+// linesFor is every line the change from st.sess to next by by appends
+// to the history: what it must say first (linesBefore), then the change's
+// own line, whose record next keeps (Session.Change). hash is next's list
+// hash; next's archive moves into the history.
+func (h *historyEnd) linesFor(st state, next *Session, by todolist.Author, hash uint64) []HistoryLine {
+	archive := next.Archive
+	next.Archive = nil
+	lines := h.linesBefore(st, archive)
+	n := h.tail.n + 1
+	if len(lines) > 0 {
+		n = lines[len(lines)-1].N + 1
+	}
+	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(st.sess, by), Todos: next.Todos,
+		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash),
+		snap: h.damaged && len(lines) == 0} // after damage, a line that reads by itself
+	next.Change = &todolist.ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
+	return append(lines, line)
+}
+
 // linesBefore is what the history must say first so that it explains the
 // file as read (st) and archive, the entries an older file kept: nothing,
 // when its last line is the change that wrote it. It is read whole only

@@ -57,62 +57,55 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 	}
 	st, cur, next := c.st, c.st.sess, c.next
 	// 2. Its stamps: revisions, format, time (revs.go). Only ids given or
-	// the agent's read marked is no change of the list: no history line,
-	// and the file's change record still names the history's last line.
-	if listed := stamp(cur, next, id, by, s.Now().UTC()); !listed {
-		next.Change = cur.Change
-		out, items, err := encodeReusing(next, cur.Todos, st.items)
-		if err != nil {
+	// the agent's read marked is no change of the list (listed false): no
+	// history line, and the file's change record still names the
+	// history's last line.
+	listed := stamp(cur, next, id, by, s.Now().UTC())
+	hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt) // an unchanged list is compared, not hashed
+	// 3. The lines the history gets: what it must say first so that it
+	// explains the file as read, then the change's own (catchup.go).
+	var h historyEnd
+	var lines []HistoryLine
+	if listed {
+		if h, err = s.openTail(id); err != nil {
 			return nil, false, err
 		}
-		hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt) // the same list: compared, not hashed
-		return s.writeSession(id, cur, st.items, next, out, items, hash, hashAt)
+		defer h.f.Close()
+		lines = h.linesFor(st, next, by, hash)
+	} else {
+		next.Change = cur.Change
 	}
-	archive := next.Archive
-	next.Archive = nil // now kept in the history
-
-	// 3. The history's end, and the lines it must say before this change
-	// so that it explains the file as read (catchup.go).
-	h, err := s.openTail(id)
-	if err != nil {
-		return nil, false, err
-	}
-	defer h.f.Close()
-	newLines := h.linesBefore(st, archive)
-	n := h.tail.n + 1
-	if len(newLines) > 0 {
-		n = newLines[len(newLines)-1].N + 1
-	}
-	// 4. The change's own line and the record the file keeps of it.
-	hash, hashAt := listHashes(next.Todos, cur.Todos, st.hashAt)
-	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(cur, by), Todos: next.Todos,
-		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash),
-		snap: h.damaged && len(newLines) == 0} // after damage, a line that reads by itself
-	newLines = append(newLines, line)
-	next.Change = &todolist.ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
-	// 5. Both encoded (encode.go, history.go) before anything is written.
+	// 4. The session file and the lines, encoded before anything is
+	// written (encode.go, history.go).
 	out, items, err := encodeReusing(next, cur.Todos, st.items)
 	if err != nil {
 		return nil, false, err
 	}
-	lb := lineBufs.Get().(*[]byte)
-	buf, chain, err := encodeLinesTo(*lb, h.tail.lineChain, cur.Todos, newLines, out.Size)
-	defer putLineBuf(lb, buf) // after the append below; nothing keeps buf
-	if err != nil {
-		return nil, false, fmt.Errorf("history %s: %w", h.f.Name(), err)
+	var buf []byte
+	var chain lineChain
+	if listed {
+		lb := lineBufs.Get().(*[]byte)
+		buf, chain, err = encodeLinesTo(*lb, h.tail.lineChain, cur.Todos, lines, out.Size)
+		defer putLineBuf(lb, buf) // after the append below; nothing keeps buf
+		if err != nil {
+			return nil, false, fmt.Errorf("history %s: %w", h.f.Name(), err)
+		}
+		if h.tail.Size == 0 {
+			// A session's first history line: the lock file an older
+			// todosh kept beside the session file is not needed any more.
+			os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
+		}
 	}
-	if h.tail.Size == 0 {
-		// A session's first history line: the lock file an older todosh
-		// kept beside the session file is not needed any more.
-		os.Remove(filepath.Join(s.Dir, ".todo-"+id+".lock"))
-	}
-	// 6. The session file, then the history's lines (write.go, history.go).
+	// 5. The session file, then the history's lines (write.go,
+	// historywrite.go).
 	result, _, err := s.writeSession(id, cur, st.items, next, out, items, hash, hashAt)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.appendLines(id, h, buf, chain, newLines); err != nil {
-		return result, true, err
+	if listed {
+		if err := s.appendLines(id, h, buf, chain, lines); err != nil {
+			return result, true, err
+		}
 	}
 	return result, true, nil
 }

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/foreignlists"
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
 
