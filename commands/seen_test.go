@@ -134,3 +134,30 @@ func specOf(todos []todolist.Todo) string {
 	}
 	return strings.Join(items, ";")
 }
+
+// TestChangedListShowsReceipts: the list shown because another process
+// changed it carries the receipts /todo show gives.
+func TestChangedListShowsReceipts(t *testing.T) {
+	env, out := seenEnv(t, "-a;-b")
+	uid := mustLoad(t, env).Todos[0].UID
+	for _, l := range []todostore.WorkLine{{Sees: true}, {Item: uid, Tool: "Edit", Kind: todostore.WorkEdit, Target: "a.go", OK: true}} {
+		if _, err := env.Store.RecordWork(env.SessionID, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := todostore.Open(env.Store.Root)
+	if _, _, err := other.Commit(env.SessionID, todolist.ByAgent, func(s *todostore.Session) error {
+		s.Todos[0].Status = todolist.Completed
+		slices.Reverse(s.Todos)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewRegistry().Run(env, `/todo add "c"`); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, "The list had changed since you last saw it") || !strings.Contains(got, "seen: 1 edit") {
+		t.Errorf("the changed list is shown without its receipts:\n%s", got)
+	}
+}

@@ -95,7 +95,7 @@ func (x *call) printChange(note string, c todolist.ListChange, sess *todostore.S
 	}
 	// Another process changed the list since the person last saw it: its
 	// positions are not those they knew, so they are shown the list.
-	return x.print("The list had changed since you last saw it; it is now:\n" + todoview.FormatListWidth(sess.Todos, x.env.width()))
+	return x.print("The list had changed since you last saw it; it is now:\n" + todoview.FormatListSeen(sess.Todos, x.env.width(), x.work()))
 }
 
 // oneSelection reads the single position argument of delete, done,
@@ -133,7 +133,7 @@ func runShow(x *call) error {
 		if last := x.env.LastGood(); last != nil {
 			// The person still sees their list; the error says the file
 			// is not it.
-			x.print("The last good list (the file on disk cannot be used):\n" + todoview.FormatListWidth(last.Todos, x.env.width()))
+			x.print("The last good list (the file on disk cannot be used):\n" + todoview.FormatListSeen(last.Todos, x.env.width(), x.work()))
 		}
 	}
 	if err != nil {
