@@ -1,5 +1,9 @@
 package todolist
 
+// What counts as a change of a list (the Same… comparisons, which decide
+// whether a change changed anything; a session's own fields are compared
+// in todostore/clone.go) and what it was (Diff, a ListChange).
+
 import (
 	"strconv"
 	"strings"
@@ -414,4 +418,62 @@ func sameIgnoringIDs(x, y Todo) bool {
 		}
 	}
 	return true
+}
+
+// SameSubtasks reports whether two arrays of subtasks hold the same
+// values in every field, stable ids and revisions included, and no
+// fields this todosh does not know (whose maps a copy does not share).
+func SameSubtasks(a, b []Subtask) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if SameArray(a, b) {
+		return true
+	}
+	for j := range a {
+		if !SameSubtask(a[j], b[j]) || a[j].UID != b[j].UID || a[j].Rev != b[j].Rev || a[j].Extra != nil || b[j].Extra != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// SameTodos reports whether two lists are equal field by field, treating
+// nil and empty subtask lists alike.
+func SameTodos(a, b []Todo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true // one list (todostore's onlyMarks compares a session's with itself)
+	}
+	for i := range a {
+		if !SameTodo(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SameTodo reports whether two items are equal in the fields todosh
+// knows but stable ids and revisions, their subtasks' included.
+func SameTodo(x, y Todo) bool {
+	if x.ID != y.ID || x.Content != y.Content || x.Status != y.Status || x.ActiveForm != y.ActiveForm ||
+		x.Evidence != y.Evidence || x.Origin != y.Origin || len(x.Subtasks) != len(y.Subtasks) {
+		return false
+	}
+	if SameArray(x.Subtasks, y.Subtasks) {
+		return true
+	}
+	for j := range x.Subtasks {
+		if !SameSubtask(x.Subtasks[j], y.Subtasks[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SameSubtask compares the fields of two subtasks that todosh knows.
+func SameSubtask(a, b Subtask) bool {
+	return a.ID == b.ID && a.Content == b.Content && a.Status == b.Status && a.Evidence == b.Evidence && a.Origin == b.Origin
 }

@@ -1,7 +1,7 @@
 // Package todolist holds the list's model and its rules: items and
 // subtasks, statuses, limits and validation, derived status, the edits of a
-// list (ops.go), what counts as a change (equal.go) and its words
-// (change.go, changeline.go), stable ids looked up (ids.go), items' JSON
+// list (ops.go), what counts as a change and what it was (change.go) and
+// its words (words.go, changeline.go), stable ids looked up (ids.go), items' JSON
 // with unknown fields kept (json.go), who made a change (author.go) and the
 // receipts' values (receipts.go). It is pure, no I/O, and of todosh it
 // imports only textwidth, so every other package can depend on it. Its
@@ -353,4 +353,37 @@ func cloneSubtasks(subs []Subtask) []Subtask {
 		}
 	}
 	return out
+}
+
+// CopyTodos copies a list's items, each with its own map of unknown
+// fields, and gives each the subtasks sub returns for it.
+func CopyTodos(todos []Todo, sub func(i int, t Todo) []Subtask) []Todo {
+	if todos == nil {
+		return nil
+	}
+	out := make([]Todo, len(todos))
+	for i, t := range todos {
+		out[i] = t
+		if t.Extra != nil {
+			out[i].Extra = maps.Clone(t.Extra)
+		}
+		out[i].Subtasks = sub(i, t)
+	}
+	return out
+}
+
+// SameArray reports whether two lists of subtasks are one array of one
+// length: nothing writes into a subtask array that may be shared (copy on
+// write, OwnSubtasks), so they are alike without comparing.
+func SameArray(a, b []Subtask) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
+}
+
+// OwnSubtasks gives t an array of subtasks of its own, a copy of the one
+// it has. Subtask arrays are shared between the lists a change function
+// gets, the cache's and the lists callers were given (ARCHITECTURE.md
+// §3), so whatever writes into an item's subtasks in place calls it first;
+// building a new slice (append, a new array) needs nothing.
+func OwnSubtasks(t *Todo) {
+	t.Subtasks = cloneSubtasks(t.Subtasks)
 }
