@@ -17,11 +17,17 @@ import (
 	"github.com/todosh/todosh/todolist"
 )
 
-// maxWorkCached bounds the work logs kept parsed (and files kept open):
-// a shell, an MCP server's session or a hook run reads one; the board's
-// follower, reading several sessions' in turn, reads them whole as
-// before. A full log parsed is about 20 MiB.
-const maxWorkCached = 4
+// maxWorkCached and maxWorkCachedBytes bound the work logs kept parsed
+// (and files kept open): a shell, an MCP server's session or a hook run
+// reads one; the board's follower, reading several sessions' in turn,
+// reads them whole as before. Parsed, a log takes about 2.6 times its
+// bytes (10,000 tool calls: 1.2 MB of file, 3.1 MB of lines), so the
+// logs kept, two full ones at most, take about 45 MB; the log read last
+// is always kept.
+const (
+	maxWorkCached      = 4
+	maxWorkCachedBytes = 2 * MaxWorkBytes
+)
 
 // workTail is how many of the bytes before the end of the last line read
 // an entry keeps, to tell a log appended to from one rewritten in place.
@@ -78,6 +84,7 @@ func (c *workCache) read(s *Store, id string) (Receipts, error) {
 		fid, off := idOf(info), e.p.off
 		if fid == e.fid || e.readOn(fid) {
 			c.parsed += e.p.off - off
+			c.trim(id)
 			return e.receipts(), nil
 		}
 	}
@@ -168,24 +175,34 @@ func keepTail(old, read []byte) []byte {
 	return both[max(0, len(both)-workTail):]
 }
 
-// put caches e for id; the least recently used entry goes when the cache
-// is full.
+// put caches e for id.
 func (c *workCache) put(id string, e *workEntry) {
 	if c.m == nil {
 		c.m = make(map[string]*workEntry)
 	}
-	if len(c.m) >= maxWorkCached {
-		var lru string
-		for k, v := range c.m {
-			if lru == "" || v.used < c.m[lru].used {
-				lru = k
-			}
-		}
-		c.drop(lru)
-	}
 	c.clock++
 	e.used = c.clock
 	c.m[id] = e
+	c.trim(id)
+}
+
+// trim drops the least recently used entries, never keep's, while the
+// cache holds more than its bounds.
+func (c *workCache) trim(keep string) {
+	for {
+		var total int64
+		lru := ""
+		for k, v := range c.m {
+			total += v.p.off
+			if k != keep && (lru == "" || v.used < c.m[lru].used) {
+				lru = k
+			}
+		}
+		if lru == "" || len(c.m) <= maxWorkCached && total <= maxWorkCachedBytes {
+			return
+		}
+		c.drop(lru)
+	}
 }
 
 // drop forgets id, whose file is gone, changed or unusable.

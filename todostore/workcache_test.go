@@ -348,11 +348,30 @@ func TestReceiptsBounded(t *testing.T) {
 		}
 		checkReceipts(t, s, id, id)
 	}
-	s.work.mu.Lock()
-	n := len(s.work.m)
-	s.work.mu.Unlock()
-	if n > maxWorkCached {
-		t.Fatalf("%d logs cached, want at most %d", n, maxWorkCached)
+	cached := func() (n int, bytes int64) {
+		s.work.mu.Lock()
+		defer s.work.mu.Unlock()
+		for _, e := range s.work.m {
+			n++
+			bytes += e.p.off
+		}
+		return n, bytes
+	}
+	if n, _ := cached(); n != maxWorkCached {
+		t.Fatalf("%d logs cached, want %d", n, maxWorkCached)
+	}
+	// Two logs of 60% of the bytes kept: the older goes.
+	big := strings.Repeat(`{"at":"2026-01-01T00:00:00Z","tool":"Bash","kind":"execute","target":"`+strings.Repeat("x", 400)+`","ok":true}`+"\n", maxWorkCachedBytes*6/10/450)
+	for _, id := range []string{"big1", "big2"} {
+		if err := os.WriteFile(s.WorkPath(id), []byte(big), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := s.Receipts(id, false); err != nil || !r.Sum.Shows {
+			t.Fatal(err)
+		}
+	}
+	if n, b := cached(); b > maxWorkCachedBytes || n > 2 {
+		t.Fatalf("%d logs of %d bytes cached, want at most %d bytes", n, b, maxWorkCachedBytes)
 	}
 	held := checkReceipts(t, s, "s0", "held")
 	lines, items := len(held.Log.Lines), fmt.Sprint(held.Sum.Items)
@@ -468,9 +487,9 @@ func workLog10k(b *testing.B, s *Store, id string) {
 // 10,000 tool calls (about 1.4 MiB), as every plan sync, list print and
 // hook run does: "whole" reads and sums the whole file each time (what
 // every read did before the cache), "cached" is a read of an unchanged
-// log, and the "append" pair is one tool call recorded and then the
-// receipts read, as a turn does between two plan syncs (the append's
-// fsync is in both).
+// log, and "append/whole" and "append/cached" are one tool call recorded
+// and then the receipts read, as a turn does between two plan syncs, the
+// append alone ("append/only", its fsync most of it) beside them.
 func BenchmarkReceipts(b *testing.B) {
 	s := testStore(b)
 	workLog10k(b, s, "w")
@@ -507,6 +526,11 @@ func BenchmarkReceipts(b *testing.B) {
 		cached()
 		for b.Loop() {
 			cached()
+		}
+	})
+	b.Run("append/only", func(b *testing.B) {
+		for b.Loop() {
+			record()
 		}
 	})
 	b.Run("append/whole", func(b *testing.B) {
