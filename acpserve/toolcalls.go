@@ -77,5 +77,9 @@ func PlanReceipts(entries []acp.PlanEntry, todos []todolist.Todo, work *todolist
 
 // work is the session's work log summed; nil when unreadable.
 func (ss *session) work() *todolist.Summary {
-	return ss.store.WorkSummary(ss.id)
+	r, err := ss.store.Receipts(ss.id, false)
+	if err != nil {
+		return nil
+	}
+	return &r.Sum
 }

@@ -17,14 +17,14 @@ import (
 // the log cannot be read, which is said on Err and shows lists without
 // receipts. Bad lines are skipped and said once.
 func (x *call) work() *todolist.Summary {
-	log, err := x.env.Store.Work(x.env.SessionID)
+	r, err := x.env.Store.Receipts(x.env.SessionID, false)
 	if err != nil {
 		if x.env.Err != nil {
 			fmt.Fprintf(x.env.Err, "%s: receipts not shown: %s\n", x.name, oneLine(err.Error()))
 		}
 		return nil
 	}
-	sum := log.Summarize()
+	sum := r.Sum
 	if sum.Bad > 0 && x.env.Err != nil {
 		fmt.Fprintf(x.env.Err, "%s: %s of the work log skipped (not a tool call or usage todosh wrote)\n", x.name, todolist.Plural(sum.Bad, "bad line"))
 	}

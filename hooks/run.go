@@ -201,7 +201,7 @@ func (h *hook) stop() ([]byte, []string, error) {
 	spent, more := h.spent(msgs, read)
 	notices = append(notices, more...)
 	var out StopOut
-	receipt, _, werr := h.receipts()
+	receipt, werr := h.receipts()
 	if werr != nil {
 		notices = append(notices, "receipts unreadable, completions count by status: "+werr.Error())
 	}

@@ -28,20 +28,12 @@ func (h *hook) work(call clis.HookCall) ([]byte, []string, error) {
 // log holds a receipt for an item. The hooks see every tool call of the
 // agent, so a completion counts only with one. nil (the status rule)
 // when the log cannot be read, with the cause.
-func (h *hook) receipts() (func(string) bool, *todolist.Summary, error) {
-	log, err := h.cfg.Store.Work(h.id)
+func (h *hook) receipts() (func(string) bool, error) {
+	r, err := h.cfg.Store.Receipts(h.id, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	sum := log.Summarize()
-	if !sum.Shows {
-		// The hooks see every call: say so, for the lists that show
-		// receipts, before the agent's first call.
-		if _, err := h.cfg.Store.RecordWork(h.id, todostore.WorkLine{Sees: true}); err != nil {
-			return nil, nil, err
-		}
-	}
-	return sum.Receipt, &sum, nil
+	return r.Sum.Receipt, nil
 }
 
 // keepFirst records in next the list the agent just wrote when it is its

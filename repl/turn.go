@@ -347,7 +347,11 @@ func (r *TurnRunner) turnContext(ctx context.Context) (context.Context, context.
 // work is the session's work log summed, for the receipts a list shows;
 // nil when it cannot be read (a list then shows none).
 func (r *TurnRunner) work() *todolist.Summary {
-	return r.Session.Store.WorkSummary(r.Session.ID)
+	w, err := r.Session.Store.Receipts(r.Session.ID, false)
+	if err != nil {
+		return nil
+	}
+	return &w.Sum
 }
 
 // cost ends a turn's JSONL stream with the session's ledger (a cost

@@ -52,6 +52,8 @@ func TestHelperProcess(t *testing.T) {
 	switch mode {
 	case "adder":
 		err = runAdder(args)
+	case "workrecorder":
+		err = runWorkRecorder(args)
 	case "killwriter":
 		err = runKillWriter(args)
 	case "addreverter":

@@ -45,6 +45,7 @@ type Store struct {
 	// change of each states the whole list (a snapshot).
 	damaged sync.Map
 	cache   sessionCache
+	work    workCache
 	dirs    dirsChecked
 }
 

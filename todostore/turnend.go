@@ -25,18 +25,26 @@ package todostore
 // one usage line per item it is charged to (see the rule above); the
 // other lines are returned as they are. Pure; lines is not changed.
 func ChargeTurns(lines []WorkLine) []WorkLine {
+	return chargeFrom(lines, 0)
+}
+
+// chargeFrom is ChargeTurns of lines[from:], the lines before from read
+// as what came before them: a report's charges depend only on the lines
+// written before it, so the cache charges only the lines a read added.
+func chargeFrom(lines []WorkLine, from int) []WorkLine {
 	split := false
-	for _, l := range lines {
+	for _, l := range lines[from:] {
 		if !l.Since.IsZero() && (l.In != 0 || l.Out != 0) {
 			split = true
 			break
 		}
 	}
 	if !split {
-		return lines
+		return lines[from:]
 	}
-	out := make([]WorkLine, 0, len(lines)+8)
-	for i, l := range lines {
+	out := make([]WorkLine, 0, len(lines)-from+8)
+	for i := from; i < len(lines); i++ {
+		l := lines[i]
 		if l.Since.IsZero() || (l.In == 0 && l.Out == 0) {
 			out = append(out, l)
 			continue

@@ -247,59 +247,93 @@ type WorkLog struct {
 	Bad int
 }
 
-// Work reads session id's work log; no file is an empty log. A torn last
-// line (a crash mid-append) is ignored; every other bad line is counted
-// in Bad and skipped.
+// Receipts is what a session's work log says of the agent's work, as one
+// Store.Receipts call read it. Log and Sum are shared with the store's
+// cache (workcache.go): read them, never change them.
+type Receipts struct {
+	Log WorkLog
+	// Sum is Log summed (WorkLog.Summarize): each item's receipt and
+	// ledger, and whether the session shows work at all.
+	Sum todolist.Summary
+	// Recorded says the call wrote the Sees line (see Store.Receipts).
+	Recorded bool
+}
+
+// Receipts reads session id's work log and sums it: what every list that
+// shows receipts, the turn's policy, the hooks' stop gate and
+// --require-evidence decide with. No file is an empty log; a torn last
+// line (a crash mid-append) is left for the append that ends it; every
+// other bad line is counted in Bad and skipped. While the file is
+// unchanged a read is one stat, and a log that only grew (this process's
+// RecordWork or another's) is read on from where the last read stopped
+// (workcache.go).
+//
+// sees says the caller sees the agent's work: turnstep for a backend that
+// implements agent.WorkShower, and the hooks. Such a caller may run before
+// the agent has made a single call, when nothing in the log says todosh
+// sees this session's work, and lists (in this process and others: todosh
+// list, the board, an editor) would count the agent's completions by
+// status. So when the log does not show work yet, Receipts records a line
+// that is only Sees (Recorded; Sum.Shows is then true). This is the one
+// place that writes such a line; lines a seeing writer records carry it
+// too (turnstep's workRecorder, hooks' work and recordUsage).
+func (s *Store) Receipts(id string, sees bool) (Receipts, error) {
+	r, err := s.work.read(s, id)
+	if err != nil || !sees || r.Sum.Shows {
+		return r, err
+	}
+	if _, err := s.RecordWork(id, WorkLine{Sees: true}); err != nil {
+		return r, err
+	}
+	r.Sum.Shows, r.Recorded = true, true
+	return r, nil
+}
+
+// Work is session id's work log as Receipts reads it (shared: never
+// change its lines).
 func (s *Store) Work(id string) (WorkLog, error) {
-	f, err := openWork(s.WorkPath(id), os.O_RDONLY)
-	if errors.Is(err, os.ErrNotExist) {
-		return WorkLog{}, nil
-	}
-	if err != nil {
-		return WorkLog{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 2*MaxWorkBytes))
-	if err != nil {
-		return WorkLog{}, fmt.Errorf("work log %s: %w", f.Name(), err)
-	}
-	return ParseWork(data), nil
+	r, err := s.work.read(s, id)
+	return r.Log, err
 }
 
-// WorkSummary is session id's work log summed (Work, Summarize); nil
-// when it cannot be read.
-func (s *Store) WorkSummary(id string) *todolist.Summary {
-	log, err := s.Work(id)
-	if err != nil {
-		return nil
-	}
-	sum := log.Summarize()
-	return &sum
+// workParser reads a work log's lines in order, a piece of the file at a
+// time, keeping what the next line is checked against.
+type workParser struct {
+	log  WorkLog
+	last time.Time // the time of the last line kept
+	off  int64     // the bytes taken: through the last whole line
 }
 
-// ParseWork reads the lines of a work log; see Store.Work.
-func ParseWork(data []byte) WorkLog {
-	var w WorkLog
-	var last time.Time
+// feed parses the whole lines of data, the file's bytes from p.off on. A
+// last line without its newline is left for the next piece: torn by a
+// crash, or still being appended.
+func (p *workParser) feed(data []byte) {
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			break // torn by a crash
+			break
 		}
 		raw := data[:i]
 		data = data[i+1:]
+		p.off += int64(i + 1)
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		var l WorkLine
-		if err := json.Unmarshal(raw, &l); err != nil || checkWork(&l) != nil || l.At.IsZero() || l.At.Before(last) {
-			w.Bad++
+		if err := json.Unmarshal(raw, &l); err != nil || checkWork(&l) != nil || l.At.IsZero() || l.At.Before(p.last) {
+			p.log.Bad++
 			continue
 		}
-		last = l.At
-		w.Lines = append(w.Lines, l)
+		p.last = l.At
+		p.log.Lines = append(p.log.Lines, l)
 	}
-	return w
+}
+
+// ParseWork reads the lines of a work log; see Store.Receipts.
+func ParseWork(data []byte) WorkLog {
+	var p workParser
+	p.feed(data)
+	return p.log
 }
 
 // Summarize sums the log per item, a turn-end usage report charged as
@@ -307,50 +341,56 @@ func ParseWork(data []byte) WorkLog {
 func (w WorkLog) Summarize() todolist.Summary {
 	s := todolist.Summary{Items: map[string]todolist.ItemWork{}, Bad: w.Bad}
 	for _, l := range ChargeTurns(w.Lines) {
-		iw := s.Unattributed
-		if l.Item != "" {
-			iw = s.Items[l.Item]
-		}
-		iw.In += l.In
-		iw.Out += l.Out
-		s.Shows = s.Shows || l.Sees
-		if l.Tool != "" {
-			iw.Calls++
-			switch {
-			case !l.OK:
-				iw.Failed++
-			case l.Kind == WorkEdit:
-				iw.Edits++
-			case l.Kind == WorkExecute:
-				iw.Commands++
-			}
-			if l.Kind == WorkEdit || l.Kind == WorkExecute {
-				s.Shows = true
-			}
-			if l.IsWork() {
-				iw.Last = l.Target
-				iw.Seen = iw.Seen || l.Item != ""
-			}
-		}
-		if l.Item != "" {
-			s.Items[l.Item] = iw
-		} else {
-			s.Unattributed = iw
-		}
-		if l.Item == "" && l.Next != "" && l.IsWork() {
-			// The next open item's receipt, not its ledger: its calls and
-			// tokens stay unattributed.
-			nw := s.Items[l.Next]
-			nw.Seen, nw.Last = true, l.Target
-			if l.Kind == WorkEdit {
-				nw.Edits++
-			} else {
-				nw.Commands++
-			}
-			s.Items[l.Next] = nw
-		}
+		addWork(&s, l)
 	}
 	return s
+}
+
+// addWork adds one line, charged (ChargeTurns), to the sum s: Summarize a
+// line at a time, so the cache sums only the lines a read added.
+func addWork(s *todolist.Summary, l WorkLine) {
+	iw := s.Unattributed
+	if l.Item != "" {
+		iw = s.Items[l.Item]
+	}
+	iw.In += l.In
+	iw.Out += l.Out
+	s.Shows = s.Shows || l.Sees
+	if l.Tool != "" {
+		iw.Calls++
+		switch {
+		case !l.OK:
+			iw.Failed++
+		case l.Kind == WorkEdit:
+			iw.Edits++
+		case l.Kind == WorkExecute:
+			iw.Commands++
+		}
+		if l.Kind == WorkEdit || l.Kind == WorkExecute {
+			s.Shows = true
+		}
+		if l.IsWork() {
+			iw.Last = l.Target
+			iw.Seen = iw.Seen || l.Item != ""
+		}
+	}
+	if l.Item != "" {
+		s.Items[l.Item] = iw
+	} else {
+		s.Unattributed = iw
+	}
+	if l.Item == "" && l.Next != "" && l.IsWork() {
+		// The next open item's receipt, not its ledger: its calls and
+		// tokens stay unattributed.
+		nw := s.Items[l.Next]
+		nw.Seen, nw.Last = true, l.Target
+		if l.Kind == WorkEdit {
+			nw.Edits++
+		} else {
+			nw.Commands++
+		}
+		s.Items[l.Next] = nw
+	}
 }
 
 // Succeeded reports whether the log holds a command that succeeded whose

@@ -257,17 +257,9 @@ func (s Step) receipts() (func(item string) bool, error) {
 	if !agent.ShowsWork(s.Agent) {
 		return nil, nil
 	}
-	log, err := s.Session.Store.Work(s.Session.ID)
+	r, err := s.Session.Store.Receipts(s.Session.ID, true)
 	if err != nil {
 		return nil, err
 	}
-	sum := log.Summarize()
-	if !sum.Shows {
-		// An agent that showed no call yet: the log says it would have,
-		// so lists show its completions as reported.
-		if _, err := s.Session.Store.RecordWork(s.Session.ID, todostore.WorkLine{Sees: true}); err != nil {
-			return nil, err
-		}
-	}
-	return sum.Receipt, nil
+	return r.Sum.Receipt, nil
 }

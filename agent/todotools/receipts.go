@@ -31,15 +31,11 @@ func (t *Tools) receipts(require bool) *receiptCheck {
 	if !require || t.Session.Store == nil {
 		return nil
 	}
-	log, err := t.Session.Store.Work(t.Session.ID)
-	if err != nil {
+	r, err := t.Session.Store.Receipts(t.Session.ID, false)
+	if err != nil || !r.Sum.Shows {
 		return nil
 	}
-	sum := log.Summarize()
-	if !sum.Shows {
-		return nil
-	}
-	return &receiptCheck{log: log, sum: sum}
+	return &receiptCheck{log: r.Log, sum: r.Sum}
 }
 
 // check refuses completing the item with uid at position pos (what the

@@ -205,11 +205,11 @@ func (f *Follower) receiptOf(id string, t todolist.Todo) json.RawMessage {
 	if f.store == nil || t.UID == "" {
 		return nil
 	}
-	w, err := f.store.Work(id)
+	r, err := f.store.Receipts(id, false)
 	if err != nil {
 		return nil
 	}
-	iw := w.Summarize().Items[t.UID]
+	iw := r.Sum.Items[t.UID]
 	if !iw.Receipt() {
 		return nil
 	}
