@@ -56,12 +56,14 @@ func termios(fd int, req uint, t *unix.Termios) error {
 // raw mode it returns nothing after a tenth of a second.
 func readKey(f *os.File, buf []byte) (int, error) { return syscall.Read(int(f.Fd()), buf) }
 
-// noEchoMode stops the terminal from echoing keys typed while an agent
-// turn prints, which would otherwise land in the middle of its output.
-// The keys stay queued: the countdown or the next prompt reads them. Ctrl-C
-// still raises SIGINT. restore puts the previous mode back.
+// noEchoMode stops the terminal from echoing keys for the interactive
+// session: the keys stay queued, unshown, and the countdown or the next
+// prompt reads them. The line discipline is kept otherwise (Ctrl-C still
+// raises SIGINT, a line typed ahead may still be edited with Backspace),
+// and ECHONL goes too, so not even Enter shows. restore puts the previous
+// mode back.
 func noEchoMode(fd int) (restore func()) {
-	restore, err := changeMode(fd, func(t *unix.Termios) { t.Lflag &^= unix.ECHO })
+	restore, err := changeMode(fd, func(t *unix.Termios) { t.Lflag &^= unix.ECHO | unix.ECHONL })
 	if err != nil {
 		return func() {}
 	}
@@ -69,8 +71,8 @@ func noEchoMode(fd int) (restore func()) {
 }
 
 // saveTerminal records fd's terminal mode now; restore puts it back,
-// whatever was changed since (readline's raw mode, noEchoMode), for an
-// exit that does not unwind.
+// whatever was changed since, for an exit that does not unwind (a script
+// read from a terminal; the interactive shell has noEchoMode's restore).
 func saveTerminal(fd int) (restore func()) {
 	var old unix.Termios
 	if termios(fd, getTermios, &old) != nil {

@@ -30,12 +30,12 @@ type Terminal interface {
 	// keys pressed, or nothing after keyPoll. restore ends it.
 	PollMode() (restore func(), err error)
 	ReadKey(buf []byte) (int, error)
-	// NoEcho stops the echo of keys typed while a line runs (an agent turn,
-	// a command); they stay queued for the countdown or the next prompt.
+	// NoEcho stops the terminal's own echo of keys for the whole
+	// interactive session: keys typed while no line is read (a command, a
+	// turn, the moments between) stay queued, unshown, for the countdown
+	// or the next prompt, which shows them once. restore puts back the
+	// mode the terminal had, also when todosh ends on a signal.
 	NoEcho() (restore func())
-	// SaveMode records the terminal's mode now; restore puts it back when
-	// todosh ends on a signal.
-	SaveMode() (restore func())
 }
 
 // IsTerminal reports whether f is a terminal (an *os.File on one).
@@ -132,5 +132,3 @@ func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.i
 func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return readKey(t.in, buf) }
 
 func (t *ttyTerminal) NoEcho() func() { return noEchoMode(int(t.in.Fd())) }
-
-func (t *ttyTerminal) SaveMode() func() { return saveTerminal(int(t.in.Fd())) }
