@@ -20,6 +20,9 @@ func pollingRawMode(fd int) (restore func(), err error) {
 // while the shell reads none stay unshown there too.
 func noEchoMode(fd int) (restore func()) { return func() {} }
 
+// onContinue does nothing: there is no SIGCONT outside Unix.
+func onContinue(fd int, f func()) (stop func()) { return func() {} }
+
 // readKey reads the keys typed on the terminal open as f.
 func readKey(f *os.File, buf []byte) (int, error) { return f.Read(buf) }
 

@@ -4,6 +4,7 @@ package repl
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -68,6 +69,32 @@ func noEchoMode(fd int) (restore func()) {
 		return func() {}
 	}
 	return restore
+}
+
+// onContinue calls f after every SIGCONT (todosh resumed after a
+// suspend) that finds todosh in the foreground of terminal fd, until
+// stop. Resumed in the background (bg), a change of the mode would only
+// stop it again (SIGTTOU); the fg that follows is another SIGCONT.
+func onContinue(fd int, f func()) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGCONT)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg == unix.Getpgrp() {
+					f()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
 // saveTerminal records fd's terminal mode now; restore puts it back,
