@@ -187,10 +187,11 @@ func (e *editor) Readline() (string, error) {
 
 // ReadlineWithDefault reads one line at the prompt, starting with what.
 // readline draws the prompt with what before it switches the terminal to
-// raw mode, so keys typed as soon as the prompt shows were echoed by the
-// terminal itself (the line then shown twice, a pasted CR turned into a
-// second line): the terminal is made raw first. Terminal.MakeRaw while raw
-// does nothing, so readline's own switch and its way back still pair up.
+// raw mode, so keys typed as soon as the prompt shows went through the
+// terminal's line mode (echoed, before RunTerminal turned the echo off for
+// the whole session; a pasted CR turned into a second line): the terminal
+// is made raw first. Terminal.MakeRaw while raw does nothing, so
+// readline's own switch and its way back still pair up.
 func (e *editor) ReadlineWithDefault(what string) (string, error) {
 	e.reading.Store(true)
 	defer e.reading.Store(false)
