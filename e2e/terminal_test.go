@@ -234,6 +234,8 @@ func TestTerminalTypeAheadAtSwitch(t *testing.T) {
 	}
 	tm.typ(m[1] + enter)
 	tm.expect("Opening session " + mirror)
+	// todosh now waits for the agent to end (up to its kill grace, 2s,
+	// then SIGKILL): the keys are typed in that wait.
 	waitFor(t, "the agent to be asked to end", func() bool {
 		_, err := os.Stat(ending)
 		return err == nil
