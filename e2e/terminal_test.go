@@ -2,11 +2,14 @@ package e2e_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/todosh/todosh/textwidth"
+	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todostore"
 )
 
 // Keys as a terminal sends them.
@@ -199,4 +202,52 @@ func TestJSONLInTerminalSaysWhereInputComes(t *testing.T) {
 	tm.expect(`"type":"todo_list"`)
 	tm.quit()
 	h.assertList(t, "j", "typed")
+}
+
+// TestTerminalTypeAheadAtSwitch: keys typed while the shell opens the
+// session picked in /todo list (here while the agent of the session it
+// leaves takes its time to end) show once, at the new session's prompt,
+// and Enter runs them. The terminal used to echo them in that moment, and
+// readline drew them again at the prompt.
+func TestTerminalTypeAheadAtSwitch(t *testing.T) {
+	r := newACP(t)
+	mirror := todostore.MirrorID("claude", "s1")
+	if _, err := r.h.store().Update(mirror, func(s *todostore.Session) error {
+		s.Todos, s.Cwd = []todolist.Todo{{Content: "from the agent", Status: todolist.Pending}}, r.h.dir
+		s.Agent, s.Hooks = &todostore.AgentRef{Kind: "claude", Session: "s1"}, &todostore.HookState{}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ending := filepath.Join(r.h.dir, "agent-ending")
+	tm := r.h.startProgram(t, binary, append(r.env, "FAKEACP_HOLD="+ending), r.args("--session", "current")...)
+	tm.expect("todosh › ")
+	// The agent's process starts with the first prompt.
+	tm.typ("hello there" + enter)
+	tm.expect("echo: hello there")
+	tm.expect("todosh › ")
+	tm.typ("/todo list" + enter)
+	listing := tm.expect("load which list?")
+	m := regexp.MustCompile(`(?m)^\s*(\d+)\s+` + regexp.QuoteMeta(mirror)).FindStringSubmatch(listing)
+	if m == nil {
+		t.Fatalf("no row for %s in:\n%s", mirror, listing)
+	}
+	tm.typ(m[1] + enter)
+	tm.expect("Opening session " + mirror)
+	// todosh now waits for the agent to end (up to its kill grace, 2s,
+	// then SIGKILL): the keys are typed in that wait.
+	waitFor(t, "the agent to be asked to end", func() bool {
+		_, err := os.Stat(ending)
+		return err == nil
+	})
+	tm.typ("/todo add typed ahead")
+	os.Remove(ending)
+	tm.expect("todosh 0/1 › /todo add typed ahead")
+	tm.typ(enter)
+	tm.expect("todosh 0/2 › ")
+	tm.quit()
+	if n := strings.Count(tm.vtScreen(), "/todo add typed ahead"); n != 1 {
+		t.Errorf("the keys typed show %d times, want once:\n%s", n, tm.vtScreen())
+	}
+	r.h.assertList(t, mirror, "from the agent", "typed ahead")
 }

@@ -2,6 +2,9 @@ package e2e_test
 
 import "golang.org/x/sys/unix"
 
-// getTermios is the ioctl that reads a terminal's attributes (TIOCGETA
-// is tcgetattr on macOS).
-const getTermios = unix.TIOCGETA
+// getTermios and setTermios are the ioctls that read and set a terminal's
+// attributes (tcgetattr and tcsetattr with TCSANOW are these on macOS).
+const (
+	getTermios = unix.TIOCGETA
+	setTermios = unix.TIOCSETA
+)

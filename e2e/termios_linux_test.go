@@ -2,5 +2,9 @@ package e2e_test
 
 import "golang.org/x/sys/unix"
 
-// getTermios is the ioctl that reads a terminal's attributes.
-const getTermios = unix.TCGETS
+// getTermios and setTermios are the ioctls that read and set a terminal's
+// attributes.
+const (
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS
+)

@@ -58,7 +58,7 @@ func BenchmarkPaste10000(b *testing.B) {
 			defer rl.Close()
 			defer benchcpu.PerOp(b)()
 			for b.Loop() {
-				go ft.inW.Write([]byte(c.keys))
+				ft.send(c.keys)
 				line, err := rl.Readline()
 				if err != nil || len(line) != len(long) {
 					b.Fatalf("got %d characters, %v", len(line), err)

@@ -15,9 +15,13 @@ func pollingRawMode(fd int) (restore func(), err error) {
 	return nil, errors.New("a key read with a timeout needs a Unix terminal (Linux or macOS); not on " + runtime.GOOS)
 }
 
-// noEchoMode is only implemented on Linux and macOS; elsewhere keys typed
-// during a turn are echoed by the terminal.
+// noEchoMode is only implemented on Linux and macOS. A Windows console
+// echoes keys only while a program reads a line from it, so keys typed
+// while the shell reads none stay unshown there too.
 func noEchoMode(fd int) (restore func()) { return func() {} }
+
+// onContinue does nothing: there is no SIGCONT outside Unix.
+func onContinue(fd int, f func()) (stop func()) { return func() {} }
 
 // readKey reads the keys typed on the terminal open as f.
 func readKey(f *os.File, buf []byte) (int, error) { return f.Read(buf) }

@@ -4,6 +4,7 @@ package repl
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -56,21 +57,49 @@ func termios(fd int, req uint, t *unix.Termios) error {
 // raw mode it returns nothing after a tenth of a second.
 func readKey(f *os.File, buf []byte) (int, error) { return syscall.Read(int(f.Fd()), buf) }
 
-// noEchoMode stops the terminal from echoing keys typed while an agent
-// turn prints, which would otherwise land in the middle of its output.
-// The keys stay queued: the countdown or the next prompt reads them. Ctrl-C
-// still raises SIGINT. restore puts the previous mode back.
+// noEchoMode stops the terminal from echoing keys for the interactive
+// session: the keys stay queued, unshown, and the countdown or the next
+// prompt reads them. The line discipline is kept otherwise (Ctrl-C still
+// raises SIGINT, a line typed ahead may still be edited with Backspace),
+// and ECHONL goes too, so not even Enter shows. restore puts the previous
+// mode back.
 func noEchoMode(fd int) (restore func()) {
-	restore, err := changeMode(fd, func(t *unix.Termios) { t.Lflag &^= unix.ECHO })
+	restore, err := changeMode(fd, func(t *unix.Termios) { t.Lflag &^= unix.ECHO | unix.ECHONL })
 	if err != nil {
 		return func() {}
 	}
 	return restore
 }
 
+// onContinue calls f after every SIGCONT (todosh resumed after a
+// suspend) that finds todosh in the foreground of terminal fd, until
+// stop. Resumed in the background (bg), a change of the mode would only
+// stop it again (SIGTTOU); the fg that follows is another SIGCONT.
+func onContinue(fd int, f func()) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGCONT)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg == unix.Getpgrp() {
+					f()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
 // saveTerminal records fd's terminal mode now; restore puts it back,
-// whatever was changed since (readline's raw mode, noEchoMode), for an
-// exit that does not unwind.
+// whatever was changed since, for an exit that does not unwind (a script
+// read from a terminal; the interactive shell has noEchoMode's restore).
 func saveTerminal(fd int) (restore func()) {
 	var old unix.Termios
 	if termios(fd, getTermios, &old) != nil {

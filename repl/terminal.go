@@ -28,6 +28,15 @@ const interruptHint = "(Ctrl-D or /quit to exit)"
 // once around them. One goroutine (this one) owns every Readline call and
 // Close, because readline's Close hangs while another goroutine reads.
 func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
+	// The terminal echoes no key while the shell runs, from here to the
+	// end: readline draws what is typed at the prompt, and keys typed
+	// while no line is read (the start, a command, a turn, the chooser's
+	// switch to another session, the moments between two lines) wait
+	// unshown for the next prompt, which draws them once. Echo on in any
+	// of those moments showed them twice: as typed, then at the prompt.
+	// readline's raw mode and the countdown's each put back this mode.
+	restoreMode := t.NoEcho()
+	defer restoreMode()
 	pal := palette{on: UseColor(cfg.Color, true, cfg.Getenv)}
 	history := todostore.Open(cfg.Root).HistoryPath()
 	if err := privateHistory(history); err != nil {
@@ -92,7 +101,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 			return ExitFailed
 		}
 		reg = sh.registry
-		code := runShell(sh, rl, t, render, &asking, stderr)
+		code := runShell(sh, rl, render, &asking, restoreMode, stderr)
 		if sh.switchTo == "" {
 			return code
 		}
@@ -101,9 +110,10 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 }
 
 // runShell runs one shell of RunTerminal until it ends, its agent's
-// processes with it.
-func runShell(sh *shell, rl *editor, t Terminal, render *Renderer, asking *atomic.Bool, stderr io.Writer) int {
-	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, t.SaveMode()
+// processes with it. restoreMode puts the terminal back as todosh found
+// it, for an exit on a signal.
+func runShell(sh *shell, rl *editor, render *Renderer, asking *atomic.Bool, restoreMode func(), stderr io.Writer) int {
+	sh.signals.stderr, sh.signals.exit, sh.signals.restore = stderr, os.Exit, restoreMode
 	sh.signals.atPrompt = rl.reading.Load
 	// The agent's processes end with the shell, also on a signal, whose
 	// exit skips the deferred calls.
@@ -111,7 +121,7 @@ func runShell(sh *shell, rl *editor, t Terminal, render *Renderer, asking *atomi
 	defer closeAgent(sh.runner.Agent)
 	ctx, stop := sh.signals.watch(context.Background())
 	defer stop() // after a signal, never returns: exitOn exits
-	return sh.interactive(ctx, rl, t, render, asking)
+	return sh.interactive(ctx, rl, render, asking)
 }
 
 // editor is the line editor: readline behind the key filter, and the
@@ -177,10 +187,11 @@ func (e *editor) Readline() (string, error) {
 
 // ReadlineWithDefault reads one line at the prompt, starting with what.
 // readline draws the prompt with what before it switches the terminal to
-// raw mode, so keys typed as soon as the prompt shows were echoed by the
-// terminal itself (the line then shown twice, a pasted CR turned into a
-// second line): the terminal is made raw first. Terminal.MakeRaw while raw
-// does nothing, so readline's own switch and its way back still pair up.
+// raw mode, so keys typed as soon as the prompt shows went through the
+// terminal's line mode (echoed, before RunTerminal turned the echo off for
+// the whole session; a pasted CR turned into a second line): the terminal
+// is made raw first. Terminal.MakeRaw while raw does nothing, so
+// readline's own switch and its way back still pair up.
 func (e *editor) ReadlineWithDefault(what string) (string, error) {
 	e.reading.Store(true)
 	defer e.reading.Store(false)
@@ -232,7 +243,7 @@ func (w lineWriter) Write(p []byte) (int, error) {
 }
 
 // interactive is the read loop of RunTerminal.
-func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render *Renderer, asking *atomic.Bool) int {
+func (s *shell) interactive(ctx context.Context, rl *editor, render *Renderer, asking *atomic.Bool) int {
 	stop := ignoreInterrupts()
 	defer stop()
 
@@ -303,11 +314,9 @@ func (s *shell) interactive(ctx context.Context, rl *editor, t Terminal, render 
 			continue
 		}
 		// Keys typed while the line runs (a turn, or a command waiting for
-		// a lock) are not echoed by the terminal: readline shows them at the
-		// next prompt, and an echo too would show them twice.
-		restore := t.NoEcho()
+		// a lock) are not echoed (RunTerminal): readline shows them at the
+		// next prompt.
 		more, quit, _ := s.exec(ctx, line)
-		restore()
 		if quit || ctx.Err() != nil {
 			// On an exit signal no prompt is drawn: RunTerminal's stop
 			// waits for exitOn, which exits with the signal's status.

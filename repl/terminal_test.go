@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,38 +18,67 @@ import (
 	"github.com/todosh/todosh/todostore"
 )
 
-// fakeTerminal is a Terminal made of a pipe for keys and a buffer for the
-// screen, with a fixed size: the interactive shell runs on it without a
-// pseudo-terminal.
+// fakeTerminal is a Terminal made of a queue for keys and a buffer for
+// the screen, with a fixed size: the interactive shell runs on it without
+// a pseudo-terminal. Its modes behave as a terminal's: it starts echoing
+// keys as they are typed (cooked), and MakeRaw, NoEcho and PollMode each
+// stop the echo and put back what they found.
 type fakeTerminal struct {
-	inR        *io.PipeReader
-	inW        *io.PipeWriter
 	cols, rows int
 
-	mu  sync.Mutex
-	out bytes.Buffer
-	// raw is the mode MakeRaw and ExitRaw switch; cooked holds every
-	// prompt drawn while it was off, when a terminal echoes keys itself.
-	raw    bool
-	cooked []string
+	mu   sync.Mutex
+	cond *sync.Cond // signalled when keys arrive or the input closes
+	out  bytes.Buffer
+	// keys are typed and not yet read; closed once readline closed them.
+	keys   []byte
+	closed bool
+	// echo is the terminal's own echo of keys typed; raw is the mode
+	// MakeRaw and ExitRaw switch, rawEcho the echo MakeRaw found. cooked
+	// holds every prompt drawn while raw was off, when a terminal reads
+	// keys in its own line mode.
+	echo    bool
+	raw     bool
+	rawEcho bool
+	cooked  []string
+	// echoed logs every time the echo came on and every write made while
+	// it was on: when keys typed then were shown twice.
+	echoed []string
+	// hold, when set, stops the shell at its first write that contains it
+	// until release is closed; held is closed once it is stopped there.
+	hold          string
+	held, release chan struct{}
 
 	exited chan int // runFake: RunTerminal's status when it returns
 }
 
 func newFakeTerminal(cols, rows int) *fakeTerminal {
-	r, w := io.Pipe()
-	return &fakeTerminal{inR: r, inW: w, cols: cols, rows: rows}
+	f := &fakeTerminal{cols: cols, rows: rows, echo: true}
+	f.cond = sync.NewCond(&f.mu)
+	return f
 }
 
-func (f *fakeTerminal) Size() (int, int)          { return f.cols, f.rows }
-func (f *fakeTerminal) OnResize(func())           {}
-func (f *fakeTerminal) Input() io.ReadCloser      { return f.inR }
-func (f *fakeTerminal) Output() io.Writer         { return f }
-func (f *fakeTerminal) MakeRaw() error            { return f.setRaw(true) }
-func (f *fakeTerminal) ExitRaw() error            { return f.setRaw(false) }
-func (f *fakeTerminal) PollMode() (func(), error) { return func() {}, nil }
-func (f *fakeTerminal) NoEcho() func()            { return func() {} }
-func (f *fakeTerminal) SaveMode() func()          { return func() {} }
+func (f *fakeTerminal) Size() (int, int)     { return f.cols, f.rows }
+func (f *fakeTerminal) OnResize(func())      {}
+func (f *fakeTerminal) Input() io.ReadCloser { return fakeKeys{f} }
+func (f *fakeTerminal) Output() io.Writer    { return f }
+func (f *fakeTerminal) MakeRaw() error       { return f.setRaw(true) }
+func (f *fakeTerminal) ExitRaw() error       { return f.setRaw(false) }
+func (f *fakeTerminal) PollMode() (func(), error) {
+	return f.NoEcho(), nil
+}
+
+// NoEcho stops the echo; restore puts back the echo it found.
+func (f *fakeTerminal) NoEcho() func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	was := f.echo
+	f.setEcho(false)
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.setEcho(was)
+	}
+}
 
 // ReadKey is the countdown's: no key is ever pressed.
 func (f *fakeTerminal) ReadKey([]byte) (int, error) {
@@ -57,17 +89,51 @@ func (f *fakeTerminal) ReadKey([]byte) (int, error) {
 func (f *fakeTerminal) setRaw(on bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	switch {
+	case on && !f.raw:
+		f.rawEcho = f.echo
+		f.setEcho(false)
+	case !on && f.raw:
+		f.setEcho(f.rawEcho)
+	}
 	f.raw = on
 	return nil
 }
 
+// setEcho switches the echo; the caller holds mu.
+func (f *fakeTerminal) setEcho(on bool) {
+	if on && !f.echo {
+		f.echoed = append(f.echoed, "echo on")
+	}
+	f.echo = on
+}
+
 func (f *fakeTerminal) Write(p []byte) (int, error) {
 	f.mu.Lock()
+	if f.hold != "" && strings.Contains(string(p), f.hold) {
+		f.hold = ""
+		close(f.held)
+		f.mu.Unlock()
+		<-f.release
+		f.mu.Lock()
+	}
 	defer f.mu.Unlock()
 	if !f.raw && strings.Contains(string(p), "› ") {
 		f.cooked = append(f.cooked, string(p))
 	}
+	if f.echo {
+		f.echoed = append(f.echoed, "wrote "+strconv.Quote(string(p)))
+	}
 	return f.out.Write(p)
+}
+
+// holdAt makes the shell stop at its first write that contains text;
+// wait for held, then close release to let it go on.
+func (f *fakeTerminal) holdAt(text string) (held, release chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hold, f.held, f.release = text, make(chan struct{}), make(chan struct{})
+	return f.held, f.release
 }
 
 func (f *fakeTerminal) screen() string {
@@ -76,12 +142,22 @@ func (f *fakeTerminal) screen() string {
 	return f.out.String()
 }
 
+// send types keys: queued for the shell to read, and shown at once
+// while the terminal echoes, as a terminal does.
+func (f *fakeTerminal) send(keys string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.echo {
+		f.out.WriteString(keys)
+	}
+	f.keys = append(f.keys, keys...)
+	f.cond.Broadcast()
+}
+
 // typ sends keys; wait waits until the screen shows s.
 func (f *fakeTerminal) typ(t *testing.T, keys string) {
 	t.Helper()
-	if _, err := f.inW.Write([]byte(keys)); err != nil {
-		t.Fatalf("type %q: %v", keys, err)
-	}
+	f.send(keys)
 }
 
 func (f *fakeTerminal) wait(t *testing.T, s string) {
@@ -95,9 +171,45 @@ func (f *fakeTerminal) wait(t *testing.T, s string) {
 	}
 }
 
+// fakeKeys is the fake terminal's key input: a read waits for keys.
+type fakeKeys struct{ f *fakeTerminal }
+
+func (k fakeKeys) Read(p []byte) (int, error) {
+	f := k.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.keys) == 0 && !f.closed {
+		f.cond.Wait()
+	}
+	if len(f.keys) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, f.keys)
+	f.keys = f.keys[n:]
+	return n, nil
+}
+
+func (k fakeKeys) Close() error {
+	k.f.mu.Lock()
+	defer k.f.mu.Unlock()
+	k.f.closed = true
+	k.f.cond.Broadcast()
+	return nil
+}
+
 // runFake starts the interactive shell on a fake terminal with the agent
-// steps given; stop types Ctrl-D and returns the exit status.
+// steps given and waits for its prompt; stop types Ctrl-D and returns the
+// exit status.
 func runFake(t *testing.T, steps ...turnStep) (*fakeTerminal, *turnFake, func() int) {
+	t.Helper()
+	ft, fake, stop := startFake(t, nil, steps...)
+	ft.wait(t, "todosh › ")
+	return ft, fake, stop
+}
+
+// startFake is runFake without the wait, with before run on the shell's
+// configuration and terminal before the shell starts.
+func startFake(t *testing.T, before func(*Config, *fakeTerminal), steps ...turnStep) (*fakeTerminal, *turnFake, func() int) {
 	t.Helper()
 	ft := newFakeTerminal(60, 24)
 	cfg := NewConfig()
@@ -111,9 +223,11 @@ func runFake(t *testing.T, steps ...turnStep) (*fakeTerminal, *turnFake, func() 
 		fake.sess = s
 		return fake, nil
 	}
+	if before != nil {
+		before(&cfg, ft)
+	}
 	ft.exited = make(chan int, 1)
 	go func() { ft.exited <- RunTerminal(cfg, ft, io.Discard) }()
-	ft.wait(t, "todosh › ")
 	return ft, fake, func() int {
 		ft.typ(t, "\x04")
 		select {
@@ -253,7 +367,7 @@ func TestEditorLinesAfterReadlineDrawNoPrompt(t *testing.T) {
 	}
 	defer ed.Close()
 	ed.SetPrompt("todosh › ")
-	go ft.inW.Write([]byte("hi\r"))
+	ft.typ(t, "hi\r")
 	if line, err := ed.Readline(); err != nil || line != "hi" {
 		t.Fatalf("Readline = %q, %v", line, err)
 	}
@@ -287,4 +401,105 @@ func TestFakeTerminalPromptDrawnInRawMode(t *testing.T) {
 	if len(ft.cooked) > 0 {
 		t.Errorf("prompts drawn outside raw mode: %q", ft.cooked)
 	}
+}
+
+// The terminal echoes no key from the shell's start to its end: its echo
+// comes on once, as the shell returns, and nothing is written with it on
+// before. Before, it came on again after every line (between the line's work
+// and the next prompt, and from readline's return to the work), and the
+// banner went out with it on: keys typed then showed twice.
+func TestFakeTerminalNeverEchoes(t *testing.T) {
+	ft, _, stop := runFake(t, turnSay("ok"))
+	ft.typ(t, "/todo add one\r")
+	ft.wait(t, "todosh 0/1 › ")
+	ft.typ(t, "go on\r")
+	ft.wait(t, "ok")
+	ft.wait(t, "todosh 0/1 › ")
+	ft.typ(t, "\x03") // Ctrl-C on an empty line: the hint
+	ft.wait(t, interruptHint)
+	ft.typ(t, "/todo show\r")
+	ft.wait(t, "○ one")
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit %d", code)
+	}
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	// The echo comes on once, first in the log: nothing was written with
+	// it on before. (readline's key goroutine may still erase its line
+	// after the shell has returned.)
+	if len(ft.echoed) == 0 || ft.echoed[0] != "echo on" || slices.Index(ft.echoed[1:], "echo on") >= 0 || !ft.echo {
+		t.Errorf("echo on while the shell ran, or not back at its end (echo %v):\n%s", ft.echo, strings.Join(ft.echoed, "\n"))
+	}
+}
+
+// Keys typed while the shell is between two prompts (starting, printing
+// the Ctrl-C hint, opening the session chosen from /todo list) show once,
+// at the next prompt, and run with Enter. The shell is stopped at a line
+// it writes in that moment, the keys typed, and it is let go.
+func TestFakeTerminalKeysTypedBetweenPromptsShowOnce(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hold string // the write the keys are typed at
+		keys string // what leads there from the prompt
+		// after is the prompt the keys show at; done the one after Enter
+		after, done string
+	}{
+		{"start", "Type a prompt", "", "todosh › ", "todosh 0/1 › "},
+		{"ctrl-c hint", interruptHint, "\x03", "todosh › ", "todosh 0/1 › "},
+		// An agent's own list (its hooks keep it) opens as itself: this
+		// shell ends, and one on that session starts.
+		{"session chosen", "todosh session claude-s1", "/todo list\r", "todosh 0/1 › ", "todosh 0/2 › "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var held, release chan struct{}
+			ft, _, stop := startFake(t, func(cfg *Config, ft *fakeTerminal) {
+				if _, err := todostore.Open(cfg.Root).Update("claude-s1", func(s *todostore.Session) error {
+					s.Todos, s.Cwd = renderTodos("from the agent"), cfg.Cwd
+					s.Agent, s.Hooks = &todostore.AgentRef{Kind: "claude", Session: "s1"}, &todostore.HookState{}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if c.keys == "" {
+					held, release = ft.holdAt(c.hold)
+				}
+			})
+			if c.keys != "" {
+				ft.wait(t, "todosh › ")
+				held, release = ft.holdAt(c.hold)
+				ft.typ(t, c.keys)
+				if c.keys == "/todo list\r" {
+					ft.wait(t, "load which list?")
+					ft.typ(t, chooserRow(t, ft.screen(), "claude-s1")+"\r")
+				}
+			}
+			select {
+			case <-held:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the shell never wrote %q; screen:\n%q", c.hold, ft.screen())
+			}
+			ft.typ(t, "/todo add abc")
+			close(release)
+			ft.wait(t, c.after+"/todo add abc")
+			// readline may draw the prompt and line more than once; the
+			// terminal's echo is the keys without a prompt before them.
+			screen := ft.screen()
+			if n := strings.Count(screen, "/todo add abc") - strings.Count(screen, "› /todo add abc"); n != 0 {
+				t.Errorf("the keys typed show %d times besides the prompt, want never:\n%q", n, screen)
+			}
+			ft.typ(t, "\r")
+			ft.wait(t, c.done)
+			stop()
+		})
+	}
+}
+
+// chooserRow is the number /todo list's chooser gives the row with text.
+func chooserRow(t *testing.T, screen, text string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^\s*(\d+)\s.*` + regexp.QuoteMeta(text)).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("no row of /todo list with %q in:\n%s", text, screen)
+	}
+	return m[1]
 }

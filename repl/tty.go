@@ -30,12 +30,12 @@ type Terminal interface {
 	// keys pressed, or nothing after keyPoll. restore ends it.
 	PollMode() (restore func(), err error)
 	ReadKey(buf []byte) (int, error)
-	// NoEcho stops the echo of keys typed while a line runs (an agent turn,
-	// a command); they stay queued for the countdown or the next prompt.
+	// NoEcho stops the terminal's own echo of keys for the whole
+	// interactive session: keys typed while no line is read (a command, a
+	// turn, the moments between) stay queued, unshown, for the countdown
+	// or the next prompt, which shows them once. restore puts back the
+	// mode the terminal had, also when todosh ends on a signal.
 	NoEcho() (restore func())
-	// SaveMode records the terminal's mode now; restore puts it back when
-	// todosh ends on a signal.
-	SaveMode() (restore func())
 }
 
 // IsTerminal reports whether f is a terminal (an *os.File on one).
@@ -47,7 +47,12 @@ func IsTerminal(f any) bool {
 // ttyTerminal is the real terminal: stdin and stdout.
 type ttyTerminal struct {
 	in, out *os.File
-	raw     *readline.State
+
+	// modeMu guards the mode: raw is readline's raw mode while on (the
+	// mode it replaced), quiet says NoEcho is in force.
+	modeMu sync.Mutex
+	raw    *readline.State
+	quiet  bool
 
 	mu       sync.Mutex
 	onResize []func()
@@ -106,6 +111,8 @@ func (t *ttyTerminal) Input() io.ReadCloser { return readline.NewCancelableStdin
 func (t *ttyTerminal) Output() io.Writer { return t.out }
 
 func (t *ttyTerminal) MakeRaw() error {
+	t.modeMu.Lock()
+	defer t.modeMu.Unlock()
 	if t.raw != nil {
 		// Already raw (the editor's switch before readline's): keep the
 		// mode the first switch saved, so ExitRaw goes back to it.
@@ -118,19 +125,57 @@ func (t *ttyTerminal) MakeRaw() error {
 	return err
 }
 
+// ExitRaw puts back the mode MakeRaw replaced, without the echo while
+// NoEcho is in force: after a suspend (readline's Ctrl-Z) MakeRaw replaced
+// the mode of the shell that resumed todosh, echo on.
 func (t *ttyTerminal) ExitRaw() error {
+	t.modeMu.Lock()
+	defer t.modeMu.Unlock()
 	if t.raw == nil {
 		return nil
 	}
 	st := t.raw
 	t.raw = nil
-	return readline.Restore(int(t.in.Fd()), st)
+	err := readline.Restore(int(t.in.Fd()), st)
+	if t.quiet {
+		noEchoMode(int(t.in.Fd()))
+	}
+	return err
 }
 
 func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.in.Fd())) }
 
 func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return readKey(t.in, buf) }
 
-func (t *ttyTerminal) NoEcho() func() { return noEchoMode(int(t.in.Fd())) }
+// NoEcho also turns the echo off again whenever todosh is resumed after a
+// suspend (Ctrl-Z during a turn, then fg): the shell that resumed it gave
+// the terminal its own mode, echo on.
+func (t *ttyTerminal) NoEcho() func() {
+	fd := int(t.in.Fd())
+	t.modeMu.Lock()
+	restore := noEchoMode(fd)
+	t.quiet = true
+	t.modeMu.Unlock()
+	stop := onContinue(fd, t.resumed)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stop()
+			t.modeMu.Lock()
+			defer t.modeMu.Unlock()
+			t.quiet = false
+			restore()
+		})
+	}
+}
 
-func (t *ttyTerminal) SaveMode() func() { return saveTerminal(int(t.in.Fd())) }
+// resumed turns the echo off again after a suspend, unless readline's raw
+// mode is on: readline made it after its own suspend, and ExitRaw gives
+// back the mode without echo.
+func (t *ttyTerminal) resumed() {
+	t.modeMu.Lock()
+	defer t.modeMu.Unlock()
+	if t.quiet && t.raw == nil {
+		noEchoMode(int(t.in.Fd()))
+	}
+}

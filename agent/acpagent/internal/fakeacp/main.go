@@ -53,7 +53,9 @@
 // prompt after a cancel at once, saying nothing (as if it were the end of
 // the cancelled turn); FAKEACP_NOCALL=1 calls todosh's MCP tools with a
 // permission request and a tool_call_update but no tool_call, as Gemini
-// CLI does.
+// CLI does. FAKEACP_HOLD=FILE makes it slow to end: it ignores SIGTERM,
+// and once its input is closed it creates FILE and exits only when FILE
+// is gone (or on SIGKILL), so a test can act while todosh waits for it.
 //
 // Settings: it offers modes (default, plan) and models (fast, smart), and
 // both again as config options (mode, model), as claude-agent-acp does;
@@ -72,11 +74,13 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -84,6 +88,10 @@ import (
 )
 
 func main() {
+	hold := os.Getenv("FAKEACP_HOLD")
+	if hold != "" {
+		signal.Ignore(syscall.SIGTERM)
+	}
 	if f := os.Getenv("FAKEACP_PID"); f != "" {
 		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
@@ -117,6 +125,15 @@ func main() {
 		feed.CloseWithError(err)
 	}()
 	<-a.conn.Done()
+	if hold != "" {
+		os.WriteFile(hold, nil, 0o644)
+		for {
+			if _, err := os.Stat(hold); err != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
 
 // lockedWriter lets the fake write a raw line between the SDK's messages.

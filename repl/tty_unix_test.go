@@ -1,0 +1,78 @@
+//go:build linux || darwin
+
+package repl
+
+import (
+	"testing"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// TestTTYNoEchoHoldsAcrossModes drives the real terminal's modes on a
+// pseudo-terminal: NoEcho holds through readline's raw mode and its way
+// back, also when the mode raw mode replaced had the echo on (a shell
+// that resumed todosh after readline's Ctrl-Z gives the terminal its own
+// mode), and after a resume outside raw mode; its restore puts the first
+// mode back, once however often it is called.
+func TestTTYNoEchoHoldsAcrossModes(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	fd := int(tty.Fd())
+	mode := func() unix.Termios {
+		t.Helper()
+		var m unix.Termios
+		if err := termios(fd, getTermios, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// echoOn is what a shell does to the terminal when todosh stops.
+	echoOn := func() {
+		t.Helper()
+		m := mode()
+		m.Lflag |= unix.ECHO
+		if err := termios(fd, setTermios, &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet := func(when string) {
+		t.Helper()
+		if m := mode(); m.Lflag&unix.ECHO != 0 || m.Lflag&unix.ICANON == 0 {
+			t.Errorf("%s: lflag %#x, want no echo in line mode", when, m.Lflag)
+		}
+	}
+	echoOn()
+	before := mode()
+	term := &ttyTerminal{in: tty, out: tty}
+	restore := term.NoEcho()
+	quiet("NoEcho")
+	if err := term.MakeRaw(); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(); m.Lflag&(unix.ECHO|unix.ICANON) != 0 {
+		t.Errorf("raw: lflag %#x", m.Lflag)
+	}
+	term.ExitRaw()
+	quiet("after raw mode")
+	echoOn() // readline's Ctrl-Z, then fg: the shell's mode
+	term.MakeRaw()
+	term.ExitRaw()
+	quiet("after raw mode made over the shell's mode")
+	echoOn() // Ctrl-Z during a turn, then fg
+	term.resumed()
+	quiet("after a resume")
+	restore()
+	restore()
+	if after := mode(); after != before {
+		t.Errorf("mode after restore:\n%+v\nwant\n%+v", after, before)
+	}
+	term.resumed()
+	if m := mode(); m.Lflag&unix.ECHO == 0 {
+		t.Errorf("a resume after the session turned the echo off: lflag %#x", m.Lflag)
+	}
+}
