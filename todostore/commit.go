@@ -112,7 +112,7 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 	}
 	if listed {
 		if atStep != nil {
-			atStep("renamed")
+			atStep(id, "renamed")
 		}
 		if err := s.appendLines(id, h, buf, chain, lines); err != nil {
 			return result, true, err
@@ -121,7 +121,7 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 	return result, true, nil
 }
 
-// atStep, nil but in the crash tests' helper processes, is called at the
-// named steps of a change ("renamed": the session file is written, its
+// atStep, nil but in crash tests, is called at the named steps of a
+// change to session id ("renamed": the session file is written, its
 // history lines are not), so a test can kill a writer exactly there.
-var atStep func(step string)
+var atStep func(id, step string)

@@ -443,7 +443,7 @@ func runCrashAt(args []string) error {
 	k, _ := strconv.Atoi(args[2])
 	step := args[3]
 	if step != "" {
-		atStep = func(at string) {
+		atStep = func(_, at string) {
 			if at == step {
 				p, _ := os.FindProcess(os.Getpid())
 				p.Kill()
