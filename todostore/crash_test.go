@@ -529,3 +529,56 @@ func TestCrashesInARow(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledWritersOnOneSession kills writers of one session with SIGKILL
+// at random moments, one after another, none followed by a change of the
+// test's own: kills that land between a rename and its append, twice or
+// more in a row, are common (the fsyncs between them take most of a
+// change's time), and after each the history must still read whole, its
+// last line the file's list.
+func TestKilledWritersOnOneSession(t *testing.T) {
+	rounds := *killRounds / 5
+	if testing.Short() {
+		rounds = min(rounds, 20)
+	}
+	const id = "one"
+	s := testStore(t)
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	for r := 0; r < rounds; r++ {
+		cmd := helper("killwriter", s.Root, id, "400")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		if !lines.Scan() || lines.Text() != "start" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("round %d: the writer did not start", r)
+		}
+		time.Sleep(time.Duration(rng.IntN(10_000)) * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		for lines.Scan() {
+		}
+		if err := cmd.Wait(); err != nil && !wasKilled(err) {
+			t.Fatalf("round %d: writer: %v", r, err)
+		}
+		hist, err := Open(s.Root).History(id)
+		if err != nil {
+			t.Fatalf("round %d: %v", r, err)
+		}
+		sess, err := Open(s.Root).Load(id)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // killed before its first rename
+		}
+		if err != nil {
+			t.Fatalf("round %d: %v", r, err)
+		}
+		if len(hist) == 0 || !todolist.SameTodos(hist[len(hist)-1].Todos, sess.Todos) {
+			t.Fatalf("round %d: the history's last list is not the file's", r)
+		}
+	}
+}
