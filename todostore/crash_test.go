@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	killRounds = flag.Int("kills", 500, "SIGKILL rounds in TestKilledWriter (50 under -short)")
+	killRounds = flag.Int("kills", 500, "SIGKILL rounds in TestKilledWriter (50 under -short), a fifth in TestKilledWritersOnOneSession (20 under -short)")
 	adderProcs = flag.Int("procs", 8, "processes in TestConcurrentProcesses (4 under -short)")
 )
 
