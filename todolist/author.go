@@ -37,7 +37,7 @@ type ChangeRecord struct {
 	// line explains, an older file's archive), so that a crash of this
 	// writer too loses none of them: the next writer appends those the
 	// history lacks. Empty when the history explained the file the change
-	// read, which is every change but the first after a crash.
+	// read, the normal case.
 	Ahead []LineAhead `json:"ahead,omitempty"`
 }
 
