@@ -32,4 +32,23 @@ type ChangeRecord struct {
 	Revert  int       `json:"revert,omitempty"`
 	Dropped []Todo    `json:"dropped,omitempty"`
 	PID     int       `json:"pid,omitempty"`
+	// Ahead are the history lines the change's writer appends before its
+	// own (a change an earlier crash kept out of the history, a list no
+	// line explains, an older file's archive), so that a crash of this
+	// writer too loses none of them: the next writer appends those the
+	// history lacks. Empty when the history explained the file the change
+	// read, the normal case.
+	Ahead []LineAhead `json:"ahead,omitempty"`
+}
+
+// LineAhead is a history line a change's record carries (ChangeRecord.Ahead)
+// with what it takes to write it again: its number, hash, author and
+// words, and its whole list, since the line before it may be lost too (a
+// snapshot). Its own Ahead is always empty.
+type LineAhead struct {
+	ChangeRecord
+	Todos []Todo `json:"todos"`
+	// Base marks a starting point rather than a change (an archive entry,
+	// a list found without history), as the history line does.
+	Base bool `json:"base,omitempty"`
 }

@@ -58,8 +58,68 @@ func (h *historyEnd) linesFor(st state, next *Session, by todolist.Author, hash 
 	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(st.sess, by), Todos: next.Todos,
 		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash),
 		snap: h.damaged && len(lines) == 0} // after damage, a line that reads by itself
-	next.Change = &todolist.ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID}
+	next.Change = &todolist.ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID,
+		Ahead: aheadOf(lines)}
 	return append(lines, line)
+}
+
+// aheadOf is what the record of a change keeps of the lines its writer
+// appends before its own (ChangeRecord.Ahead): each with its whole list,
+// so that a crash before the append loses none of them however many
+// writers crash in a row. nil when there are none, the normal case.
+func aheadOf(lines []HistoryLine) []todolist.LineAhead {
+	if len(lines) == 0 {
+		return nil
+	}
+	out := make([]todolist.LineAhead, len(lines))
+	for i, l := range lines {
+		if l.hash == "" {
+			l.hash = hashString(listHash(l.Todos))
+			lines[i].hash = l.hash // the same checksum for the line as written
+		}
+		todos := l.Todos
+		if todos == nil {
+			todos = []todolist.Todo{}
+		}
+		out[i] = todolist.LineAhead{ChangeRecord: todolist.ChangeRecord{N: l.N, Hash: l.hash, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Dropped: l.Dropped, PID: l.PID},
+			Todos: todos, Base: l.Base}
+	}
+	return out
+}
+
+// linesAhead are the lines the session file's record carries (aheadOf)
+// that a history whose last change is lastN lacks: a writer before
+// crashed after its rename and before its append. Each states its list
+// (a snapshot). A line that is not in order, breaks a limit or does not
+// match its checksum (the file was edited) is left out: its change is
+// then missing, never given again.
+func linesAhead(lastN int, st state) []HistoryLine {
+	c := st.sess.Change
+	if !st.present || c == nil {
+		return nil
+	}
+	var out []HistoryLine
+	prev := lastN
+	for _, a := range c.Ahead {
+		if a.N <= prev || a.N >= c.N {
+			continue
+		}
+		todos := todolist.CloneTodos(a.Todos)
+		if todos == nil {
+			todos = []todolist.Todo{}
+		}
+		if todolist.Validate(todos) != nil {
+			continue
+		}
+		todolist.Normalize(todos)
+		if a.Hash != hashString(listHash(todos)) {
+			continue
+		}
+		prev = a.N
+		out = append(out, HistoryLine{N: a.N, At: a.At, By: a.By, What: a.What, Todos: todos, Revert: a.Revert, Base: a.Base,
+			Dropped: todolist.CloneTodos(a.Dropped), PID: a.PID, hash: a.Hash, snap: true})
+	}
+	return out
 }
 
 // linesBefore is what the history must say first so that it explains the
@@ -71,7 +131,7 @@ func (h *historyEnd) linesBefore(st state, archive []ArchiveEntry) []HistoryLine
 		return nil
 	}
 	var last *HistoryLine
-	if _, ok := lostLine(h.tail.n, st); !ok && h.tail.n > 0 {
+	if !recovers(h.tail.n, st) && h.tail.n > 0 {
 		// The list the history ends with, for the words of the change
 		// found on disk: read from its snapshot, never the whole file,
 		// so a change costs the same with 10 or 1,900 lines.
@@ -79,7 +139,7 @@ func (h *historyEnd) linesBefore(st state, archive []ArchiveEntry) []HistoryLine
 		last, whole = readChainEnd(h.f, h.tail)
 		h.damaged = h.damaged || !whole
 	} else if h.tail.n > 0 {
-		last = &HistoryLine{N: h.tail.n} // its list is not needed: the lost line is a snapshot
+		last = &HistoryLine{N: h.tail.n} // its list is not needed: the lines recovered are snapshots
 	}
 	st.sess = st.sess.clone()
 	st.sess.Archive = archive
@@ -97,6 +157,23 @@ func explained(t histTail, st state) bool {
 	return c != nil && c.N == t.n && t.hash != "" && c.Hash == t.hash && c.Hash == hashString(st.hash)
 }
 
+// recovers reports whether the session file holds history lines a
+// history whose last change is lastN lacks (lostLine, linesAhead): a
+// writer died between its rename and its append.
+func recovers(lastN int, st state) bool {
+	if _, ok := lostLine(lastN, st); ok {
+		return true
+	}
+	if c := st.sess.Change; st.present && c != nil {
+		for _, a := range c.Ahead {
+			if a.N > lastN {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // lostLine is the history line of the change that wrote the session file
 // when the history does not have it: the process died after the rename
 // and before the append. It keeps its author and words, and states the
@@ -110,8 +187,9 @@ func lostLine(lastN int, st state) (HistoryLine, bool) {
 }
 
 // catchUp returns the lines that make a history whose last line is last
-// (nil: none) explain the session as read: the change a crash kept out of
-// it, or, once, the entries of an older file's archive and the list no
+// (nil: none) explain the session as read: the changes crashes kept out
+// of it (the lines the file's record carries ahead of its own, then its
+// own), or, once, the entries of an older file's archive and the list no
 // line explains (found in a file written before the history, or by
 // another program). They are numbered after last; a list stated without
 // the line before it is a snapshot.
@@ -145,6 +223,13 @@ func catchUp(last *HistoryLine, st state) []HistoryLine {
 			l.Gap = &Gap{From: from, To: k - 1}
 			n = k - 1
 		}
+	}
+	// Lines a writer that crashed was to append before its own: each
+	// states its list, and the lines between are missing.
+	for _, l := range linesAhead(n, st) {
+		skipTo(l.N, &l)
+		add(l)
+		lastTodos = l.Todos
 	}
 	if l, ok := lostLine(n, st); ok && len(cur.Archive) == 0 {
 		skipTo(cur.Change.N, &l)

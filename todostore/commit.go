@@ -3,6 +3,7 @@ package todostore
 // Commit, the one way a session changes (ARCHITECTURE.md §3).
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,13 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 	// 4. The session file and the lines, encoded before anything is
 	// written (encode.go, history.go).
 	out, items, err := encodeReusing(next, cur.Todos, st.items)
+	for errors.Is(err, todolist.ErrLimit) && next.Change != nil && len(next.Change.Ahead) > 0 {
+		// The lines ahead (catchup.go) must not stop the change: past the
+		// file's limit the oldest go, and a crash before the append
+		// would lose only those, as missing changes.
+		next.Change.Ahead = next.Change.Ahead[1:]
+		out, items, err = encodeReusing(next, cur.Todos, st.items)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -103,9 +111,17 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 		return nil, false, err
 	}
 	if listed {
+		if atStep != nil {
+			atStep(id, "renamed")
+		}
 		if err := s.appendLines(id, h, buf, chain, lines); err != nil {
 			return result, true, err
 		}
 	}
 	return result, true, nil
 }
+
+// atStep, nil but in crash tests, is called at the named steps of a
+// change to session id ("renamed": the session file is written, its
+// history lines are not), so a test can kill a writer exactly there.
+var atStep func(id, step string)

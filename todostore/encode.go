@@ -129,9 +129,9 @@ func encodeFast(sess *Session, prev []todolist.Todo, prevItems [][]byte) (encodi
 // (from its closing bracket, with room for Encode's newline), for the
 // fields every session may have; ok is false for a session with fields
 // it leaves to encoding/json (hook state, unknown fields, a change record
-// with dropped items, a time JSON cannot hold).
+// with dropped items or lines ahead, a time JSON cannot hold).
 func appendHead(sess *Session) (first, end []byte, ok bool) {
-	if len(sess.Extra) > 0 || sess.Hooks != nil || sess.Change != nil && len(sess.Change.Dropped) > 0 ||
+	if len(sess.Extra) > 0 || sess.Hooks != nil || sess.Change != nil && (len(sess.Change.Dropped) > 0 || len(sess.Change.Ahead) > 0) ||
 		!jsonTime(sess.CreatedAt) || !jsonTime(sess.UpdatedAt) || sess.Change != nil && !jsonTime(sess.Change.At) {
 		return nil, nil, false
 	}

@@ -14,7 +14,10 @@ import (
 
 // FuzzDecode feeds arbitrary bytes to Decode, the parser of session files:
 // it must never panic, and whatever it accepts must survive Encode and
-// Decode unchanged and be writable by Update (normalized and valid).
+// Decode unchanged and be writable by Update (normalized and valid); the
+// lines a history gets from it are numbered in order, after the
+// history's end, and those its change record carries ahead have valid
+// lists.
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sess, err := Decode(data)
@@ -42,5 +45,23 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("a decoded list is invalid after Normalize: %v", err)
 		}
 		todoview.FormatList(todos)
+		st := state{sess: back, present: true, hash: listHash(back.Todos)}
+		for _, last := range []*HistoryLine{nil, {N: 2, Todos: []todolist.Todo{}}} {
+			prev := 0
+			if last != nil {
+				prev = last.N
+			}
+			for _, l := range catchUp(last, st) {
+				if l.N <= prev {
+					t.Fatalf("change %d after change %d", l.N, prev)
+				}
+				prev = l.N
+			}
+			for _, l := range linesAhead(prev, st) {
+				if err := todolist.Validate(l.Todos); err != nil {
+					t.Fatalf("change %d ahead: %v", l.N, err)
+				}
+			}
+		}
 	})
 }

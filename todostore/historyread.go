@@ -44,7 +44,11 @@ func (e *HistoryError) Error() string {
 	if len(missing) > 0 {
 		parts = append(parts, strings.Join(missing, ", ")+" missing")
 	}
-	return fmt.Sprintf("%s: %s (the history is damaged: what is unreadable is skipped and left in the file, the other changes are shown)", e.Path, strings.Join(parts, "; "))
+	why := "the history is damaged: what is unreadable is skipped and left in the file, the other changes are shown"
+	if len(e.Bad) == 0 {
+		why = "the history is damaged: the missing changes' lines are lost, the other changes are shown"
+	}
+	return fmt.Sprintf("%s: %s (%s)", e.Path, strings.Join(parts, "; "), why)
 }
 
 // Missing reports whether the history lost changes (a gap in its

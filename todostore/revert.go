@@ -99,12 +99,16 @@ func (s *Store) Revert(id string, by todolist.Author) (*Session, HistoryLine, er
 	return sess, took, err
 }
 
-// FindChange returns the line of change n, or an error naming the changes
-// that are kept.
+// FindChange returns the line of change n, or an error saying why there
+// is none: the change was lost from the history (a gap holds it), or it
+// is outside the changes kept.
 func FindChange(lines []HistoryLine, n int) (HistoryLine, error) {
 	for _, l := range lines {
 		if l.N == n {
 			return l, nil
+		}
+		if g := l.Gap; g != nil && g.From > 0 && g.From <= n && n <= g.To {
+			return HistoryLine{}, fmt.Errorf("no change %d: it was lost from the history (%s), so the list after it is not known; /todo history shows the changes kept", n, g)
 		}
 	}
 	if len(lines) == 0 {
