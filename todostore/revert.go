@@ -81,6 +81,7 @@ func gapFrom(lines []HistoryLine, i int) (*Gap, int) {
 func (s *Store) Revert(id string, by todolist.Author) (*Session, HistoryLine, error) {
 	var took HistoryLine
 	sess, changed, err := s.commit(id, by, true, func(sess *Session, lines []HistoryLine) error {
+		took = HistoryLine{} // set afresh at each run (Commit)
 		i, ok := RevertTarget(lines)
 		from := i
 		if !ok {
