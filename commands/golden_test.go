@@ -324,6 +324,18 @@ var transcriptCases = []struct {
 		"/todo revert",
 		"/todo revert",
 	}},
+	{"revert_changes_nothing", []string{
+		// An older todosh's file whose archive holds the list before
+		// change 2, and whose list is that list again: change 2 is the
+		// last to take back, and taking it back changes nothing.
+		"/todo add a",
+		"/todo add b",
+		`!raw . 1m {"version":1,"session":"cur","todos":[{"id":"1","content":"a","status":"pending","origin":"person","uid":"t1","rev":1}],"rev":1,"nextUid":3,"archive":[{"at":"2026-11-21T10:00:00Z","reason":"cleared","todos":[{"id":"1","content":"a","status":"pending","origin":"person","uid":"t1","rev":1}]}]}`,
+		"/todo history",
+		"/todo revert",
+		"/todo restore 2",
+		"/todo revert",
+	}},
 	{"help", []string{
 		"/help",
 		"/help todo",

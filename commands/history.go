@@ -174,6 +174,9 @@ func runRevert(x *call) error {
 		return err
 	}
 	sess, took, err := x.env.Store.Revert(x.env.SessionID, todolist.ByYou)
+	if errors.Is(err, todostore.ErrNothingToRevert) && took.N > 0 {
+		return fmt.Errorf("%w, so taking it back changes nothing (/todo history shows the changes kept, and /todo restore N brings back the list after one of them)", err)
+	}
 	if errors.Is(err, todostore.ErrNothingToRevert) {
 		return fmt.Errorf("%w (this session's history holds no earlier change of the list; /todo history shows it)", err)
 	}

@@ -102,28 +102,25 @@ func (p Position) Target(todos []todolist.Todo) (item, sub int, err error) {
 	n := len(todos)
 	if p.Last {
 		if n == 0 {
-			return 0, 0, p.outOfRange("the list is empty")
+			return 0, 0, p.outOfRange(itemsAre(0), "")
 		}
 		return n - 1, -1, nil
 	}
 	if !p.HasSub {
 		if p.Item < 1 || p.Item > n {
-			return 0, 0, p.outOfRange(itemRange(n))
+			return 0, 0, p.outOfRange(itemsAre(n), "")
 		}
 		return p.Item - 1, -1, nil
 	}
-	if err := p.checkParent(n); err != nil {
-		return 0, 0, err
+	if why := parentProblem(p.Item, n); why != "" {
+		return 0, 0, p.outOfRange(why, "")
 	}
 	k := len(todos[p.Item-1].Subtasks)
-	if k == 0 {
-		return 0, 0, p.outOfRange(fmt.Sprintf("todo %d has no subtasks", p.Item))
+	if k == 0 || !p.SubLast && (p.Sub < 1 || p.Sub > k) {
+		return 0, 0, p.outOfRange(subtasksAre(p.Item, k), "")
 	}
 	if p.SubLast {
 		return p.Item - 1, k - 1, nil
-	}
-	if p.Sub < 1 || p.Sub > k {
-		return 0, 0, p.outOfRange(span(fmt.Sprintf("%d.", p.Item), k))
 	}
 	return p.Item - 1, p.Sub - 1, nil
 }
@@ -139,54 +136,81 @@ func (p Position) InsertAt(todos []todolist.Todo) (item, sub int, err error) {
 	}
 	if !p.HasSub {
 		if p.Item < 1 || p.Item > n+1 {
-			return 0, 0, p.outOfRange(span("", n+1))
+			return 0, 0, p.outOfRange(itemsAre(n), insertHow("", n, "item"))
 		}
 		return p.Item - 1, -1, nil
 	}
-	if err := p.checkParent(n); err != nil {
-		return 0, 0, err
+	if why := parentProblem(p.Item, n); why != "" {
+		how := ""
+		if n == 0 {
+			how = "a subtask goes under an item: /todo add TEXT adds the first item"
+		}
+		return 0, 0, p.outOfRange(why, how)
 	}
 	k := len(todos[p.Item-1].Subtasks)
 	if p.SubLast {
 		return p.Item - 1, k, nil
 	}
 	if p.Sub < 1 || p.Sub > k+1 {
-		return 0, 0, p.outOfRange(span(fmt.Sprintf("%d.", p.Item), k+1))
+		return 0, 0, p.outOfRange(subtasksAre(p.Item, k), insertHow(fmt.Sprintf("%d.", p.Item), k, "subtask"))
 	}
 	return p.Item - 1, p.Sub - 1, nil
 }
 
-// checkParent checks the N of N.M and N.last against a list of n items.
-func (p Position) checkParent(n int) error {
-	if why := parentProblem(p.Item, n); why != "" {
-		return p.outOfRange(why)
-	}
-	return nil
-}
-
-// parentProblem says why item is not an item of a list of n, or "".
+// parentProblem says why item is not an item of a list of n (the N of
+// N.M), or "".
 func parentProblem(item, n int) string {
-	switch {
-	case n == 0:
-		return "the list is empty"
-	case n == 1 && item != 1:
-		return "the only todo is 1"
-	case item < 1 || item > n:
-		return fmt.Sprintf("todos are 1-%d", n)
+	if item < 1 || item > n {
+		return itemsAre(n)
 	}
 	return ""
 }
 
-func (p Position) outOfRange(valid string) error {
-	return fmt.Errorf("position %s out of range (%s)", p.typed, valid)
+// outOfRange is the refusal of p: what is true of the list (why), and,
+// when given, how to say what was meant.
+func (p Position) outOfRange(why, how string) error {
+	if how != "" {
+		return fmt.Errorf("position %s out of range: %s (%s)", p.typed, why, how)
+	}
+	return fmt.Errorf("position %s out of range: %s", p.typed, why)
 }
 
-// itemRange describes the existing items of a list of n.
-func itemRange(n int) string {
-	if n == 0 {
+// itemsAre says which items a list of n has: "the list is empty", "the
+// only item is 1", "items are 1-3".
+func itemsAre(n int) string {
+	switch n {
+	case 0:
 		return "the list is empty"
+	case 1:
+		return "the only item is 1"
 	}
-	return span("", n)
+	return fmt.Sprintf("items are 1-%d", n)
+}
+
+// subtasksAre says which subtasks item (1-based) has, k of them: "item 2
+// has no subtasks", "item 2's only subtask is 2.1", "item 2's subtasks
+// are 2.1-2.3".
+func subtasksAre(item, k int) string {
+	switch k {
+	case 0:
+		return fmt.Sprintf("item %d has no subtasks", item)
+	case 1:
+		return fmt.Sprintf("item %d's only subtask is %d.1", item, item)
+	}
+	return fmt.Sprintf("item %d's subtasks are %d.1-%d.%d", item, item, item, k)
+}
+
+// insertHow says where /todo add can put an entry among n of its kind
+// (noun: item or subtask), positions written after prefix ("2." for
+// item 2's subtasks): before each of them, or after the last.
+func insertHow(prefix string, n int, noun string) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%s1 or %slast adds the first", prefix, prefix)
+	case 1:
+		return fmt.Sprintf("%s1 inserts before it, %s2 or %slast appends", prefix, prefix, prefix)
+	}
+	return fmt.Sprintf("%s1-%s%d inserts before that %s, %s%d or %slast appends", prefix, prefix, n, noun, prefix, n+1, prefix)
 }
 
 // span renders the valid positions prefix+1 .. prefix+hi: "1-4", "2.1-2.3",
@@ -284,7 +308,7 @@ func (s Selection) Targets(todos []todolist.Todo) ([]Target, error) {
 	switch {
 	case s.All:
 		if len(todos) == 0 {
-			return nil, errors.New("position all out of range (the list is empty)")
+			return nil, errors.New("position all out of range: the list is empty")
 		}
 		out := make([]Target, len(todos))
 		for i := range todos {
@@ -298,7 +322,7 @@ func (s Selection) Targets(todos []todolist.Todo) ([]Target, error) {
 		}
 		return []Target{{Item: item, Sub: sub}}, nil
 	case !s.From.HasSub:
-		lo, hi, err := s.bounds(s.From.Item, s.To.Item, s.To.Last, "", len(todos), "the list is empty")
+		lo, hi, err := s.bounds(s.From.Item, s.To.Item, s.To.Last, "", len(todos), itemsAre(0))
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +337,7 @@ func (s Selection) Targets(todos []todolist.Todo) ([]Target, error) {
 	}
 	item := s.From.Item
 	k := len(todos[item-1].Subtasks)
-	lo, hi, err := s.bounds(s.From.Sub, s.To.Sub, s.To.SubLast, fmt.Sprintf("%d.", item), k, fmt.Sprintf("todo %d has no subtasks", item))
+	lo, hi, err := s.bounds(s.From.Sub, s.To.Sub, s.To.SubLast, fmt.Sprintf("%d.", item), k, subtasksAre(item, 0))
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func (x *call) targets(sel Selection, now []todolist.Todo) ([]Target, error) {
 	seen := x.seen(now)
 	ts, err := sel.Targets(seen)
 	if err != nil || sameSlice(seen, now) {
-		return ts, err
+		return ts, unseen(err, seen, now)
 	}
 	for i, t := range ts {
 		if ts[i], err = follow(seen, now, t, sel.String()); err != nil {
@@ -61,7 +61,7 @@ func (x *call) target(p Position, now []todolist.Todo) (item, sub int, err error
 	seen := x.seen(now)
 	item, sub, err = p.Target(seen)
 	if err != nil || sameSlice(seen, now) {
-		return item, sub, err
+		return item, sub, unseen(err, seen, now)
 	}
 	t, err := follow(seen, now, Target{Item: item, Sub: sub}, p.String())
 	return t.Item, t.Sub, err
@@ -75,7 +75,7 @@ func (x *call) insertAt(p Position, now []todolist.Todo) (item, sub int, err err
 	seen := x.seen(now)
 	item, sub, err = p.InsertAt(seen)
 	if err != nil || sameSlice(seen, now) {
-		return item, sub, err
+		return item, sub, unseen(err, seen, now)
 	}
 	if p.Last {
 		return len(now), -1, nil
@@ -138,6 +138,17 @@ func gone(now, seen []todolist.Todo, t Target, typed string) error {
 	_, what := entry(seen, t)
 	return &staleError{now: now, msg: fmt.Sprintf("position %s named %q in the list you last saw, which is no longer on the list (%v); "+
 		"nothing changed: the list as it is now is above, use its positions", typed, todolist.ShortLine(what, 40), errSeenGone)}
+}
+
+// unseen is err, a position out of range of the seen list, when that
+// list is not the list now: what it says is true of the list the person
+// saw, not of the one now, which the refusal shows.
+func unseen(err error, seen, now []todolist.Todo) error {
+	if err == nil || sameSlice(seen, now) {
+		return err
+	}
+	return &staleError{now: now, msg: fmt.Sprintf("%v, in the list you last saw (%v); "+
+		"nothing changed: the list as it is now is above, use its positions", err, errSeenGone)}
 }
 
 // sameSlice reports whether a and b are the same list (seen returned now).

@@ -117,6 +117,36 @@ func TestPositionsResolveAgainstTheSeenList(t *testing.T) {
 	}
 }
 
+// TestOutOfRangeOfTheSeenList: a position out of range of the list the
+// person saw, when another process changed the list since, is refused
+// saying that it is the list they saw, and shows the list as it is, whose
+// positions then work.
+func TestOutOfRangeOfTheSeenList(t *testing.T) {
+	reg := NewRegistry()
+	env, out := seenEnv(t, "-a|[ ]a1;-b")
+	other := todostore.Open(env.Store.Root)
+	if _, _, err := other.Commit(env.SessionID, todolist.ByAgent, func(s *todostore.Session) error {
+		return todolist.InsertSubtask(s.Todos, 1, 0, todolist.Subtask{Content: "b1"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotStore(t, env.Store.Root)
+	err := reg.Run(env, `/todo add 2.2 "x"`)
+	want := "position 2.2 out of range: item 2 has no subtasks (2.1 or 2.last adds the first), in the list you last saw"
+	if !errors.Is(err, errSeenGone) || !strings.Contains(err.Error(), want) {
+		t.Errorf("/todo add 2.2 on a list whose item 2 got a subtask since it was seen: %v\nwant %s", err, want)
+	}
+	if d := diffSnapshots(before, snapshotStore(t, env.Store.Root)); len(d) > 0 {
+		t.Errorf("refused but changed %v", d)
+	}
+	if !strings.Contains(out.String(), "2.1 [ ] b1") {
+		t.Errorf("the list as it is is not shown:\n%s", out.String())
+	}
+	if err := reg.Run(env, `/todo add 2.2 "x"`); err != nil || specOf(mustLoad(t, env).Todos) != "-a|[ ]a1;-b|[ ]b1|[ ]x" {
+		t.Errorf("/todo add 2.2 on the list shown: %v", err)
+	}
+}
+
 // specOf writes a list as parseSpec reads it.
 func specOf(todos []todolist.Todo) string {
 	marks := map[todolist.Status]string{todolist.Completed: "+", todolist.InProgress: ">", todolist.Pending: "-", todolist.Cancelled: "x"}

@@ -27,9 +27,17 @@ type change struct {
 // applyLocked makes fn's change on session id as read, and, when it
 // changes anything, takes the session's lock and reads the file again:
 // the change made stands when the file is the one it was made on (a stat,
-// cache.go); otherwise fn runs again on the file as it is now. With
-// needHist the history is read for fn each time, and fn always runs again
-// under the lock.
+// cache.go); otherwise fn runs again on the file as it is now.
+//
+// With needHist fn gets the session's history, and what it decides from
+// it is decided under the lock only, refusals and "nothing changes"
+// alike: without the lock the history and the file are two reads another
+// process may write between, so the history may hold a change the file
+// as read does not (a revert would take back a change the file does not
+// hold yet, and find nothing to change), or miss one the file holds (the
+// writer between its rename and its append: a gap). Only a session with
+// neither a file nor a history is decided without the lock: there is
+// nothing fn could take back or bring back, and nothing is written.
 func (s *Store) applyLocked(id string, needHist bool, fn func(*Session, []HistoryLine) error) (change, error) {
 	var c change
 	for locked := false; ; locked = true {
@@ -37,32 +45,38 @@ func (s *Store) applyLocked(id string, needHist bool, fn func(*Session, []Histor
 		if err != nil {
 			return change{unlock: c.unlock}, err
 		}
+		if !locked && s.unlockedRead != nil {
+			s.unlockedRead(id)
+		}
 		if locked && !needHist && st.present == c.st.present && st.fid == c.st.fid {
 			c.st = st
 			return c, nil
 		}
 		var lines []HistoryLine
+		decide := true // fn's outcome stands: under the lock, or when it needs no history
 		if needHist {
-			if lines, err = s.usableHistory(id); err != nil {
-				return change{unlock: c.unlock}, err
+			if locked || !st.present {
+				if lines, err = s.usableHistory(id); err != nil {
+					return change{unlock: c.unlock}, err
+				}
+			}
+			decide = locked || !st.present && len(lines) == 0
+		}
+		if decide {
+			next, changed, err := applyChange(st.sess, lines, fn)
+			c.st, c.next, c.changed = st, next, changed
+			switch {
+			case locked && (err != nil || !changed):
+				c.next, c.changed = st.sess.clone(), false
+				return c, err
+			case locked:
+				return c, nil
+			case err != nil:
+				return change{next: st.sess.clone()}, err
+			case !changed:
+				return c, nil // the same state, and already the caller's own copy
 			}
 		}
-		next, changed, err := applyChange(st.sess, lines, fn)
-		c.st, c.next, c.changed = st, next, changed
-		switch {
-		case locked && (err != nil || !changed):
-			c.next, c.changed = st.sess.clone(), false
-			return c, err
-		case locked:
-			return c, nil
-		case err != nil && !(needHist && st.present):
-			return change{next: st.sess.clone()}, err
-		case err == nil && !changed:
-			return c, nil // the same state, and already the caller's own copy
-		}
-		// A history read without the lock may catch a writer between its
-		// rename and its append (the file a change ahead), which fn may
-		// refuse (a gap): such a refusal is decided again under the lock.
 		if err := s.ensureDirs(); err != nil {
 			return change{}, err
 		}

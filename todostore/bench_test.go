@@ -196,3 +196,37 @@ func BenchmarkAddAfterOtherWriter(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRevertAfterOtherWriter is /todo revert of another process's
+// add to a 50-item list with 500 changes behind it (50 adds, then items
+// completed and reopened; two lines more each op). A revert reads the
+// history whole once, under the lock; it read it twice while it also
+// decided without the lock (apply.go).
+func BenchmarkRevertAfterOtherWriter(b *testing.B) {
+	s := testStore(b)
+	for i := range 500 {
+		fn := addTodo(fmt.Sprintf("item %d with some ordinary text in it", i))
+		if i >= 50 {
+			status := []todolist.Status{todolist.Completed, todolist.Pending}[i/50%2]
+			fn = func(sess *Session) error { return todolist.SetStatus(sess.Todos, i%50, status) }
+		}
+		if _, err := s.Update("bench", fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	other := Open(s.Root)
+	var read int64
+	for b.Loop() {
+		b.StopTimer()
+		if _, err := other.Update("bench", addTodo("another process's item")); err != nil {
+			b.Fatal(err)
+		}
+		from := historyRead.Load()
+		b.StartTimer()
+		if _, _, err := s.Revert("bench", todolist.ByYou); err != nil {
+			b.Fatal(err)
+		}
+		read += historyRead.Load() - from
+	}
+	b.ReportMetric(float64(read)/float64(b.N), "history-bytes/revert")
+}

@@ -35,7 +35,8 @@ func (s *Store) Commit(id string, by todolist.Author, fn func(*Session) error) (
 }
 
 // commit is Commit for fns that need the history (revert, restore): with
-// needHist it is read again under the lock.
+// needHist it is read under the lock, and fn's outcome is decided there
+// (apply.go: a history read without the lock may disagree with the file).
 //
 // The session is read once before the lock and once under it, each a stat
 // when the file is the one this process last read or wrote (cache.go); fn

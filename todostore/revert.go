@@ -72,10 +72,16 @@ func gapFrom(lines []HistoryLine, i int) (*Gap, int) {
 // Revert takes back the last change of the list (see RevertTarget) as a
 // new change by, and returns the change it took back. It never goes past
 // a gap in the history (ErrHistoryGap): the list before lost changes is
-// not known.
+// not known. It decides under the session's lock, from the history as it
+// is then (apply.go). When the list is already as it was before that
+// change (lines that are no change of the list of their own, an archive's
+// entries, came after it), the error wraps ErrNothingToRevert and the
+// change is returned; when no change is left, the change returned is
+// zero.
 func (s *Store) Revert(id string, by todolist.Author) (*Session, HistoryLine, error) {
 	var took HistoryLine
 	sess, changed, err := s.commit(id, by, true, func(sess *Session, lines []HistoryLine) error {
+		took = HistoryLine{} // set afresh at each run (Commit)
 		i, ok := RevertTarget(lines)
 		from := i
 		if !ok {

@@ -40,6 +40,10 @@ type Store struct {
 	// (watchsource.go). Tests set pollSource to try the poller anywhere.
 	watchSource eventSource
 
+	// unlockedRead, set by tests, is called when a change has read the
+	// session without its lock: where another process's write may come.
+	unlockedRead func(id string)
+
 	sweepOnce sync.Once // leftover temp files are removed at the first write
 	// damaged holds the ids whose history a read found damaged: the next
 	// change of each states the whole list (a snapshot).
