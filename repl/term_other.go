@@ -23,6 +23,9 @@ func noEchoMode(fd int) (restore func()) { return func() {} }
 // onContinue does nothing: there is no SIGCONT outside Unix.
 func onContinue(fd int, f func()) (stop func()) { return func() {} }
 
+// onStop does nothing: there is no SIGTSTP outside Unix.
+func onStop(give func()) (stop func()) { return func() {} }
+
 // readKey reads the keys typed on the terminal open as f.
 func readKey(f *os.File, buf []byte) (int, error) { return f.Read(buf) }
 

@@ -97,6 +97,54 @@ func onContinue(fd int, f func()) (stop func()) {
 	}
 }
 
+// onStop calls give before todosh stops on SIGTSTP (Ctrl-Z during a
+// turn, readline's own Ctrl-Z at the prompt), then stops it as the signal
+// would have, until stop. A shell such as dash does not put its own mode
+// back when a job stops, so the mode todosh keeps (no echo) would stay
+// while the person types at that shell. The stop is SIGSTOP: SIGTSTP
+// raised again would come back to this handler, and Go cannot take it
+// back to its own action for one delivery. In an orphaned process group
+// (no shell above to continue it: todosh a session leader, as under a
+// pty a test opens) the stop is ignored, as the kernel ignores SIGTSTP
+// from the terminal there.
+func onStop(give func()) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTSTP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				if orphaned() {
+					continue
+				}
+				give()
+				unix.Kill(unix.Getpid(), unix.SIGSTOP) // continued by fg or bg: SIGCONT (onContinue)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// orphaned reports whether todosh's process group is orphaned: its parent
+// is in another session, or in the same group. (todosh's own children run
+// in process groups of their own, internal/procgroup.)
+func orphaned() bool {
+	ppid := unix.Getppid()
+	sid, err1 := unix.Getsid(0)
+	psid, err2 := unix.Getsid(ppid)
+	ppg, err3 := unix.Getpgid(ppid)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return true
+	}
+	return psid != sid || ppg == unix.Getpgrp()
+}
+
 // saveTerminal records fd's terminal mode now; restore puts it back,
 // whatever was changed since, for an exit that does not unwind (a script
 // read from a terminal; the interactive shell has noEchoMode's restore).

@@ -53,6 +53,8 @@ type ttyTerminal struct {
 	modeMu sync.Mutex
 	raw    *readline.State
 	quiet  bool
+	// before puts back the mode NoEcho found, for a stop (onStop).
+	before func()
 
 	mu       sync.Mutex
 	onResize []func()
@@ -154,18 +156,33 @@ func (t *ttyTerminal) NoEcho() func() {
 	fd := int(t.in.Fd())
 	t.modeMu.Lock()
 	restore := noEchoMode(fd)
-	t.quiet = true
+	t.quiet, t.before = true, restore
 	t.modeMu.Unlock()
 	stop := onContinue(fd, t.resumed)
+	stopSuspend := onStop(t.stopping)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			stopSuspend()
 			stop()
 			t.modeMu.Lock()
 			defer t.modeMu.Unlock()
 			t.quiet = false
 			restore()
 		})
+	}
+}
+
+// stopping gives the terminal back its mode from before NoEcho, echo on,
+// as todosh stops (onStop): the shell the person then types at may not
+// set its own. In readline's raw mode (a stop signal sent from outside
+// while a line is read; readline's own Ctrl-Z leaves raw mode first) the
+// mode is left to readline.
+func (t *ttyTerminal) stopping() {
+	t.modeMu.Lock()
+	defer t.modeMu.Unlock()
+	if t.quiet && t.raw == nil && t.before != nil {
+		t.before()
 	}
 }
 

@@ -76,3 +76,52 @@ func TestTTYNoEchoHoldsAcrossModes(t *testing.T) {
 		t.Errorf("a resume after the session turned the echo off: lflag %#x", m.Lflag)
 	}
 }
+
+// TestTTYStopGivesTheEchoBack: as todosh stops (SIGTSTP: Ctrl-Z during a
+// turn, or readline's Ctrl-Z after it left raw mode) the terminal gets
+// back the mode NoEcho found, echo on, for a shell such as dash that
+// does not set its own; the resume turns the echo off again. A stop while
+// readline's raw mode is on leaves the mode to readline.
+func TestTTYStopGivesTheEchoBack(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	fd := int(tty.Fd())
+	mode := func() unix.Termios {
+		t.Helper()
+		var m unix.Termios
+		if err := termios(fd, getTermios, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := mode()
+	m.Lflag |= unix.ECHO | unix.ICANON
+	if err := termios(fd, setTermios, &m); err != nil {
+		t.Fatal(err)
+	}
+	before := mode()
+	term := &ttyTerminal{in: tty, out: tty}
+	restore := term.NoEcho()
+	defer restore()
+	term.stopping()
+	if got := mode(); got != before {
+		t.Errorf("mode while stopped:\n%+v\nwant the shell's\n%+v", got, before)
+	}
+	term.resumed()
+	if m := mode(); m.Lflag&unix.ECHO != 0 {
+		t.Errorf("after the resume: lflag %#x, want no echo", m.Lflag)
+	}
+	if err := term.MakeRaw(); err != nil {
+		t.Fatal(err)
+	}
+	raw := mode()
+	term.stopping()
+	if got := mode(); got != raw {
+		t.Errorf("a stop in raw mode changed it: lflag %#x, want %#x", got.Lflag, raw.Lflag)
+	}
+	term.ExitRaw()
+}
