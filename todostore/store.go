@@ -247,15 +247,18 @@ func Decode(data []byte) (*Session, error) {
 	if sess.Version != todolist.FormatVersion {
 		return nil, fmt.Errorf("version %d: %w (this todosh reads version %d)", sess.Version, ErrUnsupportedVersion, todolist.FormatVersion)
 	}
-	for i := range sess.Todos {
-		for j := range sess.Todos[i].Subtasks {
-			if sess.Todos[i].Subtasks[j].Status == "" {
-				sess.Todos[i].Subtasks[j].Status = todolist.Pending // llxprt subtasks carry no status
-			}
-		}
-	}
+	defaultSubtaskStatus(sess.Todos)
 	if err := todolist.Validate(sess.Todos); err != nil {
 		return nil, err
+	}
+	// An old file's archive moves into the history at the next change,
+	// each entry a line the history reader checks like a list: an entry
+	// it would reject refuses the file now, before any of it is moved.
+	for i := range sess.Archive {
+		defaultSubtaskStatus(sess.Archive[i].Todos)
+		if err := todolist.Validate(sess.Archive[i].Todos); err != nil {
+			return nil, fmt.Errorf("archive entry %d: %w", i+1, err)
+		}
 	}
 	if sess.Todos == nil {
 		sess.Todos = []todolist.Todo{}
@@ -264,6 +267,18 @@ func Decode(data []byte) (*Session, error) {
 	// statuses that disagree with the rules; show it as it will be saved.
 	todolist.Normalize(sess.Todos)
 	return &sess, nil
+}
+
+// defaultSubtaskStatus makes a subtask without a status pending: llxprt
+// subtasks carry none.
+func defaultSubtaskStatus(todos []todolist.Todo) {
+	for i := range todos {
+		for j := range todos[i].Subtasks {
+			if todos[i].Subtasks[j].Status == "" {
+				todos[i].Subtasks[j].Status = todolist.Pending
+			}
+		}
+	}
 }
 
 // Load reads session id. A missing file is an error that wraps
