@@ -184,6 +184,10 @@ func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 			return err
 		}
 	}
+	// The files the caches keep open are let go with the names, so a
+	// removed work log's megabytes are freed now, not when its entry is
+	// pushed out.
+	defer s.forget(id)
 	// The lock file goes last and while it is held: a writer waiting on it
 	// sees that it is no longer at its path and locks the new one (lockFile).
 	for _, f := range files {
@@ -192,6 +196,15 @@ func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 		}
 	}
 	return nil
+}
+
+// forget drops what this process keeps of session id, whose files are
+// removed: the cached session and work log with the files they hold open,
+// and its damage mark.
+func (s *Store) forget(id string) {
+	s.cache.drop(id)
+	s.work.forget(id)
+	s.damaged.Delete(id)
 }
 
 // CorruptError reports a session file that exists but cannot be used. Such a
