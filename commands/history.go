@@ -73,7 +73,7 @@ func runHistory(x *call) error {
 	}
 	pages := (len(lines) + historyPageSize - 1) / historyPageSize
 	if page > pages {
-		return fmt.Errorf("page %d out of range (%s)", page, span("", pages))
+		return pageOutOfRange(page, pages, "the history has", "/todo history")
 	}
 	return x.print(renderHistory(lines, page, x.env.now(), x.env.width()))
 }

@@ -169,10 +169,44 @@ func parentProblem(item, n int) string {
 // outOfRange is the refusal of p: what is true of the list (why), and,
 // when given, how to say what was meant.
 func (p Position) outOfRange(why, how string) error {
+	return outOfRange("position "+p.typed, why, how)
+}
+
+// outOfRange is the one form of every number out of range, a position, a
+// page or a list: "WHAT out of range: why (how)", how left out when "".
+func outOfRange(what, why, how string) error {
 	if how != "" {
-		return fmt.Errorf("position %s out of range: %s (%s)", p.typed, why, how)
+		return fmt.Errorf("%s out of range: %s (%s)", what, why, how)
 	}
-	return fmt.Errorf("position %s out of range: %s", p.typed, why)
+	return fmt.Errorf("%s out of range: %s", what, why)
+}
+
+// pageOutOfRange refuses page of a listing of pages pages, shown by cmd
+// (/todo history, /todo list); fill says what holds them: "page 9 out of
+// range: the history has 3 pages (/todo history 3 is the last)".
+func pageOutOfRange(page, pages int, fill, cmd string) error {
+	what := fmt.Sprintf("page %d", page)
+	if pages == 1 {
+		return outOfRange(what, fill+" 1 page", cmd+" shows it")
+	}
+	return outOfRange(what, fmt.Sprintf("%s %d pages", fill, pages), fmt.Sprintf("%s %d is the last", cmd, pages))
+}
+
+// listOutOfRange refuses list n of the n rows /todo list numbers.
+func listOutOfRange(n, rows int) error {
+	return outOfRange(fmt.Sprintf("list %d", n), listsAre(rows), "/todo list shows the numbers")
+}
+
+// listsAre says which lists /todo list numbers, n of them, as itemsAre
+// says which items a list has.
+func listsAre(n int) string {
+	switch n {
+	case 0:
+		return "there are no saved lists"
+	case 1:
+		return "the only list is 1"
+	}
+	return fmt.Sprintf("lists are 1-%d", n)
 }
 
 // itemsAre says which items a list of n has: "the list is empty", "the

@@ -187,7 +187,7 @@ func pickRows(rows []listRow, word string) (pruneSet, error) {
 			return pruneSet{}, err
 		}
 	} else if lo < 1 || lo > len(rows) {
-		return pruneSet{}, fmt.Errorf("list %d does not exist (valid range is %s; /todo list shows the numbers)", lo, span("", len(rows)))
+		return pruneSet{}, listOutOfRange(lo, len(rows))
 	}
 	set := pruneSet{what: word}
 	var current, foreign, gone int

@@ -210,7 +210,7 @@ func (r *Registry) runList(x *call) error {
 	}
 	pages := (len(rows) + pageSize - 1) / pageSize
 	if page > pages {
-		return fmt.Errorf("page %d out of range (%s)", page, span("", pages))
+		return pageOutOfRange(page, pages, "the saved lists fill", "/todo list")
 	}
 	r.remember(x.env, rows)
 	if err := x.printFit(renderPage(rows, page, x.env.now(), x.env.width())); err != nil {
@@ -417,7 +417,7 @@ func agentMirror(row listRow, sess *todostore.Session) bool {
 // list, if any, goes to the archive. The source file is only read.
 func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	if n < 1 || n > len(rows) {
-		return fmt.Errorf("list %d out of range (%s)", n, span("", len(rows)))
+		return listOutOfRange(n, len(rows))
 	}
 	row := rows[n-1]
 	if row.removed {

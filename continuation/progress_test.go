@@ -180,3 +180,35 @@ func TestUnverifiedKeepsGoing(t *testing.T) {
 		t.Fatalf("status rule: %+v", d)
 	}
 }
+
+// What the policy counts as done without a receipt in a turn that writes
+// its list: an item the agent created and then finished counts only when
+// the turn gives the list it wrote first (Turn.First; turnstep reads it
+// from the history when another process, todosh's MCP server, wrote it),
+// which is what every list shows as "reported, no receipt". A list written
+// with items completed already, or items completed before the person's
+// prompt, are not counted although a list marks them: the count is of the
+// completions the agent made since the prompt.
+func TestUnverifiedFromTheFirstList(t *testing.T) {
+	written := items(uid("t1", "parser", P), uid("t2", "tests", P), uid("t3", "docs", P))
+	one := items(uid("t1", "parser", C), uid("t2", "tests", P), uid("t3", "docs", P))
+	two := items(uid("t1", "parser", C), uid("t2", "tests", C), uid("t3", "docs", P))
+	none := func(string) bool { return false }
+	for _, tc := range []struct {
+		name string
+		turn Turn
+		want []int
+	}{
+		{"written, one finished, first list given", Turn{First: written, After: one}, []int{1}},
+		{"written, one finished, first list unknown", Turn{After: one}, nil},
+		{"written with one completed", Turn{First: one, After: one}, nil},
+		{"written, two finished", Turn{First: written, After: two}, []int{1, 2}},
+		{"one done before the prompt, one finished", Turn{Before: one, After: two}, []int{2}},
+		{"one done before the prompt, rewritten, one finished", Turn{Before: one, First: one, After: two}, []int{2}},
+	} {
+		tc.turn.Receipt = none
+		if got := New().Decide(tc.turn, Tools{Todo: "todo_write"}).Unverified; !slices.Equal(got, tc.want) {
+			t.Errorf("%s: unverified %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -127,6 +127,24 @@ func TestACPMCPServer(t *testing.T) {
 	}
 }
 
+// TestACPMCPLazyCount: an agent that keeps its list through todosh's MCP
+// server, as Gemini CLI does over ACP, and marks items done without
+// working: the continuation counts as done without a receipt the items
+// /todo show marks so (it said 2 of 3: the first list of the turn, written
+// by another process, was never seen).
+func TestACPMCPLazyCount(t *testing.T) {
+	r := newACP(t, "FAKEACP_PLAYS=gemini", "FAKEACP_NOCALL=1", "FAKEACP_WORK=0")
+	res := r.script(t, "--session", "g1", "-c", "[[mcp-plan]] build csvkit-lite", "-c", "/todo show")
+	for _, want := range []string{"continuing 1/3 — 2 open items", "continuing 3/3 — 3 items done without a receipt", "stopped: 3 attempts without progress"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, res.stdout, res.stderr)
+		}
+	}
+	if n := strings.Count(res.stdout, "(reported, no receipt)"); n != 3 {
+		t.Errorf("/todo show marks %d items reported without a receipt, want 3:\n%s", n, res.stdout)
+	}
+}
+
 // TestACPApprove: in a script a permission request is refused and the
 // refusal is one line naming the agent; --approve always allows it with
 // the agent's "always" option.

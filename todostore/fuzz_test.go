@@ -51,12 +51,14 @@ func FuzzDecode(f *testing.F) {
 			if last != nil {
 				prev = last.N
 			}
-			for _, l := range catchUp(last, st) {
+			lines := catchUp(last, st)
+			for _, l := range lines {
 				if l.N <= prev {
 					t.Fatalf("change %d after change %d", l.N, prev)
 				}
 				prev = l.N
 			}
+			checkLinesRead(t, last, lines)
 			for _, l := range linesAhead(prev, st) {
 				if err := todolist.Validate(l.Todos); err != nil {
 					t.Fatalf("change %d ahead: %v", l.N, err)
@@ -64,4 +66,29 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkLinesRead fails t unless lines, written after last (nil: at the
+// start of a history), read back: a line catchUp makes from a file todosh
+// accepted is never one its history reader rejects.
+func checkLinesRead(t *testing.T, last *HistoryLine, lines []HistoryLine) {
+	t.Helper()
+	if len(lines) == 0 {
+		return
+	}
+	all := lines
+	if last != nil {
+		all = append([]HistoryLine{*last}, lines...)
+	}
+	data, _, err := encodeLines(lineChain{}, nil, all, todolist.MaxFileSize)
+	if err != nil {
+		t.Fatalf("encode caught-up lines: %v", err)
+	}
+	got, bad := ParseHistory(data)
+	if len(bad) > 0 {
+		t.Fatalf("caught-up line %d unreadable: %v\n%s", bad[0].Line, bad[0].Err, data)
+	}
+	if len(got) != len(all) {
+		t.Fatalf("%d lines read back of %d", len(got), len(all))
+	}
 }

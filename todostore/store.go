@@ -184,6 +184,10 @@ func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 			return err
 		}
 	}
+	// The files the caches keep open are let go with the names, so a
+	// removed work log's megabytes are freed now, not when its entry is
+	// pushed out.
+	defer s.forget(id)
 	// The lock file goes last and while it is held: a writer waiting on it
 	// sees that it is no longer at its path and locks the new one (lockFile).
 	for _, f := range files {
@@ -192,6 +196,15 @@ func (s *Store) RemoveIf(id string, check func(fs.FileInfo) error) error {
 		}
 	}
 	return nil
+}
+
+// forget drops what this process keeps of session id, whose files are
+// removed: the cached session and work log with the files they hold open,
+// and its damage mark.
+func (s *Store) forget(id string) {
+	s.cache.drop(id)
+	s.work.forget(id)
+	s.damaged.Delete(id)
 }
 
 // CorruptError reports a session file that exists but cannot be used. Such a
@@ -247,15 +260,18 @@ func Decode(data []byte) (*Session, error) {
 	if sess.Version != todolist.FormatVersion {
 		return nil, fmt.Errorf("version %d: %w (this todosh reads version %d)", sess.Version, ErrUnsupportedVersion, todolist.FormatVersion)
 	}
-	for i := range sess.Todos {
-		for j := range sess.Todos[i].Subtasks {
-			if sess.Todos[i].Subtasks[j].Status == "" {
-				sess.Todos[i].Subtasks[j].Status = todolist.Pending // llxprt subtasks carry no status
-			}
-		}
-	}
+	defaultSubtaskStatus(sess.Todos)
 	if err := todolist.Validate(sess.Todos); err != nil {
 		return nil, err
+	}
+	// An old file's archive moves into the history at the next change,
+	// each entry a line the history reader checks like a list: an entry
+	// it would reject refuses the file now, before any of it is moved.
+	for i := range sess.Archive {
+		defaultSubtaskStatus(sess.Archive[i].Todos)
+		if err := todolist.Validate(sess.Archive[i].Todos); err != nil {
+			return nil, fmt.Errorf("archive entry %d: %w", i+1, err)
+		}
 	}
 	if sess.Todos == nil {
 		sess.Todos = []todolist.Todo{}
@@ -264,6 +280,18 @@ func Decode(data []byte) (*Session, error) {
 	// statuses that disagree with the rules; show it as it will be saved.
 	todolist.Normalize(sess.Todos)
 	return &sess, nil
+}
+
+// defaultSubtaskStatus makes a subtask without a status pending: llxprt
+// subtasks carry none.
+func defaultSubtaskStatus(todos []todolist.Todo) {
+	for i := range todos {
+		for j := range todos[i].Subtasks {
+			if todos[i].Subtasks[j].Status == "" {
+				todos[i].Subtasks[j].Status = todolist.Pending
+			}
+		}
+	}
 }
 
 // Load reads session id. A missing file is an error that wraps

@@ -448,6 +448,9 @@ func TestHostileFiles(t *testing.T) {
 		{"empty", func(t *testing.T, p string) { os.WriteFile(p, nil, 0o644) }, "file is empty"},
 		{"unknown version", func(t *testing.T, p string) { os.WriteFile(p, []byte(`{"version":7,"todos":[]}`), 0o644) }, "version 7: unsupported version"},
 		{"garbage", func(t *testing.T, p string) { os.WriteFile(p, []byte("\x00\x01garbage"), 0o644) }, "not a JSON object"},
+		{"archive entry without its item's text", func(t *testing.T, p string) {
+			os.WriteFile(p, []byte(`{"version":1,"todos":[],"archive":[{"todos":[{}]}]}`), 0o644)
+		}, "archive entry 1: todo 1 text is empty"},
 		{"directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, "not a regular file"},
 		{"fifo", func(t *testing.T, p string) {
 			testenv.NeedModes(t)

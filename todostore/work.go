@@ -234,7 +234,9 @@ func (s *Store) capWork(id string) error {
 		cut += i + 1
 	}
 	if end := bytes.LastIndexByte(data, '\n'); end >= cut {
-		return writeLocked(path, data[cut:end+1])
+		err := writeLocked(path, data[cut:end+1])
+		s.work.forget(id) // the log it replaced is not held open
+		return err
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package todostore
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -166,18 +167,35 @@ func TestWorkBesideHistory(t *testing.T) {
 	}
 }
 
+// A log past its cap is cut to its newest half, and the log the cut
+// replaced is not held open by the cache (its megabytes are freed).
 func TestWorkCap(t *testing.T) {
 	s := memStore(t)
 	long := strings.Repeat("y", maxWorkText)
-	n := MaxWorkBytes/(maxWorkText+100) + 10
-	for range n {
+	n := 0
+	for size := int64(0); ; n++ {
+		if n > 2*MaxWorkBytes/maxWorkText {
+			t.Fatalf("%d lines recorded, the log (%d bytes) never cut", n, size)
+		}
 		if _, err := s.RecordWork("w", WorkLine{Tool: "Bash", Kind: WorkExecute, Target: long, OK: true}); err != nil {
 			t.Fatal(err)
 		}
+		info, err := os.Stat(s.WorkPath("w"))
+		if err != nil || info.Size() > MaxWorkBytes {
+			t.Fatalf("work log not capped: %v %v", info.Size(), err)
+		}
+		if info.Size() < size {
+			break // cut
+		}
+		size = info.Size()
+		s.Receipts("w", false) // the log cached, its file held open
 	}
-	info, err := os.Stat(s.WorkPath("w"))
-	if err != nil || info.Size() > MaxWorkBytes {
-		t.Fatalf("work log not capped: %v %v", info.Size(), err)
+	if runtime.GOOS == "linux" {
+		for _, f := range openFilesOf(t, s, "w") {
+			if strings.HasSuffix(f, " (deleted)") {
+				t.Errorf("the log the cap replaced is still open: %s", f)
+			}
+		}
 	}
 	log, err := s.Work("w")
 	if err != nil || log.Bad != 0 || len(log.Lines) < n/4 {

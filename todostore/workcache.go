@@ -205,7 +205,16 @@ func (c *workCache) trim(keep string) {
 	}
 }
 
-// drop forgets id, whose file is gone, changed or unusable.
+// forget drops id's entry, closing its file: the caller removed or
+// replaced the log.
+func (c *workCache) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(id)
+}
+
+// drop forgets id, whose file is gone, changed or unusable. The caller
+// holds c.mu.
 func (c *workCache) drop(id string) {
 	if e := c.m[id]; e != nil {
 		e.pin.Close()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todolist"
 )
 
@@ -545,4 +547,64 @@ func BenchmarkReceipts(b *testing.B) {
 			cached()
 		}
 	})
+}
+
+// Removing a session lets go of the files the caches keep open (the
+// session file's pin, the work log's): a removed log's disk space is freed
+// at once, not when its entry is pushed out.
+func TestRemoveClosesCachedFiles(t *testing.T) {
+	testenv.NeedProc(t)
+	s := testStore(t)
+	workList(t, s, "gone")
+	workList(t, s, "kept")
+	for _, id := range []string{"gone", "kept"} {
+		if _, err := s.RecordWork(id, WorkLine{Tool: "Bash", Kind: WorkExecute, OK: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Receipts(id, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Load(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if open := openFilesOf(t, s, "gone"); len(open) < 2 {
+		t.Fatalf("before Remove, open files of the session: %q; want its session file and work log (the test sees nothing)", open)
+	}
+	if err := s.Remove("gone"); err != nil {
+		t.Fatal(err)
+	}
+	if open := openFilesOf(t, s, "gone"); len(open) > 0 {
+		t.Errorf("after Remove, still open: %q", open)
+	}
+	if open := openFilesOf(t, s, "kept"); len(open) < 2 {
+		t.Errorf("another session's cached files were closed too: open %q", open)
+	}
+	if r, err := s.Receipts("kept", false); err != nil || len(r.Log.Lines) != 1 {
+		t.Errorf("the session kept reads %v, %v", r.Log.Lines, err)
+	}
+}
+
+// openFilesOf is the paths of session id's files this process holds open,
+// read from /proc/self/fd, as their links say (a removed file's ends in
+// " (deleted)").
+func openFilesOf(t *testing.T, s *Store, id string) []string {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var open []string
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err != nil {
+			continue // the directory's own descriptor, closed by now
+		}
+		for _, f := range s.sessionFiles(id) {
+			if strings.TrimSuffix(target, " (deleted)") == f {
+				open = append(open, target)
+			}
+		}
+	}
+	return open
 }

@@ -139,6 +139,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		return Outcome{}, &StoreError{"prompt not sent", err}
 	}
 	before := sess.Todos
+	beforeN := changeN(sess)
 	wasPaused := sess.Paused
 	// Sent with continuations too, although their prompt repeats the
 	// block: backends state in their system context whether items are
@@ -175,6 +176,9 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		return out, &StoreError{"todo list unreadable after the turn", err}
 	}
 	out.After, out.Listed = sess.Todos, true
+	if first == nil && !todolist.SameTodos(before, out.After) {
+		first = s.firstWritten(beforeN, before)
+	}
 
 	if !res.Paused && sess.Paused && !wasPaused {
 		res.Paused, res.PauseReason = true, sess.PauseReason
@@ -218,6 +222,41 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		out.Decision = dec
 	}
 	return out, nil
+}
+
+// changeN is the number of the change that wrote sess's list, 0 for
+// none yet.
+func changeN(sess *todostore.Session) int {
+	if sess.Change == nil {
+		return 0
+	}
+	return sess.Change.N
+}
+
+// firstWritten is the first list other than before that the agent wrote
+// after change since (a change of its record alone, such as its session
+// id, keeps the list), read from the session's history, for a turn whose
+// agent wrote its list where
+// no event of the turn shows it: through todosh's MCP server, another
+// process (an ACP agent such as Gemini CLI, a CLI told to use it). Without
+// it the policy would see only the list after the turn, where an item
+// created and completed in the turn is new, and would not count it done
+// without a receipt although every list shows it so. nil when the
+// history has no such line or cannot be read: the policy then has Before
+// and After, as before. The history is read whole, once, only in such a
+// turn.
+func (s Step) firstWritten(since int, before []todolist.Todo) []todolist.Todo {
+	lines, _ := s.Session.Store.History(s.Session.ID) // lines read despite damage are still the agent's
+	for _, l := range lines {
+		if l.N > since && l.By == todolist.ByAgent && !todolist.SameTodos(l.Todos, before) {
+			todos := todolist.CloneTodos(l.Todos)
+			if todos == nil {
+				todos = []todolist.Todo{}
+			}
+			return todos
+		}
+	}
+	return nil
 }
 
 // workRecorder returns what records each event of a turn that the work

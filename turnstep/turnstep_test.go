@@ -3,6 +3,7 @@ package turnstep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/todosh/todosh/todolist"
@@ -256,5 +257,131 @@ func TestRunChargesTurnEndUsage(t *testing.T) {
 	}
 	if l.Items[0].In != 100 || l.Items[0].Out != 7 || l.Items[1].In != 0 || l.Total.In != 100 {
 		t.Errorf("ledger: item 1 %+v, item 2 %+v, total %+v; want the turn's 100 on item 1", l.Items[0], l.Items[1], l.Total)
+	}
+}
+
+// elsewhereAgent writes its lists as todosh's MCP server does for an ACP
+// agent (Gemini CLI): through the store, as another process, with no
+// event of the turn carrying them. It shows its work but does none.
+type elsewhereAgent struct {
+	sess  agent.Session
+	lists [][]todolist.Todo // written in order, one change each
+}
+
+func (e *elsewhereAgent) Name() string     { return "elsewhere" }
+func (e *elsewhereAgent) TodoTool() string { return "todo_write" }
+func (e *elsewhereAgent) ShowsWork() bool  { return true }
+func (e *elsewhereAgent) RunTurn(context.Context, agent.Turn, func(agent.Event)) (agent.Result, error) {
+	// The backend records the agent's session first, as an ACP backend
+	// does when it opens one: a change of the file that keeps the list.
+	if _, err := e.sess.Update(func(s *todostore.Session) error {
+		s.Agent = &todostore.AgentRef{Kind: "elsewhere", Session: "e1"}
+		return nil
+	}); err != nil {
+		return agent.Result{}, err
+	}
+	other := agent.Session{Store: todostore.Open(e.sess.Store.Root), ID: e.sess.ID} // another process's store
+	for _, l := range e.lists {
+		if _, _, err := other.Commit(todolist.ByAgent, func(s *todostore.Session) error {
+			if len(s.Todos) != len(l) {
+				s.Todos = todolist.CloneTodos(l)
+				return nil
+			}
+			for i := range l { // the same items (their uids kept), as the merge rule keeps them
+				s.Todos[i].Status = l[i].Status
+			}
+			return nil
+		}); err != nil {
+			return agent.Result{}, err
+		}
+	}
+	return agent.Result{FinalText: "I'll stop here for now."}, nil
+}
+
+// A list the agent writes and finishes through another process in one
+// turn: the items it marked done without a receipt are the ones every
+// list shows as "reported, no receipt", though no event showed the list
+// it wrote first (the lazy scenario through acp:gemini said "2 items
+// done without a receipt" while /todo show listed 3).
+func TestRunCountsItemsDoneElsewhere(t *testing.T) {
+	p, c := todolist.Pending, todolist.Completed
+	texts := func(st ...todolist.Status) []todolist.Todo {
+		out := todos(st...)
+		for i := range out {
+			out[i].ID = ""
+		}
+		return out
+	}
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	pol := continuation.New()
+	ag := &elsewhereAgent{sess: sess}
+	step := Step{Agent: ag, Session: sess, Policy: pol, Tools: func() continuation.Tools { return continuation.Tools{Todo: "todo_write"} }}
+	turns := []struct {
+		lists [][]todolist.Todo
+		want  []int
+		line  string
+	}{
+		{[][]todolist.Todo{texts(p, p, p), texts(c, p, p)}, []int{1}, "continuing 1/3 — 2 open items"},
+		{[][]todolist.Todo{texts(c, c, p)}, []int{1, 2}, "continuing 2/3 — 1 open item"},
+		{[][]todolist.Todo{texts(c, c, c)}, []int{1, 2, 3}, "continuing 3/3 — 3 items done without a receipt"},
+	}
+	for i, turn := range turns {
+		ag.lists = turn.lists
+		out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(out.Decision.Unverified) != fmt.Sprint(turn.want) || out.Decision.Line != turn.line {
+			t.Errorf("turn %d: unverified %v, %q; want %v, %q", i+1, out.Decision.Unverified, out.Decision.Line, turn.want, turn.line)
+		}
+		r, err := st.Receipts("s1", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var marked []int
+		for j, td := range out.After {
+			if r.Sum.Note(td) == "reported, no receipt" {
+				marked = append(marked, j+1)
+			}
+		}
+		if fmt.Sprint(marked) != fmt.Sprint(out.Decision.Unverified) {
+			t.Errorf("turn %d: the list marks %v reported without a receipt, the policy counts %v", i+1, marked, out.Decision.Unverified)
+		}
+	}
+}
+
+// BenchmarkFirstWritten: what a turn whose agent wrote its list through
+// another process pays to find the first list it wrote, the history read
+// whole, at 1,000 changes of a 20-item list (the history keeps up to
+// 2,000).
+func BenchmarkFirstWritten(b *testing.B) {
+	st := todostore.Open(b.TempDir())
+	sess := agent.Session{Store: st, ID: "b1"}
+	list := make([]todolist.Status, 20)
+	for i := range list {
+		list[i] = todolist.Pending
+	}
+	if _, err := sess.Update(func(s *todostore.Session) error { s.Todos = todos(list...); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		if _, _, err := sess.Commit(todolist.ByAgent, func(s *todostore.Session) error {
+			s.Todos[i%20].Status = map[bool]todolist.Status{true: todolist.Completed, false: todolist.Pending}[s.Todos[i%20].Status != todolist.Completed]
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cur, err := st.Load("b1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	step := Step{Session: sess}
+	since := cur.Change.N - 2
+	for b.Loop() {
+		if step.firstWritten(since, nil) == nil {
+			b.Fatal("no list found")
+		}
 	}
 }

@@ -13,6 +13,9 @@
 //	[[stop:R]]      ends the turn with stopReason R
 //	[[mcp]]         calls todosh's MCP server (from session/new): todo_write, todo_tick
 //	[[mcp-pause]]   calls todo_pause through it
+//	[[mcp-plan]]    [[plan]] kept through todosh's MCP server: todo_write
+//	                the 3 items, then again with the first done; each
+//	                continuation writes one more done the same way
 //	[[garbage]]     writes a malformed line and an unknown update kind first
 //	[[huge]]        writes a line over the SDK's 10 MiB limit
 //	[[think]]       a thought chunk, then a tool call with content and its update
@@ -76,6 +79,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,7 +158,10 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 
 type session struct {
 	plan []acp.PlanEntry // only the session's one running turn uses it
-	mcp  []acp.McpServer
+	// mcpPlan are the statuses of [[mcp-plan]]'s items, kept through
+	// todosh's MCP server; nil without it.
+	mcpPlan []string
+	mcp     []acp.McpServer
 	// mode and model are the session's settings (session/set_mode,
 	// session/set_model, session/set_config_option), under mu.
 	mode, model string
@@ -531,6 +538,20 @@ func (a *fake) prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 			a.say(ctx, id, "Continuing slowly.\n")
 			return s.awaitCancel(a.conn.Done())
 		}
+		if s.mcpPlan != nil && os.Getenv("FAKEACP_LAZY") != "1" {
+			a.work(ctx, id)
+			if i := slices.Index(s.mcpPlan, "in_progress"); i >= 0 {
+				s.mcpPlan[i] = "completed"
+			}
+			if i := slices.Index(s.mcpPlan, "pending"); i >= 0 {
+				s.mcpPlan[i] = "in_progress"
+			}
+			if err := a.writeMCPPlan(ctx, id, s); err != nil {
+				return end, err
+			}
+			a.say(ctx, id, "Done with one more item.\n")
+			return end, nil
+		}
 		if os.Getenv("FAKEACP_LAZY") == "1" || s.plan == nil {
 			a.say(ctx, id, "Still thinking about it.\n")
 			return end, nil
@@ -603,6 +624,18 @@ func (a *fake) prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		r = r[:strings.Index(r, "]]")]
 		a.say(ctx, id, "stopping\n")
 		return acp.PromptResponse{StopReason: acp.StopReason(r)}, nil
+	case has("mcp-plan"):
+		s.plan, s.mcpPlan = nil, []string{"in_progress", "pending", "pending"}
+		a.say(ctx, id, "I'll break this work into a todo list first.\n")
+		if err := a.writeMCPPlan(ctx, id, s); err != nil {
+			return end, err
+		}
+		a.work(ctx, id)
+		s.mcpPlan[0], s.mcpPlan[1] = "completed", "in_progress"
+		if err := a.writeMCPPlan(ctx, id, s); err != nil {
+			return end, err
+		}
+		a.say(ctx, id, "I'll stop here for now.\n")
 	case has("mcp") || has("mcp-pause"):
 		if err := a.useMCP(ctx, id, s, has("mcp-pause")); err != nil {
 			a.say(ctx, id, "mcp failed: "+err.Error()+"\n")
@@ -647,11 +680,58 @@ func (a *fake) prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	return end, nil
 }
 
+// writeMCPPlan writes [[mcp-plan]]'s items with their statuses through
+// todosh's MCP server.
+func (a *fake) writeMCPPlan(ctx context.Context, id acp.SessionId, s *session) error {
+	call, _, done, err := a.mcpClient(ctx, id, s)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var todos []map[string]any
+	for i, t := range planTexts {
+		todos = append(todos, map[string]any{"content": t, "status": s.mcpPlan[i]})
+	}
+	return call("todo_write", map[string]any{"todos": todos})
+}
+
 // useMCP calls the todo tools of the first stdio MCP server session/new
 // named, as an agent whose own list never reaches the client would.
 func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause bool) error {
+	call, answers, done, err := a.mcpClient(ctx, id, s)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if pause {
+		if err := call("todo_pause", map[string]any{"reason": "Which CSV dialect should I support?"}); err != nil {
+			return err
+		}
+		a.say(ctx, id, "Which CSV dialect should I support?\n")
+		return nil
+	}
+	s.plan = nil // the list is todosh's now
+	if err := call("todo_write", map[string]any{"todos": []map[string]any{
+		{"content": "Parse quoted fields", "status": "in_progress", "subtasks": []map[string]any{
+			{"content": "double quotes", "status": "pending"}, {"content": "escaped quotes", "status": "pending"}}},
+		{"content": "Write the README", "status": "pending"},
+	}}); err != nil {
+		return err
+	}
+	if err := call("todo_tick", map[string]any{"id": "1.1"}); err != nil {
+		return err
+	}
+	a.say(ctx, id, "Used todosh's tools; permission answers: "+strings.Join(*answers, ",")+".\n")
+	return nil
+}
+
+// mcpClient connects to the first stdio MCP server session/new named:
+// call asks permission as the agent it plays does (once for the
+// connection when allowed for the server) and calls a tool; answers are
+// the permission answers given; done closes the connection.
+func (a *fake) mcpClient(ctx context.Context, id acp.SessionId, s *session) (call func(name string, args map[string]any) error, answers *[]string, done func(), err error) {
 	if len(s.mcp) == 0 || s.mcp[0].Stdio == nil {
-		return errors.New("no stdio MCP server in session/new")
+		return nil, nil, nil, errors.New("no stdio MCP server in session/new")
 	}
 	srv := s.mcp[0].Stdio
 	cmd := exec.Command(srv.Command, srv.Args...)
@@ -661,12 +741,11 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fakeacp", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	defer cs.Close()
 	allowed := false // for the session: no more questions
-	var answers []string
-	call := func(name string, args map[string]any) error {
+	answers = new([]string)
+	call = func(name string, args map[string]any) error {
 		title := "mcp__" + srv.Name + "__" + name
 		if plays() == "gemini" {
 			title = name + " (" + srv.Name + " MCP Server)"
@@ -683,7 +762,7 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 				return fmt.Errorf("%s not allowed", title)
 			}
 			answer := string(resp.Outcome.Selected.OptionId)
-			answers = append(answers, answer)
+			*answers = append(*answers, answer)
 			switch answer {
 			case "allow_always", "approved-for-session", "proceed_always_server":
 				allowed = true
@@ -706,26 +785,7 @@ func (a *fake) useMCP(ctx context.Context, id acp.SessionId, s *session, pause b
 		}
 		return nil
 	}
-	if pause {
-		if err := call("todo_pause", map[string]any{"reason": "Which CSV dialect should I support?"}); err != nil {
-			return err
-		}
-		a.say(ctx, id, "Which CSV dialect should I support?\n")
-		return nil
-	}
-	s.plan = nil // the list is todosh's now
-	if err := call("todo_write", map[string]any{"todos": []map[string]any{
-		{"content": "Parse quoted fields", "status": "in_progress", "subtasks": []map[string]any{
-			{"content": "double quotes", "status": "pending"}, {"content": "escaped quotes", "status": "pending"}}},
-		{"content": "Write the README", "status": "pending"},
-	}}); err != nil {
-		return err
-	}
-	if err := call("todo_tick", map[string]any{"id": "1.1"}); err != nil {
-		return err
-	}
-	a.say(ctx, id, "Used todosh's tools; permission answers: "+strings.Join(answers, ",")+".\n")
-	return nil
+	return call, answers, func() { cs.Close() }, nil
 }
 
 // mcpPermission is the request each agent sends before a call of an MCP
