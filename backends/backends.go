@@ -327,7 +327,10 @@ func acpRow(x acpPreset) Backend {
 				cfg.Bin, cfg.Args = o.Bin, nil
 			}
 			if len(o.Args) > 0 {
-				cfg.Args = o.Args
+				// Added after the preset's own (gemini's --acp), which a
+				// person passing a model or a mode still needs; another
+				// command (--agent-bin) gets only its own.
+				cfg.Args = withPresetArgs(cfg.Args, o.Args)
 			}
 			if cfg.Bin == "" {
 				return nil, fmt.Errorf("--agent %s: give the agent's command after -- (todosh --agent acp -- CMD ARGS...) or with --agent-bin", name)
@@ -580,4 +583,16 @@ func (b *Backend) Describe() string {
 		s += " [" + c + "]"
 	}
 	return s
+}
+
+// withPresetArgs is the preset's arguments, then the person's; a
+// preset argument the person gave too is given once, where they put it.
+func withPresetArgs(preset, given []string) []string {
+	var out []string
+	for _, a := range preset {
+		if !slices.Contains(given, a) {
+			out = append(out, a)
+		}
+	}
+	return append(out, given...)
 }

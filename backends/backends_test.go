@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +121,22 @@ func TestCLIMCPArgs(t *testing.T) {
 	want = `-c | mcp_servers.todosh.command="/usr/bin/todo sh" | -c | mcp_servers.todosh.args=["mcp","--session","s1"] | -c | mcp_servers.todosh.env={TODOSH_HOME="/h/\"x\""} | -c | mcp_servers.todosh.default_tools_approval_mode="approve"`
 	if got != want {
 		t.Errorf("codex:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestWithPresetArgs: --agent-arg adds to an ACP preset's own arguments,
+// which stay first; one the person gave too is given once.
+func TestWithPresetArgs(t *testing.T) {
+	for _, tt := range []struct {
+		preset, given, want []string
+	}{
+		{[]string{"--acp"}, []string{"-m", "gemini-2.5-pro"}, []string{"--acp", "-m", "gemini-2.5-pro"}},
+		{[]string{"--acp"}, []string{"--acp", "-m", "x"}, []string{"--acp", "-m", "x"}},
+		{[]string{"-m", "x", "--acp"}, []string{"-y"}, []string{"-m", "x", "--acp", "-y"}},
+		{nil, []string{"--flag"}, []string{"--flag"}},
+	} {
+		if got := withPresetArgs(tt.preset, tt.given); !slices.Equal(got, tt.want) {
+			t.Errorf("withPresetArgs(%q, %q) = %q, want %q", tt.preset, tt.given, got, tt.want)
+		}
 	}
 }

@@ -391,3 +391,22 @@ func TestWriteTodosInput(t *testing.T) {
 		t.Error("setTodosTitle")
 	}
 }
+
+// TestInitializeUnansweredNamesTheCommand: a command that never answers
+// initialize (gemini started without --acp waits for a person) is
+// refused once its time is up, naming the command it ran and the likely
+// cause, not the SDK's "Internal error".
+func TestInitializeUnansweredNamesTheCommand(t *testing.T) {
+	testenv.NeedShell(t)
+	sess := agent.Session{Store: todostore.Open(t.TempDir()), ID: "t1"}
+	a, err := New(Config{Name: "acp:gemini", Bin: "sleep", Args: []string{"30"}, Dir: t.TempDir(), Env: testenv.Env(t.TempDir()),
+		StartTimeout: 300 * time.Millisecond, KillGrace: 100 * time.Millisecond}, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	_, err = a.RunTurn(context.Background(), agent.Turn{Prompt: "hi"}, func(agent.Event) {})
+	if err == nil || !strings.Contains(err.Error(), "is `sleep 30` an ACP agent?") {
+		t.Errorf("err = %v, want the command named as perhaps no ACP agent", err)
+	}
+}

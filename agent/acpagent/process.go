@@ -185,6 +185,12 @@ func (a *Agent) launch(sctx context.Context) (*process, error) {
 		ClientCapabilities: a.capabilities(),
 	})
 	if err != nil {
+		if sctx.Err() != nil {
+			// Nothing answered: most often a command that is not started
+			// as an ACP agent (gemini without --acp), which waits for a
+			// person instead.
+			err = fmt.Errorf("no answer within %s: is `%s` an ACP agent? (gemini needs --acp)", a.cfg.StartTimeout, strings.Join(append([]string{filepath.Base(path)}, a.cfg.Args...), " "))
+		}
 		return nil, a.died(p, "initialize failed", err)
 	}
 	p.label = filepath.Base(path) // "codex-acp", when it does not say its name
