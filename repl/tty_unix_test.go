@@ -3,6 +3,7 @@
 package repl
 
 import (
+	"os"
 	"testing"
 
 	"github.com/creack/pty"
@@ -16,21 +17,7 @@ import (
 // mode), and after a resume outside raw mode; its restore puts the first
 // mode back, once however often it is called.
 func TestTTYNoEchoHoldsAcrossModes(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	fd := int(tty.Fd())
-	mode := func() unix.Termios {
-		t.Helper()
-		var m unix.Termios
-		if err := termios(fd, getTermios, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	tty, fd, mode := openPTY(t)
 	// echoOn is what a shell does to the terminal when todosh stops.
 	echoOn := func() {
 		t.Helper()
@@ -83,21 +70,7 @@ func TestTTYNoEchoHoldsAcrossModes(t *testing.T) {
 // does not set its own; the resume turns the echo off again. A stop while
 // readline's raw mode is on leaves the mode to readline.
 func TestTTYStopGivesTheEchoBack(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	fd := int(tty.Fd())
-	mode := func() unix.Termios {
-		t.Helper()
-		var m unix.Termios
-		if err := termios(fd, getTermios, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	tty, fd, mode := openPTY(t)
 	m := mode()
 	m.Lflag |= unix.ECHO | unix.ICANON
 	if err := termios(fd, setTermios, &m); err != nil {
@@ -124,4 +97,28 @@ func TestTTYStopGivesTheEchoBack(t *testing.T) {
 		t.Errorf("a stop in raw mode changed it: lflag %#x, want %#x", got.Lflag, raw.Lflag)
 	}
 	term.ExitRaw()
+}
+
+// openPTY opens a pseudo-terminal for the test (skipped where there is
+// none) and returns its terminal end, that end's descriptor and a read
+// of its mode.
+func openPTY(t *testing.T) (tty *os.File, fd int, mode func() unix.Termios) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() {
+		ptmx.Close()
+		tty.Close()
+	})
+	fd = int(tty.Fd())
+	return tty, fd, func() unix.Termios {
+		t.Helper()
+		var m unix.Termios
+		if err := termios(fd, getTermios, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 }
