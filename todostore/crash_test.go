@@ -232,27 +232,14 @@ func runKillWriter(args []string) error {
 // that the session file is the state after some prefix k of the sequence,
 // where k is the last operation reported complete or the one in flight.
 func killRound(t *testing.T, s *Store, id string, states [][]todolist.Todo, delay time.Duration) (k int, killed, midWrite bool) {
-	cmd := helper("killwriter", s.Root, id, strconv.Itoa(len(states)-1))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() || lines.Text() != "start" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("writer did not start: %q", lines.Text())
-	}
+	cmd, lines := startWriter(t, s, id, len(states)-1)
 	time.Sleep(delay)
 	cmd.Process.Signal(syscall.SIGKILL)
 	reported := 0
 	for lines.Scan() {
 		reported, _ = strconv.Atoi(lines.Text())
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	killed = wasKilled(err)
 	if !killed && err != nil {
 		t.Fatalf("writer: %v", err)
@@ -547,20 +534,7 @@ func TestKilledWritersOnOneSession(t *testing.T) {
 	s := testStore(t)
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	for r := 0; r < rounds; r++ {
-		cmd := helper("killwriter", s.Root, id, "400")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(out)
-		if !lines.Scan() || lines.Text() != "start" {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("round %d: the writer did not start", r)
-		}
+		cmd, lines := startWriter(t, s, id, 400)
 		time.Sleep(time.Duration(rng.IntN(10_000)) * time.Microsecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		for lines.Scan() {
@@ -583,4 +557,25 @@ func TestKilledWritersOnOneSession(t *testing.T) {
 			t.Fatalf("round %d: the history's last list is not the file's", r)
 		}
 	}
+}
+
+// startWriter starts the killwriter helper on session id for n changes
+// and waits until it says it started; lines reads what it reports next.
+func startWriter(t *testing.T, s *Store, id string, n int) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := helper("killwriter", s.Root, id, strconv.Itoa(n))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "start" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the writer did not start: %q", lines.Text())
+	}
+	return cmd, lines
 }
