@@ -27,6 +27,17 @@
 // Backends that show no work keep the status rule with the high-water
 // mark.
 //
+// An item the agent writes already completed, never seen open (no
+// partner before the turn, nor open in the first list it wrote), is no
+// completion and never progress: a model could keep itself going by
+// adding finished items. Where the backend shows its work and the caller
+// knows the session's history (Turn.Known), such an item whose text was
+// not an item of the session before the person's prompt is new work: done
+// without a receipt, named and kept going for as above, so an agent that
+// writes its whole list done in one go without work is not "all done".
+// One whose text is known is a finished item re-sent and stays
+// uncounted.
+//
 // Matching items across a turn. Lists read from the store carry stable
 // uids, and items pair by them. A list without uids (tests, a list never
 // written) pairs by content first (case and runs of white space ignored;
@@ -95,6 +106,15 @@ type Turn struct {
 	// (the model API with only the todo tools, the demo): then a
 	// completion counts by its status alone.
 	Receipt func(item string) bool
+	// Known reports whether an item text (given as TextKey makes it) was
+	// an item of the session's lists before the person's prompt: its
+	// history, which keeps every archived list. An item the agent writes
+	// already completed, never seen open, is finished work it re-sends
+	// when its text is known (Claude Code's TodoWrite after the finished
+	// list was archived) and is not counted; when its text is new, it is
+	// new work done without a receipt (where Receipt is not nil). nil
+	// counts no item written completed.
+	Known func(key string) bool
 	// Tokens and Took are what the turn spent, for the budget: the
 	// tokens the agent reported, the time the turn took.
 	Tokens int64
@@ -166,6 +186,9 @@ type Policy struct {
 	// unverified are the item keys completed since the person's prompt
 	// without a receipt, in the order they were completed.
 	unverified []string
+	// mark is the caller's position in its history at the person's
+	// prompt (SetMark): what was written up to it is known (Turn.Known).
+	mark int
 	// budget is every prompt's (SetBudget), raised the current prompt's
 	// raises, spent what its turns spent; lastStop the last decision's
 	// reason, "" when it continued (budget.go).
@@ -208,6 +231,15 @@ func (p *Policy) PersonPrompt() {
 	*p = Policy{maxNoProgress: max, budget: p.budget}
 	p.SetEnabled(on)
 }
+
+// SetMark records where the person's prompt began in the caller's
+// history (a change number), after PersonPrompt, which clears it: item
+// texts written up to it are the ones Turn.Known reports.
+func (p *Policy) SetMark(n int) { p.mark = n }
+
+// Mark is the position SetMark recorded since the person's prompt, 0
+// when none.
+func (p *Policy) Mark() int { return p.mark }
 
 // ListReplaced records that the person replaced the list (/todo load): the
 // no-progress counter and the escalation start again. A pause stays, and so
@@ -323,6 +355,14 @@ func (p *Policy) advance(t Turn) (progress bool, unverified []int) {
 		}
 		p.done[f.Key], progress = true, true
 	}
+	if t.Receipt != nil && t.Known != nil {
+		for _, td := range writtenDone(t) {
+			k := itemKey(td)
+			if !p.done[k] && !has(k) && !slices.Contains(p.unverified, k) && !t.Known(matchKey(td.Content)) {
+				p.unverified = append(p.unverified, k)
+			}
+		}
+	}
 	at := make(map[string]int, len(t.After))
 	for i, td := range t.After {
 		at[itemKey(td)] = i
@@ -345,6 +385,27 @@ func (p *Policy) advance(t Turn) (progress bool, unverified []int) {
 	return progress, unverified
 }
 
+// writtenDone are the items of t.After written completed in the turn,
+// never seen open: no partner in t.Before, and none open in t.First.
+func writtenDone(t Turn) []todolist.Todo {
+	var out []todolist.Todo
+	fromBefore := pairTodos(t.Before, t.After)
+	var fromFirst []int
+	if t.First != nil {
+		fromFirst = pairTodos(t.First, t.After)
+	}
+	for i, td := range t.After {
+		if td.Status != todolist.Completed || fromBefore[i] >= 0 {
+			continue
+		}
+		if fromFirst != nil && fromFirst[i] >= 0 && t.First[fromFirst[i]].Status != todolist.Completed {
+			continue // a completion of the first list, counted as one
+		}
+		out = append(out, td)
+	}
+	return out
+}
+
 // State is the policy's counters as plain data, for a caller that keeps
 // them between processes (todosh's agent hooks keep them in the session
 // file, ARCHITECTURE.md §3). Restore(p.State()) behaves as p.
@@ -363,12 +424,14 @@ type State struct {
 	// receipt (see Policy).
 	Done       []string `json:"done,omitempty"`
 	Unverified []string `json:"unverified,omitempty"`
+	// Mark is SetMark's position.
+	Mark int `json:"mark,omitempty"`
 }
 
 // State returns the policy's counters.
 func (p *Policy) State() State {
 	st := State{NoProgress: p.noProgress, PerPrompt: p.perPrompt, Paused: p.paused, PauseReason: p.reason,
-		Disabled: p.disabled, Level: p.level}
+		Disabled: p.disabled, Level: p.level, Mark: p.mark}
 	if p.hasLast {
 		st.LastList = p.lastList
 	}
@@ -384,7 +447,7 @@ func (p *Policy) State() State {
 func Restore(st State) *Policy {
 	p := &Policy{noProgress: st.NoProgress, perPrompt: st.PerPrompt, paused: st.Paused, reason: st.PauseReason,
 		disabled: st.Disabled, lastList: st.LastList, hasLast: st.LastList != "", level: st.Level,
-		unverified: slices.Clone(st.Unverified)}
+		unverified: slices.Clone(st.Unverified), mark: st.Mark}
 	if len(st.Done) > 0 {
 		p.done = make(map[string]bool, len(st.Done))
 		for _, k := range st.Done {

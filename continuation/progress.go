@@ -189,6 +189,10 @@ func match(before, after []string) []int {
 	return pair
 }
 
+// TextKey is an item text as the policy compares texts across lists
+// (Turn.Known): case and runs of white space do not matter.
+func TextKey(s string) string { return matchKey(s) }
+
 // matchKey is the content compared across lists: case and runs of white
 // space do not matter, so "Write  tests" and "write tests" are one item.
 func matchKey(s string) string {

@@ -110,6 +110,7 @@ func TestHighWaterMark(t *testing.T) {
 	reopen2 := items(uid("t1", "parser", C), uid("t2", "tests", I), uid("t3", "docs", P))
 	reworded := items(uid("t1", "parser", C), uid("t2", "the tests", C), uid("t3", "docs", P))
 	moved := items(uid("t2", "tests", C), uid("t1", "parser", C), uid("t3", "docs", P))
+	written3 := items(uid("t4", "Lexer", C), uid("t5", "Emit  code", C), uid("t6", "release", C))
 	none := func(string) bool { return false }
 	all := func(string) bool { return true }
 	only := func(k string) func(string) bool { return func(s string) bool { return s == k } }
@@ -136,16 +137,27 @@ func TestHighWaterMark(t *testing.T) {
 		{"unverified, then reopened", []turn{{open3, done2, none, false, []int{2}}, {done2, reopen2, none, false, nil}}},
 		{"unverified, reopened, worked, done", []turn{{open3, done2, none, false, []int{2}}, {done2, reopen2, none, false, nil}, {reopen2, done2, all, true, nil}}},
 		{"a receipt counts once", []turn{{open3, done2, all, true, nil}, {done2, done2, all, false, nil}}},
-		// An agent re-sends its whole list, finished items too (after the
-		// list was archived, say): what it wrote completed is not reported.
-		{"written completed without a receipt", []turn{{nil, done2, none, false, nil}}},
+		// Items written completed, never seen open: a finished list the
+		// agent re-sends (its texts were the session's before the
+		// person's prompt, archived say) is not reported; a list new to
+		// the session written done with no receipt is new work done
+		// without one. Neither is progress.
+		{"re-sent finished list after an archive", []turn{{nil, done2, none, false, nil}}},
+		{"new list written done", []turn{{nil, written3, none, false, []int{1, 2, 3}}}},
+		{"new list written done, with receipts", []turn{{nil, written3, all, false, nil}}},
+		{"new list written done, then its work", []turn{{nil, written3, none, false, []int{1, 2, 3}}, {written3, written3, only("t5"), true, []int{1, 3}}}},
+		{"new item written done beside re-sent ones", []turn{{nil, append(done2[:2:2], uid("t6", "release", C)), none, false, []int{3}}}},
+		{"re-sent finished item beside an open one", []turn{{open3[2:], append(done2[:2:2], open3[2]), none, false, nil}}},
 		{"completed before the prompt", []turn{{done2, done2, none, false, nil}}},
 	}
+	// The session's history before the person's prompt: the finished
+	// list (parser, tests), archived.
+	known := func(k string) bool { return k == "parser" || k == "tests" || k == "docs" }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New()
 			for i, tr := range tt.turns {
-				d := p.Decide(Turn{Before: tr.before, After: tr.after, Receipt: tr.receipt}, Tools{Todo: "todo_write"})
+				d := p.Decide(Turn{Before: tr.before, After: tr.after, Receipt: tr.receipt, Known: known}, Tools{Todo: "todo_write"})
 				if d.Progress != tr.progress || !slices.Equal(d.Unverified, tr.unverified) {
 					t.Fatalf("turn %d: progress %v unverified %v, want %v %v", i, d.Progress, d.Unverified, tr.progress, tr.unverified)
 				}
@@ -185,10 +197,11 @@ func TestUnverifiedKeepsGoing(t *testing.T) {
 // its list: an item the agent created and then finished counts only when
 // the turn gives the list it wrote first (Turn.First; turnstep reads it
 // from the history when another process, todosh's MCP server, wrote it),
-// which is what every list shows as "reported, no receipt". A list written
-// with items completed already, or items completed before the person's
-// prompt, are not counted although a list marks them: the count is of the
-// completions the agent made since the prompt.
+// which is what every list shows as "reported, no receipt". An item
+// written completed already counts only when the turn knows the session's
+// history (Turn.Known) and its text is new to it; items completed before
+// the person's prompt, and finished items re-sent, are not counted
+// although a list marks them.
 func TestUnverifiedFromTheFirstList(t *testing.T) {
 	written := items(uid("t1", "parser", P), uid("t2", "tests", P), uid("t3", "docs", P))
 	one := items(uid("t1", "parser", C), uid("t2", "tests", P), uid("t3", "docs", P))
@@ -201,7 +214,10 @@ func TestUnverifiedFromTheFirstList(t *testing.T) {
 	}{
 		{"written, one finished, first list given", Turn{First: written, After: one}, []int{1}},
 		{"written, one finished, first list unknown", Turn{After: one}, nil},
-		{"written with one completed", Turn{First: one, After: one}, nil},
+		{"written with one completed, history unknown", Turn{First: one, After: one}, nil},
+		{"written with one completed, new to the session", Turn{First: one, After: one, Known: func(string) bool { return false }}, []int{1}},
+		{"written with one completed, re-sent", Turn{First: one, After: one, Known: func(k string) bool { return k == "parser" }}, nil},
+		{"written, one finished, history known", Turn{First: written, After: one, Known: func(string) bool { return true }}, []int{1}},
 		{"written, two finished", Turn{First: written, After: two}, []int{1, 2}},
 		{"one done before the prompt, one finished", Turn{Before: one, After: two}, []int{2}},
 		{"one done before the prompt, rewritten, one finished", Turn{Before: one, First: one, After: two}, []int{2}},
@@ -210,5 +226,37 @@ func TestUnverifiedFromTheFirstList(t *testing.T) {
 		if got := New().Decide(tc.turn, Tools{Todo: "todo_write"}).Unverified; !slices.Equal(got, tc.want) {
 			t.Errorf("%s: unverified %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// An agent that writes a list new to the session done in one go, with no
+// work seen, is not "all done": the items are named as done without a
+// receipt, and since nothing is progress the policy stops at the cap.
+func TestWrittenDoneKeepsGoing(t *testing.T) {
+	done := items(uid("t1", "parser", C), uid("t2", "tests", C), uid("t3", "docs", C))
+	none := func(string) bool { return false }
+	turn := Turn{After: done, Receipt: none, Known: none}
+	p := New()
+	d := p.Decide(turn, Tools{Todo: "TodoWrite"})
+	if !d.Continue || d.Line != "continuing 1/3 — 3 items done without a receipt" || d.Progress {
+		t.Fatalf("decision %+v", d)
+	}
+	if !strings.Contains(d.Prompt, "Items 1, 2, 3 are marked completed") {
+		t.Fatalf("prompt does not name the items:\n%s", d.Prompt)
+	}
+	turn.Before = done
+	for i := 2; i <= MaxNoProgress; i++ {
+		p = Restore(p.State())
+		if d := p.Decide(turn, Tools{Todo: "TodoWrite"}); !d.Continue || d.Attempt != i {
+			t.Fatalf("attempt %d: %+v", i, d)
+		}
+	}
+	if d := p.Decide(turn, Tools{Todo: "TodoWrite"}); d.Continue || d.Line != "stopped: 3 attempts without progress" {
+		t.Fatalf("no stop at the cap: %+v", d)
+	}
+	// The same list re-sent after the person's prompt archived it.
+	turn = Turn{After: done, Receipt: none, Known: func(string) bool { return true }}
+	if d := New().Decide(turn, Tools{Todo: "TodoWrite"}); d.Continue || d.Line != "all done" {
+		t.Fatalf("re-sent list: %+v", d)
 	}
 }

@@ -174,3 +174,53 @@ func TestReceiptsShownOnResumeInTerminal(t *testing.T) {
 	tm.expect("› ")
 	tm.quit()
 }
+
+// "writes its whole list done in one go": Claude's TodoWrite with every
+// item completed, no tool call before it, and nothing more in each
+// continuation. The items were never seen open and are new to the
+// session: done without a receipt, named, 3 continuations, then a stop
+// (exit 3), not "all done". The person's next prompt archives the
+// finished list; the same items re-sent then are finished work the
+// session had: "all done", no continuation.
+func TestReceiptsListWrittenDoneInOneGo(t *testing.T) {
+	h := newHome(t)
+	src, err := os.ReadFile(filepath.Join(clisTestdata, "transcripts", "claude-todowrite", "claude-resume.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(src)), "\n")
+	// The init line, then "marking everything complete" with its
+	// TodoWrite of the 3 items completed, its result and the last reply.
+	oneGo := strings.Join(append([]string{lines[0]}, lines[4:]...), "\n") + "\n"
+	if !strings.Contains(lines[5], `"TodoWrite"`) || strings.Count(lines[5], `"status":"completed"`) != 3 {
+		t.Fatalf("transcript line 6 is not a TodoWrite of 3 completed items: %.200s", lines[5])
+	}
+	path := filepath.Join(t.TempDir(), "one-go.jsonl")
+	if err := os.WriteFile(path, []byte(oneGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setFakeEnv(t, map[string]string{
+		"FAKECLI_RUN1":    path,
+		"FAKECLI_RESUME":  path,
+		"FAKECLI_SESSION": "f3b303c4-9b82-483f-a4f8-445bb003551f",
+		"FAKECLI_WORK":    "0",
+	})
+	agent := []string{"--session", "og", "--agent", "claude", "--agent-bin", filepath.Join(fakeCLIDir(t), "claude")}
+	r := h.script(t, h.dir, "", append(agent, "-c", "Plan and build csvkit-lite", "-c", "/todo show")...)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (no progress)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"continuing 1/3 — 3 items done without a receipt", "continuing 3/3 — 3 items done without a receipt",
+		"stopped: 3 attempts without progress", "(reported, no receipt)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if n := strings.Count(r.stdout, "continuing "); n != 3 || strings.Contains(r.stdout, "all done") {
+		t.Errorf("%d continuations, want 3 and no \"all done\":\n%s", n, r.stdout)
+	}
+	r = h.script(t, h.dir, "", append(agent, "-c", "Anything left?")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "all done") || strings.Contains(r.stdout, "continuing ") {
+		t.Errorf("the finished list re-sent after its archive: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

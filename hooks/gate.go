@@ -32,6 +32,10 @@ type StopIn struct {
 	// receipt for an item (the deterministic goal check of issue 26); nil
 	// counts completions by status.
 	Receipt func(item string) bool
+	// Known is continuation.Turn.Known: whether an item text was the
+	// session's before the person's prompt (State.Mark); nil counts no
+	// item written completed.
+	Known func(key string) bool
 	// BudgetTokens is the token budget of the person's prompt (0: none)
 	// and Spent what the prompt spent so far (usage.go).
 	BudgetTokens, Spent int64
@@ -72,11 +76,11 @@ func Stop(in StopIn) StopOut {
 	// the prompt spent.
 	p.SetBudget(continuation.Budget{Tokens: in.BudgetTokens})
 	d := p.Decide(continuation.Turn{Before: st.Before, After: in.Todos, Paused: in.Paused, PauseReason: in.PauseReason,
-		FinalText: in.Reply, Receipt: in.Receipt, First: st.First, Tokens: in.Spent}, in.Tools)
+		FinalText: in.Reply, Receipt: in.Receipt, Known: in.Known, First: st.First, Tokens: in.Spent}, in.Tools)
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
 		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Held: st.Held, Offered: st.Offered,
-		Done: ps.Done, Unverified: ps.Unverified}
+		Done: ps.Done, Unverified: ps.Unverified, Mark: st.Mark}
 	out := StopOut{Continue: d.Continue, Prompt: d.Prompt, Reason: d.Reason, Line: d.Line, State: next}
 	if d.Continue {
 		out.State.Sent = digest(d.Prompt)
@@ -128,9 +132,10 @@ func IsPersonPrompt(prompt string, st *todostore.HookState) bool {
 
 // PersonPrompt is the hook state after the person's prompt: the counters
 // and the escalation start again, progress is measured from the list as
-// it is now.
-func PersonPrompt(todos []todolist.Todo, st *todostore.HookState) todostore.HookState {
-	next := todostore.HookState{Before: snapshot(todos)}
+// it is now, and the item texts of the history so far are known.
+// mark is the session's change then (HookState.Mark).
+func PersonPrompt(todos []todolist.Todo, st *todostore.HookState, mark int) todostore.HookState {
+	next := todostore.HookState{Before: snapshot(todos), Mark: mark}
 	if st != nil {
 		next.Given, next.Held, next.Offered = st.Given, st.Held, st.Offered
 	}

@@ -104,7 +104,7 @@ func TestStopTable(t *testing.T) {
 func TestStopSequence(t *testing.T) {
 	var st *todostore.HookState
 	todos := list(C, P, P)
-	n := PersonPrompt(todos, st)
+	n := PersonPrompt(todos, st, 0)
 	st = &n
 	blocks := 0
 	for range 10 {
@@ -121,7 +121,7 @@ func TestStopSequence(t *testing.T) {
 	if blocks != 3 {
 		t.Fatalf("%d continuations, want 3", blocks)
 	}
-	n = PersonPrompt(todos, st)
+	n = PersonPrompt(todos, st, 0)
 	st = &n
 	if out := Stop(StopIn{Todos: todos, State: st}); !out.Continue || out.State.NoProgress != 1 {
 		t.Fatalf("after the person's prompt: %+v", out)
@@ -131,7 +131,7 @@ func TestStopSequence(t *testing.T) {
 	for i := range todos {
 		todos[i] = todolist.Todo{Content: strings.Repeat("x", i+1), Status: P}
 	}
-	n = PersonPrompt(todos, nil)
+	n = PersonPrompt(todos, nil, 0)
 	st, blocks = &n, 0
 	for i := range 30 {
 		todos = todolist.CloneTodos(todos)

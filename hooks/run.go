@@ -210,6 +210,13 @@ func (h *hook) stop() ([]byte, []string, error) {
 		tools := h.tools(s)
 		in := StopIn{Todos: s.Todos, Paused: s.Paused, PauseReason: s.PauseReason, Reply: h.in.Reply(),
 			State: s.Hooks, Tools: tools, Receipt: receipt, BudgetTokens: h.cfg.BudgetTokens, Spent: spent}
+		if receipt != nil {
+			mark := 0
+			if s.Hooks != nil {
+				mark = s.Hooks.Mark
+			}
+			in.Known = h.known(mark)
+		}
 		n, all := waiting(s.Todos, s.Hooks)
 		if all {
 			in.Todos = offeredOnly(s.Todos, s.Hooks)
@@ -327,7 +334,11 @@ func (h *hook) prompt() ([]byte, []string, error) {
 		if !IsPersonPrompt(prompt, s.Hooks) {
 			return nil
 		}
-		st := PersonPrompt(s.Todos, s.Hooks)
+		mark := 0
+		if s.Change != nil {
+			mark = s.Change.N
+		}
+		st := PersonPrompt(s.Todos, s.Hooks, mark)
 		s.Paused, s.PauseReason = false, ""
 		var next todostore.HookState
 		ctx, next = Context(s.Todos, &st, false)

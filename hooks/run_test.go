@@ -13,6 +13,7 @@ import (
 	"github.com/todosh/todosh/todolist"
 
 	"github.com/todosh/todosh/agent"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/internal/benchcpu"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
@@ -403,9 +404,33 @@ func TestPersonItemReachesAgent(t *testing.T) {
 			h := newHarness(t)
 			h.env["AI_AGENT"] = "claude-code_2-1-332_harness"
 			done := [][2]string{{"one", "completed"}, {"two", "completed"}, {"three", "completed"}}
+			// A list new to the session written done in one go, with no
+			// work seen: done without a receipt, named, continued, and
+			// stopped after 3 continuations without progress.
+			h.tool(a, done...)
+			for i := 1; i <= continuation.MaxNoProgress; i++ {
+				gets, sees := h.continued(a, h.stop(a, "All done."))
+				if !strings.Contains(gets, "Items 1, 2, 3 are marked completed, but todosh saw no successful edit or command") ||
+					!strings.Contains(sees, fmt.Sprintf("continuing %d/3 — 3 items done without a receipt", i)) {
+					t.Fatalf("stop %d of a list written done: %q %q", i, gets, sees)
+				}
+			}
+			if m := h.stop(a, "All done."); m["systemMessage"] != "todosh: stopped: 3 attempts without progress" {
+				t.Fatalf("no stop at the cap: %v", m)
+			}
+			// The person clears the list and prompts; the agent's tool
+			// re-sends its finished items (Claude Code's TodoWrite does):
+			// finished work the session had, not counted.
+			if _, err := h.store.Update(a.Name+"-sess-1", func(s *todostore.Session) error {
+				s.ArchiveTodos("cleared", time.Now())
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			h.run(a.Name, KindPrompt, hookInput(a, KindPrompt, map[string]any{"prompt": "thanks"}))
 			h.tool(a, done...)
 			if m := h.stop(a, "All done."); m != nil {
-				t.Fatalf("stop when done: %v", m)
+				t.Fatalf("stop when a finished list is re-sent: %v", m)
 			}
 			if _, err := h.store.Update(a.Name+"-sess-1", func(s *todostore.Session) error {
 				s.Todos = append(s.Todos, todolist.Todo{Content: "write the README", Status: todolist.Pending, Origin: todolist.OriginPerson})

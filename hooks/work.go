@@ -3,6 +3,7 @@ package hooks
 import (
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/agent/clis"
+	"github.com/todosh/todosh/continuation"
 	"github.com/todosh/todosh/todolist"
 	"github.com/todosh/todosh/todostore"
 )
@@ -34,6 +35,20 @@ func (h *hook) receipts() (func(string) bool, error) {
 		return nil, err
 	}
 	return r.Sum.Receipt, nil
+}
+
+// known is continuation.Turn.Known for a stop: the item texts of the
+// session's history up to change mark, read once and only when the
+// policy asks (an item written completed, never seen open, without a
+// receipt).
+func (h *hook) known(mark int) func(key string) bool {
+	var texts map[string]bool
+	return func(key string) bool {
+		if texts == nil {
+			texts = h.cfg.Store.ItemTexts(h.id, mark, continuation.TextKey)
+		}
+		return texts[key]
+	}
 }
 
 // keepFirst records in next the list the agent just wrote when it is its

@@ -230,3 +230,39 @@ func BenchmarkRevertAfterOtherWriter(b *testing.B) {
 	}
 	b.ReportMetric(float64(read)/float64(b.N), "history-bytes/revert")
 }
+
+// BenchmarkItemTexts: what a stop or turn pays to know the item texts of
+// the history before the person's prompt (continuation.Turn.Known), the
+// history read whole, at 1,000 changes of a 20-item list. It is paid only
+// when the agent wrote an item completed, never seen open, without a
+// receipt.
+func BenchmarkItemTexts(b *testing.B) {
+	s := testStore(b)
+	if _, err := s.Update("bench", func(sess *Session) error {
+		for i := range 20 {
+			sess.Todos = append(sess.Todos, todolist.Todo{Content: fmt.Sprintf("item %d", i), Status: todolist.Pending})
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		if _, err := s.Update("bench", func(sess *Session) error {
+			t := &sess.Todos[i%20]
+			t.Status = map[bool]todolist.Status{true: todolist.Completed, false: todolist.Pending}[t.Status != todolist.Completed]
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cur, err := s.Load("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := func(s string) string { return s }
+	for b.Loop() {
+		if texts := s.ItemTexts("bench", cur.Change.N, key); len(texts) != 20 {
+			b.Fatalf("%d texts, want 20", len(texts))
+		}
+	}
+}

@@ -394,6 +394,28 @@ func (s *Store) LastList(id string) (HistoryLine, bool) {
 	return HistoryLine{}, false
 }
 
+// ItemTexts are the texts, as key makes them, of every item of session
+// id's history up to change upto (the lists archived before then are in
+// it): what an agent may re-send as finished work
+// (continuation.Turn.Known). Lines read despite damage still count. The
+// history is read whole: its cost grows with it (BenchmarkItemTexts).
+func (s *Store) ItemTexts(id string, upto int, key func(string) string) map[string]bool {
+	texts := map[string]bool{}
+	if upto <= 0 {
+		return texts
+	}
+	lines, _ := s.History(id)
+	for _, l := range lines {
+		if l.N > upto {
+			break
+		}
+		for _, t := range l.Todos {
+			texts[key(t.Content)] = true
+		}
+	}
+	return texts
+}
+
 // LastChange returns the newest line of session id's history; ok is false
 // when it has none.
 func (s *Store) LastChange(id string) (HistoryLine, bool) {

@@ -70,6 +70,10 @@ type HookState struct {
 	// Offered holds it.
 	Held    []string `json:"held,omitempty"`
 	Offered []string `json:"offered,omitempty"`
+	// Mark is the change the session was at when the person last
+	// prompted: item texts of its history up to it are finished work the
+	// agent may re-send (continuation.Turn.Known).
+	Mark int `json:"mark,omitempty"`
 }
 
 // ArchiveEntry is a list that was cleared, auto-cleared, replaced or dropped,

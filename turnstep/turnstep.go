@@ -27,6 +27,9 @@ func Begin(s agent.Session, p *continuation.Policy) (sess *todostore.Session, ar
 	// Most prompts find nothing to archive and no pause: a Load (a stat
 	// while the file is unchanged), no Commit.
 	if sess, err = s.Load(); err != nil || !todolist.AllDone(sess.Todos) && !sess.Paused && sess.PauseReason == "" {
+		if err == nil {
+			p.SetMark(changeN(sess))
+		}
 		return sess, 0, err
 	}
 	sess, _, err = s.Commit(todolist.ByYou, func(cur *todostore.Session) error {
@@ -41,6 +44,9 @@ func Begin(s agent.Session, p *continuation.Policy) (sess *todostore.Session, ar
 	if err != nil {
 		return nil, 0, err
 	}
+	// The archive is a change before the prompt: the finished items it
+	// took are known texts an agent may re-send (continuation.Turn.Known).
+	p.SetMark(changeN(sess))
 	return sess, archived, nil
 }
 
@@ -207,6 +213,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	}
 	dec := s.Policy.Decide(continuation.Turn{
 		Receipt:     receipt,
+		Known:       s.known(receipt != nil),
 		Aborted:     out.Aborted,
 		Err:         turnErr,
 		Paused:      paused,
@@ -257,6 +264,26 @@ func (s Step) firstWritten(since int, before []todolist.Todo) []todolist.Todo {
 		}
 	}
 	return nil
+}
+
+// known is continuation.Turn.Known for this step: whether an item text
+// was an item of the session's history up to the person's prompt
+// (Policy.Mark), which keeps every list archived. The history is read
+// once, and only when the policy asks, which it does only for an item
+// the agent wrote completed, never seen open, without a receipt. nil
+// when receipts are not kept (the policy then counts no such item).
+func (s Step) known(receipts bool) func(key string) bool {
+	if !receipts {
+		return nil
+	}
+	mark := s.Policy.Mark()
+	var texts map[string]bool
+	return func(key string) bool {
+		if texts == nil {
+			texts = s.Session.Store.ItemTexts(s.Session.ID, mark, continuation.TextKey)
+		}
+		return texts[key]
+	}
 }
 
 // workRecorder returns what records each event of a turn that the work

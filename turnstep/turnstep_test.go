@@ -385,3 +385,43 @@ func BenchmarkFirstWritten(b *testing.B) {
 		}
 	}
 }
+
+// showingAgent is fakeAgent shown to todosh as showing its work, so its
+// completions need receipts; it does no work.
+type showingAgent struct{ *fakeAgent }
+
+func (showingAgent) ShowsWork() bool { return true }
+
+// A list written done in one go, with no work: new items are done without
+// a receipt and the policy goes on; the finished items re-sent after the
+// person's prompt archived them are known to the session's history
+// (Policy.Mark, Store.ItemTexts) and are all done.
+func TestRunListWrittenDone(t *testing.T) {
+	st := todostore.Open(t.TempDir())
+	sess := agent.Session{Store: st, ID: "s1"}
+	pol := continuation.New()
+	ag := &fakeAgent{sess: sess}
+	step := Step{Agent: showingAgent{ag}, Session: sess, Policy: pol,
+		Tools: func() continuation.Tools { return continuation.Tools{Todo: "TodoWrite"} }}
+	done := todos(todolist.Completed, todolist.Completed, todolist.Completed)
+	for i, tc := range []struct {
+		list []todolist.Todo
+		line string
+	}{
+		{done, "continuing 1/3 — 3 items done without a receipt"},
+		{done, "all done"}, // re-sent after the archive
+		{append(todolist.CloneTodos(done[:1]), todolist.Todo{Content: "item x", Status: todolist.Completed}), "continuing 1/3 — 1 item done without a receipt"},
+	} {
+		if _, archived, err := Begin(sess, pol); err != nil || (i > 0) != (archived > 0) {
+			t.Fatalf("turn %d: Begin archived %d, %v", i+1, archived, err)
+		}
+		ag.list = tc.list
+		out, err := step.Run(context.Background(), agent.Turn{Prompt: "go"}, func(agent.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Decision.Line != tc.line || out.Decision.Progress {
+			t.Errorf("turn %d: %+v, want %q", i+1, out.Decision, tc.line)
+		}
+	}
+}

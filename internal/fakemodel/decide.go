@@ -38,10 +38,15 @@ const (
 	// turn re-marks that finished item (in progress, then completed
 	// again) and stops ("re-marks a finished item").
 	Remark Scenario = "remark"
+	// OneGo writes its list with every item completed in its first call,
+	// no item ever open and no work done, then says "All done." ("writes
+	// its whole list done in one go"). A family that cannot write an item
+	// completed at once (Claude Code's Task tools) plays Done.
+	OneGo Scenario = "onego"
 )
 
 // Scenarios lists the valid scenarios, for flag help and validation.
-var Scenarios = []Scenario{Lazy, Stuck, Question, Done, Work, Remark}
+var Scenarios = []Scenario{Lazy, Stuck, Question, Done, Work, Remark, OneGo}
 
 // ParseScenario returns the scenario named s.
 func ParseScenario(s string) (Scenario, error) {
@@ -50,7 +55,7 @@ func ParseScenario(s string) (Scenario, error) {
 			return sc, nil
 		}
 	}
-	return "", fmt.Errorf("unknown scenario %q (want lazy, stuck, question, done, work or remark)", s)
+	return "", fmt.Errorf("unknown scenario %q (want lazy, stuck, question, done, work, remark or onego)", s)
 }
 
 // Todos are the items every scenario plans, in order.
@@ -236,11 +241,13 @@ func (s Script) Decide(req Request) Action {
 		return Action{Calls: fam.complete(set, req.Messages, done), Kind: "complete"}
 	}
 	switch {
+	case !created && sc == OneGo && fam.createDone != nil:
+		return Action{Text: TextIntro, Calls: fam.createDone(set), Kind: "create"}
 	case !created:
 		return Action{Text: TextIntro, Calls: fam.create(set), Kind: "create"}
 	case done >= n:
 		return Action{Text: TextAllDone, Kind: "end"}
-	case firstTurn && (done == 0 || sc == Done):
+	case firstTurn && (done == 0 || sc == Done || sc == OneGo):
 		return complete()
 	case sc == Remark && fam.remark != nil && !firstTurn:
 		switch len(calls(req.Messages[turnStart:])) {

@@ -260,6 +260,7 @@ func TestScenariosPerFamily(t *testing.T) {
 		Done:     TextAllDone + " (3) | " + TextAllDone + " (3) | " + TextAllDone + " (3)",
 		Work:     TextLazy + " (1) | " + TextOneMore + " (2) | " + TextAllDone + " (3)",
 		Remark:   TextLazy + " (1) | " + TextStuck + " (1) | " + TextStuck + " (1)",
+		OneGo:    TextAllDone + " (3) | " + TextAllDone + " (3) | " + TextAllDone + " (3)",
 	}
 	for name, tools := range toolsets {
 		for _, sc := range Scenarios {

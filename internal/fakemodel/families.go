@@ -19,6 +19,9 @@ type family struct {
 	match func(tools []Tool) ([]Tool, bool)
 	// create plans the list: Todos, the first in progress.
 	create func(set []Tool) []ActionCall
+	// createDone writes the list with every item completed (OneGo); nil
+	// when the family cannot.
+	createDone func(set []Tool) []ActionCall
 	// complete marks item done (0-based) completed and starts the next.
 	complete func(set []Tool, msgs []Msg, done int) []ActionCall
 	// progress reads the family's earlier calls in msgs: whether the list
@@ -137,9 +140,10 @@ func listFamily(name, key string, match func([]Tool) ([]Tool, bool), item func(i
 		return []ActionCall{{Tool: set[0], Args: map[string]any{key: items}}}
 	}
 	return family{
-		name:   name,
-		match:  match,
-		create: func(set []Tool) []ActionCall { return list(set, 0) },
+		name:       name,
+		match:      match,
+		create:     func(set []Tool) []ActionCall { return list(set, 0) },
+		createDone: func(set []Tool) []ActionCall { return list(set, len(Todos)) },
 		complete: func(set []Tool, _ []Msg, done int) []ActionCall {
 			return list(set, done+1)
 		},

@@ -35,7 +35,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("fakemodel", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:18000", "address to listen on")
-	scenario := fs.String("scenario", "lazy", "behaviour: lazy, stuck, question, done, work (runs a command before each completion) or remark (re-marks a finished item)")
+	scenario := fs.String("scenario", "lazy", "behaviour: lazy, stuck, question, done, work (runs a command before each completion), remark (re-marks a finished item) or onego (writes its list done in one go)")
 	logPath := fs.String("log", "", "append one JSON line per request to this file (default: none)")
 	preferMCP := fs.Bool("prefer-mcp", false, "use todosh's MCP todo tools when offered, before the agent's own")
 	dump := fs.String("dump", "", "write each request body to this directory as NNNN-<protocol>.json (default: none)")
