@@ -320,13 +320,18 @@ func (p *Policy) proceed(after []todolist.Todo, tools Tools, progress bool, unve
 	}
 }
 
-// leftLine says what is left: the open items, or when none is open the
-// items done without a receipt.
+// leftLine says what is left: the open items and the items done without
+// a receipt, each when there are any (the continuation's prompt names
+// both, so the person's line does too).
 func leftLine(open int, unverified []int) string {
-	if open == 0 && len(unverified) > 0 {
-		return todolist.Plural(len(unverified), "item") + " done without a receipt"
+	done := todolist.Plural(len(unverified), "item") + " done without a receipt"
+	switch {
+	case len(unverified) == 0:
+		return todolist.Plural(open, "open item")
+	case open == 0:
+		return done
 	}
-	return todolist.Plural(open, "open item")
+	return todolist.Plural(open, "open item") + ", " + done
 }
 
 // advance moves the high-water mark with one turn's completions (from

@@ -228,7 +228,7 @@ func TestRunEveryAgent(t *testing.T) {
 				if !strings.Contains(gets, "<todo-list>") || !strings.Contains(gets, "You stopped") && i == 1 {
 					t.Fatalf("stop %d: the agent gets %q (%v)", i, gets, m)
 				}
-				line := fmt.Sprintf("todosh: continuing %d/3 — 2 open items", i)
+				line := fmt.Sprintf("todosh: continuing %d/3 — 2 open items, 1 item done without a receipt", i)
 				if !strings.HasPrefix(sees, line) || a.continueBy != byReason && sees != line {
 					t.Fatalf("stop %d: the person sees %q, want %q (%v)", i, sees, line, m)
 				}

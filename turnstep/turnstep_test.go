@@ -322,8 +322,8 @@ func TestRunCountsItemsDoneElsewhere(t *testing.T) {
 		want  []int
 		line  string
 	}{
-		{[][]todolist.Todo{texts(p, p, p), texts(c, p, p)}, []int{1}, "continuing 1/3 — 2 open items"},
-		{[][]todolist.Todo{texts(c, c, p)}, []int{1, 2}, "continuing 2/3 — 1 open item"},
+		{[][]todolist.Todo{texts(p, p, p), texts(c, p, p)}, []int{1}, "continuing 1/3 — 2 open items, 1 item done without a receipt"},
+		{[][]todolist.Todo{texts(c, c, p)}, []int{1, 2}, "continuing 2/3 — 1 open item, 2 items done without a receipt"},
 		{[][]todolist.Todo{texts(c, c, c)}, []int{1, 2, 3}, "continuing 3/3 — 3 items done without a receipt"},
 	}
 	for i, turn := range turns {
