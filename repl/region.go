@@ -54,6 +54,9 @@ type liveRegion struct {
 	work     *todolist.Summary // receipts of todos, read when the list was set
 	hasList  bool
 	stop     chan struct{}
+	// suspended is set while todosh is stopped (Ctrl-Z): the region is
+	// off the screen, which is the shell's, and not drawn until Resume.
+	suspended bool
 }
 
 func newLiveRegion(out io.Writer, size func() (int, int), pal palette) *liveRegion {
@@ -84,7 +87,7 @@ func (l *liveRegion) tick(stop chan struct{}) {
 			return
 		case <-t.C:
 			l.mu.Lock()
-			if l.active {
+			if l.active && !l.suspended {
 				l.frame++
 				l.redraw()
 			}
@@ -103,6 +106,25 @@ func (l *liveRegion) Stop() {
 	l.erase()
 	l.active = false
 	close(l.stop)
+}
+
+// Suspend takes the region off the screen as todosh is stopped, so the
+// shell that takes the terminal writes on a clean one.
+func (l *liveRegion) Suspend() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.erase()
+	l.suspended = true
+}
+
+// Resume draws the region again after a stop.
+func (l *liveRegion) Resume() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.suspended = false
+	if l.active {
+		l.redraw()
+	}
 }
 
 // Active reports whether the region is shown.
@@ -132,7 +154,7 @@ func (l *liveRegion) update(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f()
-	if l.active {
+	if l.active && !l.suspended {
 		l.redraw()
 	}
 }
@@ -146,7 +168,9 @@ func (l *liveRegion) Write(p []byte) (int, error) {
 	}
 	l.erase()
 	n, err := l.out.Write(p)
-	l.draw()
+	if !l.suspended {
+		l.draw()
+	}
 	return n, err
 }
 

@@ -89,3 +89,29 @@ func TestRegionFrameEndsAtItsStart(t *testing.T) {
 		t.Errorf("erase uses erase-below, which tmux copies into the scrollback from the top row")
 	}
 }
+
+// TestRegionSuspend: a stop takes the region off the screen, nothing
+// draws it while todosh is stopped (a change, a line written), and the
+// resume draws it again.
+func TestRegionSuspend(t *testing.T) {
+	var out bytes.Buffer
+	l := newLiveRegion(&out, func() (int, int) { return 80, 24 }, palette{})
+	l.Start([]todolist.Todo{{Content: "parse", Status: todolist.InProgress}})
+	defer l.Stop()
+	l.Suspend()
+	if got := out.String(); !strings.HasSuffix(got, regionErase(24)) {
+		t.Fatalf("the stop did not erase the region: %q", got)
+	}
+	out.Reset()
+	l.SetActivity("Bash")
+	l.Write([]byte("a line\n"))
+	if got := out.String(); got != "a line\n" {
+		t.Errorf("drawn while stopped: %q", got)
+	}
+	out.Reset()
+	l.Resume()
+	l.Stop() // no tick writes while out is read
+	if got := out.String(); !strings.Contains(got, "parse") || !strings.Contains(got, "Bash") {
+		t.Errorf("the resume did not draw the region: %q", got)
+	}
+}

@@ -75,6 +75,7 @@ func RunTerminal(cfg Config, t Terminal, stderr io.Writer) int {
 	}
 	live := newLiveRegion(out, t.Size, pal)
 	t.OnResize(live.Resized)
+	t.OnStop(live.Suspend, live.Resume)
 	render := NewRenderer(live)
 	render.live, render.fullList, render.cols, render.pal = live, true, width, pal
 	render.errOut = errorWriter(rl.Stderr(), pal)

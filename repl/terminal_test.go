@@ -57,12 +57,13 @@ func newFakeTerminal(cols, rows int) *fakeTerminal {
 	return f
 }
 
-func (f *fakeTerminal) Size() (int, int)     { return f.cols, f.rows }
-func (f *fakeTerminal) OnResize(func())      {}
-func (f *fakeTerminal) Input() io.ReadCloser { return fakeKeys{f} }
-func (f *fakeTerminal) Output() io.Writer    { return f }
-func (f *fakeTerminal) MakeRaw() error       { return f.setRaw(true) }
-func (f *fakeTerminal) ExitRaw() error       { return f.setRaw(false) }
+func (f *fakeTerminal) Size() (int, int)      { return f.cols, f.rows }
+func (f *fakeTerminal) OnResize(func())       {}
+func (f *fakeTerminal) OnStop(func(), func()) {}
+func (f *fakeTerminal) Input() io.ReadCloser  { return fakeKeys{f} }
+func (f *fakeTerminal) Output() io.Writer     { return f }
+func (f *fakeTerminal) MakeRaw() error        { return f.setRaw(true) }
+func (f *fakeTerminal) ExitRaw() error        { return f.setRaw(false) }
 func (f *fakeTerminal) PollMode() (func(), error) {
 	return f.NoEcho(), nil
 }

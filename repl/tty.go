@@ -30,6 +30,10 @@ type Terminal interface {
 	// keys pressed, or nothing after keyPoll. restore ends it.
 	PollMode() (restore func(), err error)
 	ReadKey(buf []byte) (int, error)
+	// OnStop calls stop as todosh is suspended (Ctrl-Z) and cont when it
+	// is resumed in the foreground, so the screen can be handed over
+	// clean and drawn again.
+	OnStop(stop, cont func())
 	// NoEcho stops the terminal's own echo of keys for the whole
 	// interactive session: keys typed while no line is read (a command, a
 	// turn, the moments between) stay queued, unshown, for the countdown
@@ -55,6 +59,9 @@ type ttyTerminal struct {
 	quiet  bool
 	// before puts back the mode NoEcho found, for a stop (onStop).
 	before func()
+	// onStop and onCont are OnStop's: called as todosh stops and after
+	// it resumed in the foreground.
+	onStop, onCont []func()
 
 	mu       sync.Mutex
 	onResize []func()
@@ -173,12 +180,31 @@ func (t *ttyTerminal) NoEcho() func() {
 	}
 }
 
+func (t *ttyTerminal) OnStop(stop, cont func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.onStop = append(t.onStop, stop)
+	t.onCont = append(t.onCont, cont)
+}
+
+// calls runs fs, a copy of one of the terminal's lists of callbacks taken
+// under its lock.
+func (t *ttyTerminal) calls(list *[]func()) {
+	t.mu.Lock()
+	fs := append([]func(){}, (*list)...)
+	t.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
 // stopping gives the terminal back its mode from before NoEcho, echo on,
 // as todosh stops (onStop): the shell the person then types at may not
 // set its own. In readline's raw mode (a stop signal sent from outside
 // while a line is read; readline's own Ctrl-Z leaves raw mode first) the
 // mode is left to readline.
 func (t *ttyTerminal) stopping() {
+	t.calls(&t.onStop)
 	t.modeMu.Lock()
 	defer t.modeMu.Unlock()
 	if t.quiet && t.raw == nil && t.before != nil {
@@ -191,8 +217,9 @@ func (t *ttyTerminal) stopping() {
 // back the mode without echo.
 func (t *ttyTerminal) resumed() {
 	t.modeMu.Lock()
-	defer t.modeMu.Unlock()
 	if t.quiet && t.raw == nil {
 		noEchoMode(int(t.in.Fd()))
 	}
+	t.modeMu.Unlock()
+	t.calls(&t.onCont)
 }
