@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/todosh/todosh/todoview"
-
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/todosh/todosh/agent/acpagent"
 	"github.com/todosh/todosh/backends"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/todolist"
 )
 
 // This file is a session's settings as the editor sees them: the inner
@@ -184,9 +183,9 @@ func tokenValue(n int64) string { return strconv.FormatInt(n, 10) }
 // tokenName shows a token budget: 10k tokens, 1,500 tokens.
 func tokenName(n int64) string {
 	if n%1000 == 0 {
-		return todoview.Thousands(n/1000) + "k tokens"
+		return todolist.Thousands(n/1000) + "k tokens"
 	}
-	return todoview.Thousands(n) + " tokens"
+	return todolist.Thousands(n) + " tokens"
 }
 
 // timeValue is a time budget as an option value and its name: 5m, 1h,

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/todosh/todosh/todoview"
+	"github.com/todosh/todosh/todolist"
 )
 
 // MaxUsage bounds one count of tokens an agent reports: a figure above it
@@ -39,7 +39,7 @@ func (m *UsageMeter) Add(u Usage) (ev Event, ok bool) {
 		if m.noticed {
 			return Event{}, false
 		}
-		return m.refuse(fmt.Sprintf("usage adds up to more than %s tokens", todoview.Thousands(MaxUsage)))
+		return m.refuse(fmt.Sprintf("usage adds up to more than %s tokens", todolist.Thousands(MaxUsage)))
 	}
 	return m.pass(u)
 }
@@ -56,7 +56,7 @@ func (m *UsageMeter) To(total Usage) (ev Event, ok bool) {
 			return Event{}, false // said once: not even worded again
 		}
 		return m.refuse(fmt.Sprintf("usage total went backwards (%s in, %s out after %s in, %s out)",
-			todoview.Thousands(total.Input), todoview.Thousands(total.Output), todoview.Thousands(m.sent.Input), todoview.Thousands(m.sent.Output)))
+			todolist.Thousands(total.Input), todolist.Thousands(total.Output), todolist.Thousands(m.sent.Input), todolist.Thousands(m.sent.Output)))
 	}
 	return m.pass(Usage{Input: total.Input - m.sent.Input, Output: total.Output - m.sent.Output})
 }

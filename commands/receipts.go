@@ -7,7 +7,6 @@ import (
 
 	"github.com/todosh/todosh/textwidth"
 	"github.com/todosh/todosh/todolist"
-	"github.com/todosh/todosh/todoview"
 
 	"github.com/todosh/todosh/todostore"
 )
@@ -62,7 +61,7 @@ func FormatLedger(l todostore.Ledger, cols int) string {
 		// fmt's bytes, so every row's cells line up.
 		d := duration(c.InProgress)
 		return fmt.Sprintf("%s%s  in %9s  out %8s  %s", strings.Repeat(" ", max(0, 8-textwidth.Width(d))), d,
-			todoview.Thousands(c.In), todoview.Thousands(c.Out), todolist.Plural(c.Calls, "tool call"))
+			todolist.Thousands(c.In), todolist.Thousands(c.Out), todolist.Plural(c.Calls, "tool call"))
 	}
 	width := len(fmt.Sprint(len(l.Items)))
 	// An item's head is " N. ✓ ", width+5 columns; the other rows' heads

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/todosh/todosh/todolist"
-	"github.com/todosh/todosh/todoview"
 )
 
 // Budget is what one prompt from the person may spend on the turns it
@@ -54,7 +53,7 @@ func (p *Policy) Raise(more Budget) error {
 	case more.Time > 0 && cur.Time == 0:
 		return fmt.Errorf("there is no time budget to raise (start todosh with --budget-time DURATION)")
 	case more.Tokens > 0 && cur.Tokens+more.Tokens > maxBudgetTokens:
-		return fmt.Errorf("a token budget above %s is no budget", todoview.Thousands(maxBudgetTokens))
+		return fmt.Errorf("a token budget above %s is no budget", todolist.Thousands(maxBudgetTokens))
 	}
 	p.raised.Tokens += more.Tokens
 	p.raised.Time += more.Time
@@ -72,7 +71,7 @@ func CheckBudget(b Budget) error {
 	case b.Tokens < 0:
 		return fmt.Errorf("a token budget of %d is below zero (give a count such as 100000, or none)", b.Tokens)
 	case b.Tokens > maxBudgetTokens:
-		return fmt.Errorf("a token budget above %s is no budget (leave it out for none)", todoview.Thousands(maxBudgetTokens))
+		return fmt.Errorf("a token budget above %s is no budget (leave it out for none)", todolist.Thousands(maxBudgetTokens))
 	case b.Time < 0:
 		return fmt.Errorf("a time budget of %s is below zero (give a duration such as 30m, or none)", b.Time)
 	}
@@ -95,7 +94,7 @@ func (p *Policy) overBudget() bool {
 func (p *Policy) budgetStop() (StopReason, string) {
 	b := p.Budget()
 	if b.Tokens > 0 && p.spent.Tokens >= b.Tokens {
-		return TokenBudget, fmt.Sprintf("stopped: token budget reached: %s of %s", todoview.Thousands(p.spent.Tokens), todoview.Thousands(b.Tokens))
+		return TokenBudget, fmt.Sprintf("stopped: token budget reached: %s of %s", todolist.Thousands(p.spent.Tokens), todolist.Thousands(b.Tokens))
 	}
 	return TimeBudget, fmt.Sprintf("stopped: time budget reached: %s of %s", roundTime(p.spent.Time), roundTime(b.Time))
 }
@@ -130,9 +129,9 @@ func (p *Policy) BudgetLines() string {
 	b, s := p.Budget(), p.spent
 	var out strings.Builder
 	if b.Tokens > 0 {
-		fmt.Fprintf(&out, "tokens: %s of %s spent, %s left\n", todoview.Thousands(s.Tokens), todoview.Thousands(b.Tokens), todoview.Thousands(max(0, b.Tokens-s.Tokens)))
+		fmt.Fprintf(&out, "tokens: %s of %s spent, %s left\n", todolist.Thousands(s.Tokens), todolist.Thousands(b.Tokens), todolist.Thousands(max(0, b.Tokens-s.Tokens)))
 	} else {
-		fmt.Fprintf(&out, "tokens: %s spent, no budget (--budget-tokens N sets one)\n", todoview.Thousands(s.Tokens))
+		fmt.Fprintf(&out, "tokens: %s spent, no budget (--budget-tokens N sets one)\n", todolist.Thousands(s.Tokens))
 	}
 	if b.Time > 0 {
 		fmt.Fprintf(&out, "time: %s of %s spent, %s left\n", roundTime(s.Time), roundTime(b.Time), roundTime(max(0, b.Time-s.Time)))

@@ -2,7 +2,8 @@
 // subtasks, statuses, limits and validation, derived status, the edits of a
 // list (ops.go), what counts as a change and what it was (change.go) and
 // its words (words.go, changeline.go), stable ids looked up (ids.go), items' JSON
-// with unknown fields kept (json.go), who made a change (author.go) and the
+// with unknown fields kept (json.go), counts written for people
+// (text.go, thousands.go), who made a change (author.go) and the
 // receipts' values (receipts.go). It is pure, no I/O, and of todosh it
 // imports only textwidth, so every other package can depend on it. Its
 // place in the whole is ARCHITECTURE.md §1 and §6.

@@ -28,11 +28,17 @@ func (w ItemWork) Receipt() bool { return w.Seen }
 // Words is the receipt in a few words: "2 edits, 1 command".
 func (w ItemWork) Words() string {
 	var parts []string
+	count := func(n int, noun string) string { // 1,668 commands, as /todo cost counts
+		if n == 1 {
+			return "1 " + noun
+		}
+		return Thousands(int64(n)) + " " + noun + "s"
+	}
 	if w.Edits > 0 {
-		parts = append(parts, Plural(w.Edits, "edit"))
+		parts = append(parts, count(w.Edits, "edit"))
 	}
 	if w.Commands > 0 {
-		parts = append(parts, Plural(w.Commands, "command"))
+		parts = append(parts, count(w.Commands, "command"))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -1,8 +1,8 @@
 // Package todoview renders a list: the one formatter every list a person
 // reads goes through (FormatList, laid out by display width), the list
 // block a model reads (FormatListForModel, QuoteForModel) and its inverse
-// (DecodeModelList), and counts with thousands separators. It does no I/O
-// and imports only todolist and textwidth (ARCHITECTURE.md §6).
+// (DecodeModelList). It does no I/O and imports only todolist and
+// textwidth (ARCHITECTURE.md §6).
 package todoview
 
 import (

@@ -1,4 +1,4 @@
-package todoview
+package todolist
 
 import (
 	"testing"
