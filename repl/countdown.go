@@ -17,6 +17,9 @@ import (
 // noCountdown says once that the countdown cannot run on this terminal.
 var noCountdown sync.Once
 
+// ctrlZ is the key that suspends a program at a Unix terminal.
+const ctrlZ = 0x1a
+
 // keyPoll is how long one read of the terminal waits for a key during the
 // countdown; the line is redrawn between reads.
 const keyPoll = 100 * time.Millisecond
@@ -40,7 +43,8 @@ func (c ttyCountdown) showLine(line string) {
 }
 
 // run shows "continuing in Ns — type to take over" for d and returns
-// proceed=true if no key was pressed. Any key, Ctrl-C included, cancels;
+// proceed=true if no key was pressed. Ctrl-Z suspends todosh and the
+// countdown starts again after fg. Any other key, Ctrl-C included, cancels;
 // printable text typed is returned to start the person's next line. If the
 // terminal cannot be put in raw mode the continuation goes ahead at once,
 // as in a script.
@@ -54,7 +58,7 @@ func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, t
 		})
 		return true, ""
 	}
-	defer restore()
+	defer func() { restore() }()
 	defer c.showLine("")
 	deadline := time.Now().Add(d)
 	shown := ""
@@ -73,6 +77,20 @@ func (c ttyCountdown) run(ctx context.Context, d time.Duration) (proceed bool, t
 		}
 		n, err := c.term.ReadKey(buf)
 		switch {
+		case n > 0 && buf[0] == ctrlZ:
+			// Ctrl-Z stops todosh as it does at the prompt; after fg the
+			// countdown starts again in its raw mode.
+			restore()
+			c.showLine("")
+			c.term.Suspend()
+			if restore, err = c.term.PollMode(); err != nil {
+				restore = func() {}
+				return false, ""
+			}
+			if n > 1 {
+				return false, typedText(buf[1:n]) // keys typed after it take over
+			}
+			deadline, shown = time.Now().Add(d), ""
 		case n > 0:
 			return false, typedText(buf[:n])
 		case errors.Is(err, syscall.EAGAIN):

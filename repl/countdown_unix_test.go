@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,5 +104,48 @@ func TestTTYCountdown(t *testing.T) {
 				t.Errorf("terminal mode not restored:\n before %+v\n after  %+v", before, after)
 			}
 		})
+	}
+}
+
+// suspendRecorder is the real terminal with Suspend counted instead of
+// done: the test binary must not stop itself.
+type suspendRecorder struct {
+	*ttyTerminal
+	suspends atomic.Int32
+}
+
+func (s *suspendRecorder) Suspend() { s.suspends.Add(1) }
+
+// TestTTYCountdownCtrlZ: Ctrl-Z during the countdown suspends todosh, as
+// at the prompt, instead of taking over; after the resume the countdown
+// runs again, in its raw mode, and a key then takes over as ever.
+func TestTTYCountdownCtrlZ(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	term := &suspendRecorder{ttyTerminal: &ttyTerminal{in: tty, out: tty}}
+	go func() {
+		var seen bytes.Buffer
+		buf := make([]byte, 1024)
+		keys := []string{"\x1a", "k"}
+		for len(keys) > 0 {
+			n, err := ptmx.Read(buf)
+			if err != nil {
+				return
+			}
+			seen.Write(buf[:n])
+			if strings.Count(seen.String(), "take over") > 0 {
+				ptmx.Write([]byte(keys[0]))
+				keys = keys[1:]
+				seen.Reset()
+			}
+		}
+	}()
+	proceed, typed := ttyCountdown{term: term}.run(context.Background(), 30*time.Second)
+	if proceed || typed != "k" || term.suspends.Load() != 1 {
+		t.Errorf("run = %v, %q after %d suspends; want false, \"k\" after 1", proceed, typed, term.suspends.Load())
 	}
 }

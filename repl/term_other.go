@@ -26,6 +26,9 @@ func onContinue(fd int, f func()) (stop func()) { return func() {} }
 // onStop does nothing: there is no SIGTSTP outside Unix.
 func onStop(give func()) (stop func()) { return func() {} }
 
+// stopSelf does nothing: there is no job control outside Unix.
+func stopSelf(give func()) {}
+
 // readKey reads the keys typed on the terminal open as f.
 func readKey(f *os.File, buf []byte) (int, error) { return f.Read(buf) }
 

@@ -115,11 +115,7 @@ func onStop(give func()) (stop func()) {
 		for {
 			select {
 			case <-ch:
-				if orphaned() {
-					continue
-				}
-				give()
-				unix.Kill(unix.Getpid(), unix.SIGSTOP) // continued by fg or bg: SIGCONT (onContinue)
+				stopSelf(give)
 			case <-done:
 				return
 			}
@@ -131,18 +127,26 @@ func onStop(give func()) (stop func()) {
 	}
 }
 
-// orphaned reports whether todosh's process group is orphaned: its parent
-// is in another session, or in the same group. (todosh's own children run
-// in process groups of their own, internal/procgroup.)
-func orphaned() bool {
-	ppid := unix.Getppid()
-	sid, err1 := unix.Getsid(0)
-	psid, err2 := unix.Getsid(ppid)
-	ppg, err3 := unix.Getpgid(ppid)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return true
+// stopSelf calls give and stops todosh with SIGSTOP, returning once it
+// is continued (a stop sent to oneself takes effect before kill returns);
+// it does nothing when no shell could continue todosh (orphaned).
+func stopSelf(give func()) {
+	if orphaned() {
+		return
 	}
-	return psid != sid || ppg == unix.Getpgrp()
+	give()
+	unix.Kill(unix.Getpid(), unix.SIGSTOP) // continued by fg or bg: SIGCONT (onContinue)
+}
+
+// orphaned reports whether no shell above todosh could continue it: its
+// parent is in another session (todosh a session leader, as under a pty a
+// test opens). A parent in todosh's own group (go run, a wrapper script)
+// has the shell above it; todosh's own children run in process groups of
+// their own (internal/procgroup).
+func orphaned() bool {
+	sid, err1 := unix.Getsid(0)
+	psid, err2 := unix.Getsid(unix.Getppid())
+	return err1 != nil || err2 != nil || psid != sid
 }
 
 // saveTerminal records fd's terminal mode now; restore puts it back,

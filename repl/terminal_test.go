@@ -60,6 +60,7 @@ func newFakeTerminal(cols, rows int) *fakeTerminal {
 func (f *fakeTerminal) Size() (int, int)      { return f.cols, f.rows }
 func (f *fakeTerminal) OnResize(func())       {}
 func (f *fakeTerminal) OnStop(func(), func()) {}
+func (f *fakeTerminal) Suspend()              {}
 func (f *fakeTerminal) Input() io.ReadCloser  { return fakeKeys{f} }
 func (f *fakeTerminal) Output() io.Writer     { return f }
 func (f *fakeTerminal) MakeRaw() error        { return f.setRaw(true) }

@@ -34,6 +34,10 @@ type Terminal interface {
 	// is resumed in the foreground, so the screen can be handed over
 	// clean and drawn again.
 	OnStop(stop, cont func())
+	// Suspend stops todosh as Ctrl-Z does, for a raw mode in which the
+	// key is read as a key (the countdown), and returns once it is
+	// resumed; where there is no job control it returns at once.
+	Suspend()
 	// NoEcho stops the terminal's own echo of keys for the whole
 	// interactive session: keys typed while no line is read (a command, a
 	// turn, the moments between) stay queued, unshown, for the countdown
@@ -185,6 +189,11 @@ func (t *ttyTerminal) OnStop(stop, cont func()) {
 	defer t.mu.Unlock()
 	t.onStop = append(t.onStop, stop)
 	t.onCont = append(t.onCont, cont)
+}
+
+func (t *ttyTerminal) Suspend() {
+	stopSelf(t.stopping)
+	t.resumed()
 }
 
 // calls runs fs, a copy of one of the terminal's lists of callbacks taken
