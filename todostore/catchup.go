@@ -58,9 +58,23 @@ func (h *historyEnd) linesFor(st state, next *Session, by todolist.Author, hash 
 	line := HistoryLine{N: n, At: next.UpdatedAt, By: by, What: next.describe(st.sess, by), Todos: next.Todos,
 		Revert: next.revertOf, Dropped: next.dropped, PID: processID, hash: hashString(hash),
 		snap: h.damaged && len(lines) == 0} // after damage, a line that reads by itself
-	next.Change = &todolist.ChangeRecord{N: n, Hash: line.hash, At: line.At, By: by, What: line.What, Revert: line.Revert, Dropped: line.Dropped, PID: processID,
-		Ahead: aheadOf(lines)}
+	rec := recordOf(line)
+	rec.Ahead = aheadOf(lines)
+	next.Change = &rec
 	return append(lines, line)
+}
+
+// recordOf is the record a session file keeps of history line l
+// (Session.Change), without the lines ahead of it.
+func recordOf(l HistoryLine) todolist.ChangeRecord {
+	return todolist.ChangeRecord{N: l.N, Hash: l.hash, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Dropped: l.Dropped, PID: l.PID}
+}
+
+// lineOf is the history line record c stands for, stating todos: a
+// snapshot, since the line before it may be lost too.
+func lineOf(c todolist.ChangeRecord, todos []todolist.Todo) HistoryLine {
+	return HistoryLine{N: c.N, At: c.At, By: c.By, What: c.What, Todos: todos, Revert: c.Revert,
+		Dropped: todolist.CloneTodos(c.Dropped), PID: c.PID, hash: c.Hash, snap: true}
 }
 
 // aheadOf is what the record of a change keeps of the lines its writer
@@ -81,8 +95,7 @@ func aheadOf(lines []HistoryLine) []todolist.LineAhead {
 		if todos == nil {
 			todos = []todolist.Todo{}
 		}
-		out[i] = todolist.LineAhead{ChangeRecord: todolist.ChangeRecord{N: l.N, Hash: l.hash, At: l.At, By: l.By, What: l.What, Revert: l.Revert, Dropped: l.Dropped, PID: l.PID},
-			Todos: todos, Base: l.Base}
+		out[i] = todolist.LineAhead{ChangeRecord: recordOf(l), Todos: todos, Base: l.Base}
 	}
 	return out
 }
@@ -116,8 +129,9 @@ func linesAhead(lastN int, st state) []HistoryLine {
 			continue
 		}
 		prev = a.N
-		out = append(out, HistoryLine{N: a.N, At: a.At, By: a.By, What: a.What, Todos: todos, Revert: a.Revert, Base: a.Base,
-			Dropped: todolist.CloneTodos(a.Dropped), PID: a.PID, hash: a.Hash, snap: true})
+		l := lineOf(a.ChangeRecord, todos)
+		l.Base = a.Base
+		out = append(out, l)
 	}
 	return out
 }
@@ -183,7 +197,7 @@ func lostLine(lastN int, st state) (HistoryLine, bool) {
 	if !st.present || c == nil || c.N <= lastN || c.Hash != hashString(st.hash) {
 		return HistoryLine{}, false
 	}
-	return HistoryLine{At: c.At, By: c.By, What: c.What, Todos: todolist.CloneTodos(st.sess.Todos), Revert: c.Revert, Dropped: c.Dropped, PID: c.PID, hash: c.Hash, snap: true}, true
+	return lineOf(*c, todolist.CloneTodos(st.sess.Todos)), true
 }
 
 // catchUp returns the lines that make a history whose last line is last
