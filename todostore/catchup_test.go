@@ -145,18 +145,18 @@ func TestLinesAheadOverTheLimit(t *testing.T) {
 	errCrash := errors.New("killed after the rename")
 	crash := func(i int) {
 		t.Helper()
-		atStep = func(id, step string) {
-			if id == "big" && step == "renamed" {
+		s := open()
+		s.afterRename = func(id string) {
+			if id == "big" {
 				panic(errCrash)
 			}
 		}
 		defer func() {
-			atStep = nil
 			if r := recover(); r != errCrash {
 				t.Fatalf("change %d: %v, want the crash", i, r)
 			}
 		}()
-		if _, err := open().Update("big", func(s *Session) error { return todolist.SetSubtaskStatus(s.Todos, i, 0, todolist.Completed) }); err != nil {
+		if _, err := s.Update("big", func(s *Session) error { return todolist.SetSubtaskStatus(s.Todos, i, 0, todolist.Completed) }); err != nil {
 			t.Fatalf("change %d: %v", i, err)
 		}
 	}

@@ -112,8 +112,8 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 		return nil, false, err
 	}
 	if listed {
-		if atStep != nil {
-			atStep(id, "renamed")
+		if s.afterRename != nil {
+			s.afterRename(id)
 		}
 		if err := s.appendLines(id, h, buf, chain, lines); err != nil {
 			return result, true, err
@@ -121,8 +121,3 @@ func (s *Store) commit(id string, by todolist.Author, needHist bool, fn func(*Se
 	}
 	return result, true, nil
 }
-
-// atStep, nil but in crash tests, is called at the named steps of a
-// change to session id ("renamed": the session file is written, its
-// history lines are not), so a test can kill a writer exactly there.
-var atStep func(id, step string)

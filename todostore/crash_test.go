@@ -426,14 +426,14 @@ func wasKilled(err error) bool {
 
 // runCrashAt makes crashOp k on session id in one Update and, when step
 // is not empty, kills its own process with SIGKILL at that step of the
-// change (atStep in commit.go). Args: root id k step.
+// change (Store.afterRename: "renamed"). Args: root id k step.
 func runCrashAt(args []string) error {
 	s := Open(args[0])
 	k, _ := strconv.Atoi(args[2])
 	step := args[3]
 	if step != "" {
-		atStep = func(_, at string) {
-			if at == step {
+		s.afterRename = func(string) {
+			if step == "renamed" {
 				p, _ := os.FindProcess(os.Getpid())
 				p.Kill()
 				time.Sleep(time.Minute) // until the kill lands

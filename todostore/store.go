@@ -43,6 +43,10 @@ type Store struct {
 	// unlockedRead, set by tests, is called when a change has read the
 	// session without its lock: where another process's write may come.
 	unlockedRead func(id string)
+	// afterRename, set by crash tests, is called when a change has written
+	// the session file and not yet its history lines, so a test can kill
+	// the writer exactly there.
+	afterRename func(id string)
 
 	sweepOnce sync.Once // leftover temp files are removed at the first write
 	// damaged holds the ids whose history a read found damaged: the next
