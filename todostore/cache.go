@@ -136,7 +136,6 @@ func (c *sessionCache) setHistTail(id string, hid fileID, t histTail) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.m[id]; e != nil {
-		t.last = nil
 		e.hist, e.tail = hid, t
 	}
 }

@@ -163,7 +163,6 @@ type histTail struct {
 	firstN int
 	end    int64 // offset after the last newline; a torn rest follows
 	Size   int64
-	last   *HistoryLine // set only when the history was read whole
 }
 
 // historyRead counts the bytes read from history files, for the test
