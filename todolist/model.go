@@ -172,14 +172,6 @@ func CheckText(what, s string) error {
 	return nil
 }
 
-// checkOptionalText is CheckText for fields that may be empty.
-func checkOptionalText(what, s string) error {
-	if s == "" {
-		return nil
-	}
-	return CheckText(what, s)
-}
-
 // Normalize renumbers ids to positions ("1", "2.1") and recomputes the
 // derived status of every todo that has subtasks. It is applied before
 // every write, so ids in a file always equal the positions people type.
@@ -318,7 +310,7 @@ func ValidateAgainst(todos, prev []Todo) error {
 	return nil
 }
 
-// checkField is CheckText (or checkOptionalText unless required) with the
+// checkField is CheckText (an empty text passes unless required) with the
 // field named "kind POS field" only when it fails. A text equal to valid,
 // known to pass (an empty one is not), is not checked again.
 func checkField(pos func() string, kind, field, s, valid string, required bool) error {
