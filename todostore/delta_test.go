@@ -618,3 +618,8 @@ func TestEstimateHoldsAnItem(t *testing.T) {
 		t.Errorf("an item of %d bytes, estimated %d", got, est)
 	}
 }
+
+// encodeLines is encodeLinesTo into a buffer of its own.
+func encodeLines(at lineChain, prev []todolist.Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
+	return encodeLinesTo(nil, at, prev, lines, limit)
+}

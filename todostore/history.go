@@ -350,17 +350,12 @@ type lineChain struct {
 	n, from, db int
 }
 
-// encodeLines writes lines in format 2 after a history whose last line is
-// at (n 0: none), whose list is prev. A line is a snapshot when it asks to
-// be, when nothing comes before it, or when the chain since the last
-// snapshot is snapshotEvery lines or limit delta bytes long; otherwise a
-// delta from the line before. It returns the bytes and the chain after.
-func encodeLines(at lineChain, prev []todolist.Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
-	return encodeLinesTo(nil, at, prev, lines, limit)
-}
-
-// encodeLinesTo is encodeLines appending to buf (a buffer kept from change
-// to change, lineBufs).
+// encodeLinesTo appends to buf (a buffer kept from change to change,
+// lineBufs) lines in format 2 after a history whose last line is at (n 0:
+// none), whose list is prev. A line is a snapshot when it asks to be, when
+// nothing comes before it, or when the chain since the last snapshot is
+// snapshotEvery lines or limit delta bytes long; otherwise a delta from
+// the line before. It returns the bytes and the chain after.
 func encodeLinesTo(buf []byte, at lineChain, prev []todolist.Todo, lines []HistoryLine, limit int) ([]byte, lineChain, error) {
 	for i := range lines {
 		l := &lines[i]
