@@ -64,28 +64,21 @@ func (s *Store) Ledger(id string, now time.Time) (Ledger, error) {
 // work log, at now. Pure.
 func BuildLedger(todos []todolist.Todo, hist []HistoryLine, work WorkLog, now time.Time) Ledger {
 	var l Ledger
-	rows := map[string]*Cost{}
+	rows := map[string]int{} // by index: appending may move the rows
 	for i, t := range todos {
 		l.Items = append(l.Items, Cost{UID: t.UID, Pos: i + 1, Content: t.Content, Status: t.Status})
-	}
-	for i := range l.Items {
-		if l.Items[i].UID != "" {
-			rows[l.Items[i].UID] = &l.Items[i]
+		if t.UID != "" {
+			rows[t.UID] = i
 		}
 	}
 	row := func(uid string) *Cost {
-		if r := rows[uid]; r != nil {
-			return r
+		i, ok := rows[uid]
+		if !ok {
+			i = len(l.Items)
+			rows[uid] = i
+			l.Items = append(l.Items, Cost{UID: uid})
 		}
-		l.Items = append(l.Items, Cost{UID: uid})
-		r := &l.Items[len(l.Items)-1]
-		// Appending may move the rows: index them again.
-		for i := range l.Items {
-			if l.Items[i].UID != "" {
-				rows[l.Items[i].UID] = &l.Items[i]
-			}
-		}
-		return r
+		return &l.Items[i]
 	}
 	// Time in progress: from the change that put an item in progress to
 	// the change that took it out (or now).
