@@ -8,6 +8,7 @@ package foreignlists
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,13 +152,7 @@ func ForeignEntries(home string, getenv func(string) string) ([]ForeignEntry, er
 		}
 	}
 	slices.SortFunc(out, func(a, b ForeignEntry) int {
-		if c := b.ModTime.Compare(a.ModTime); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Source, b.Source); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(b.ModTime.Compare(a.ModTime), strings.Compare(a.Source, b.Source), strings.Compare(a.Name, b.Name))
 	})
 	return out, errors.Join(errs...)
 }
