@@ -199,13 +199,7 @@ func TestRevertChainAndRestore(t *testing.T) {
 	if _, _, err := s.Commit("r", todolist.ByYou, func(sess *Session) error { sess.Paused, sess.PauseReason = true, "why"; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	contents := func(sess *Session) string {
-		var out []string
-		for _, t := range sess.Todos {
-			out = append(out, t.Content)
-		}
-		return strings.Join(out, ",")
-	}
+	contents := func(sess *Session) string { return strings.Join(todolisttest.Texts(sess.Todos), ",") }
 	for _, want := range []struct {
 		took int
 		list string

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/todosh/todosh/todolist"
+	"github.com/todosh/todosh/todolist/todolisttest"
 )
 
 // TestRevertWhileAnotherWrites is the misleading refusal of /todo revert
@@ -18,13 +19,7 @@ import (
 // and the revert said the list was "already as it was" before a change
 // the file did not yet hold.
 func TestRevertWhileAnotherWrites(t *testing.T) {
-	contents := func(todos []todolist.Todo) string {
-		var out []string
-		for _, t := range todos {
-			out = append(out, t.Content)
-		}
-		return strings.Join(out, ",")
-	}
+	contents := func(todos []todolist.Todo) string { return strings.Join(todolisttest.Texts(todos), ",") }
 	for _, tc := range []struct {
 		name   string
 		before []string // added before, one change each
