@@ -167,7 +167,7 @@ func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: the plan was over the list's limits and was cut", a.cfg.Name)})
 	}
 	res, err := agent.ApplyAgentList(a.sess, todos, time.Now(), func(_ []todolist.Todo, m *agent.Merge) error {
-		tickCompleted(m.Todos)
+		agent.TickCompleted(m.Todos)
 		return nil
 	})
 	switch {

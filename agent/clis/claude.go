@@ -101,7 +101,7 @@ func (ct *ClaudeTasks) Apply(todos []todolist.Todo, op TaskOp) (out, archived []
 	it := &out[k]
 	if op.Status != "" {
 		it.Status = op.Status
-		tickCompleted(out[k : k+1])
+		agent.TickCompleted(out[k : k+1])
 	}
 	if t, ok, _ := agentTodo(op.Subject, it.Status, op.ActiveForm); ok {
 		it.Content = t.Content
@@ -170,20 +170,6 @@ func (ct *ClaudeTasks) prune(todos []todolist.Todo, subject string) {
 		kept = append(kept, t)
 	}
 	ct.Tasks = kept
-}
-
-// tickCompleted ticks the subtasks of items the agent says are completed.
-// The CLIs have no tool to tick a subtask; they see the subtasks in the todo
-// context, and completing the item is their way of saying they did them.
-func tickCompleted(todos []todolist.Todo) {
-	for i := range todos {
-		if todos[i].Status == todolist.Completed {
-			todolist.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
-			for j := range todos[i].Subtasks {
-				todos[i].Subtasks[j].Status = todolist.Completed
-			}
-		}
-	}
 }
 
 // ClaudeParser reads `claude -p --output-format stream-json --verbose`.

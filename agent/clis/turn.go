@@ -491,7 +491,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 			return // the same list again: nothing to do
 		}
 		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todolist.Todo, m *agent.Merge) error {
-			tickCompleted(m.Todos)
+			agent.TickCompleted(m.Todos)
 			return nil
 		})
 		if err == nil {
