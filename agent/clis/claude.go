@@ -481,8 +481,7 @@ func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
 			emit(p.calls.start(b.str("id"), name, "", toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))))
 		}
 	default:
-		arg := toolArg(b["input"])
-		emit(p.calls.start(b.str("id"), name, arg, toolLine(name, arg)))
+		emit(p.calls.startInput(b.str("id"), name, b["input"]))
 	}
 }
 
