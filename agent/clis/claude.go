@@ -485,6 +485,26 @@ func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
 	}
 }
 
+// exitPrefix reads an exit status from a tool result's text that starts
+// "Exit code N" (Claude Code's failed Bash call); nil when it does not.
+func exitPrefix(text string) *int {
+	const p = "Exit code "
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, p) {
+		return nil
+	}
+	t = t[len(p):]
+	end := 0
+	for end < len(t) && end < 4 && (t[end] >= '0' && t[end] <= '9' || end == 0 && t[end] == '-') {
+		end++
+	}
+	n, err := strconv.Atoi(t[:end])
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
 // anyID reads a task id that may be written as a string or a number.
 func anyID(v any) string {
 	switch x := v.(type) {
@@ -529,7 +549,7 @@ func (p *ClaudeParser) user(m jsonObj, emit func(Update)) {
 		failed := jsonTrue(b["is_error"])
 		var exit *int
 		if failed {
-			exit = agent.ExitPrefix(b.str("content"))
+			exit = exitPrefix(b.str("content"))
 		}
 		if u := p.calls.end(id, !failed, exit); u != nil {
 			emit(*u)
