@@ -479,6 +479,13 @@ func TickCompleted(todos []todolist.Todo) {
 	}
 }
 
+// TickCompletedRule is the ApplyAgentList rule of an agent with no tool
+// to tick a subtask: TickCompleted on the merged list.
+func TickCompletedRule(_ []todolist.Todo, m *Merge) error {
+	TickCompleted(m.Todos)
+	return nil
+}
+
 // ApplyAgentListShown is ApplyAgentList for a caller that shows the agent
 // the list afterwards (todo_write's reply): the write is also the agent's
 // read (todostore.Session.MarkAgentRead). An item id that is a position is
