@@ -102,16 +102,6 @@ func (k ToolKind) String() string {
 	return "other"
 }
 
-// ParseToolKind is String's inverse; an unknown name is ToolOther.
-func ParseToolKind(s string) ToolKind {
-	for k, n := range toolKindNames {
-		if n == s {
-			return ToolKind(k)
-		}
-	}
-	return ToolOther
-}
-
 // ToolState is where a tool call is: started, or ended well or badly.
 type ToolState uint8
 

@@ -464,6 +464,28 @@ func ApplyAgentList(sess Session, list []todolist.Todo, now time.Time, rules fun
 	return applyAgentList(sess, list, now, rules, false)
 }
 
+// TickCompleted ticks the subtasks of the items in todos that are
+// completed: an agent with no tool to tick a subtask (a wrapped CLI, an
+// ACP plan) says by completing the item that its checklist is done.
+func TickCompleted(todos []todolist.Todo) {
+	for i := range todos {
+		if todos[i].Status != todolist.Completed {
+			continue
+		}
+		todolist.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
+		for j := range todos[i].Subtasks {
+			todos[i].Subtasks[j].Status = todolist.Completed
+		}
+	}
+}
+
+// TickCompletedRule is the ApplyAgentList rule of an agent with no tool
+// to tick a subtask: TickCompleted on the merged list.
+func TickCompletedRule(_ []todolist.Todo, m *Merge) error {
+	TickCompleted(m.Todos)
+	return nil
+}
+
 // ApplyAgentListShown is ApplyAgentList for a caller that shows the agent
 // the list afterwards (todo_write's reply): the write is also the agent's
 // read (todostore.Session.MarkAgentRead). An item id that is a position is

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/todosh/todosh/todostore"
@@ -42,26 +41,6 @@ func Ended(id, name string, kind ToolKind, target string, ok bool, exit *int) *T
 		st = ToolFailed
 	}
 	return &ToolCall{ID: id, Name: name, Kind: kind, Target: target, State: st, Exit: exit}
-}
-
-// ExitPrefix reads an exit status from a tool result's text that starts
-// "Exit code N" (Claude Code's failed Bash call); nil when it does not.
-func ExitPrefix(text string) *int {
-	const p = "Exit code "
-	t := strings.TrimSpace(text)
-	if !strings.HasPrefix(t, p) {
-		return nil
-	}
-	t = t[len(p):]
-	end := 0
-	for end < len(t) && end < 4 && (t[end] >= '0' && t[end] <= '9' || end == 0 && t[end] == '-') {
-		end++
-	}
-	n, err := strconv.Atoi(t[:end])
-	if err != nil {
-		return nil
-	}
-	return &n
 }
 
 // WorkLine is what the work log keeps of ev (todostore.WorkLine): a tool

@@ -73,9 +73,6 @@ func (m *UsageMeter) AtLeast(total Usage) (ev Event, ok bool) {
 	return m.pass(Usage{Input: max(0, total.Input-m.sent.Input), Output: max(0, total.Output-m.sent.Output)})
 }
 
-// Sent is the sum of what was passed on.
-func (m *UsageMeter) Sent() Usage { return m.sent }
-
 // Real reports whether u can be a count of tokens: not below zero, not
 // above MaxUsage.
 func (u Usage) Real() bool {

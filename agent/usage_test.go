@@ -66,8 +66,8 @@ func TestUsageMeter(t *testing.T) {
 					t.Errorf("step %d (%s %+v): usage %+v notice %v, want %+v notice %v", i, st.how, st.u, got, notice, st.want, st.notice)
 				}
 			}
-			if m.Sent() != tc.sent {
-				t.Errorf("sent %+v, want %+v", m.Sent(), tc.sent)
+			if m.sent != tc.sent {
+				t.Errorf("sent %+v, want %+v", m.sent, tc.sent)
 			}
 		})
 	}

@@ -40,21 +40,6 @@ func PlanTodos(entries []acp.PlanEntry) (todos []todolist.Todo, cut bool) {
 	return todos, cut
 }
 
-// tickCompleted ticks the subtasks of items the plan completed: a plan
-// knows no subtasks, and completing an item is the agent's word that its
-// checklist is done.
-func tickCompleted(todos []todolist.Todo) {
-	for i := range todos {
-		if todos[i].Status != todolist.Completed {
-			continue
-		}
-		todolist.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
-		for j := range todos[i].Subtasks {
-			todos[i].Subtasks[j].Status = todolist.Completed
-		}
-	}
-}
-
 // WriteTodosInput reads the items of a whole-list todo call from a tool
 // call's raw input, for agents that send the call but no plan: Gemini
 // CLI's write_todos ({"todos":[{"description","status"}]}), a TodoWrite

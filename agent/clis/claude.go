@@ -101,7 +101,7 @@ func (ct *ClaudeTasks) Apply(todos []todolist.Todo, op TaskOp) (out, archived []
 	it := &out[k]
 	if op.Status != "" {
 		it.Status = op.Status
-		tickCompleted(out[k : k+1])
+		agent.TickCompleted(out[k : k+1])
 	}
 	if t, ok, _ := agentTodo(op.Subject, it.Status, op.ActiveForm); ok {
 		it.Content = t.Content
@@ -170,20 +170,6 @@ func (ct *ClaudeTasks) prune(todos []todolist.Todo, subject string) {
 		kept = append(kept, t)
 	}
 	ct.Tasks = kept
-}
-
-// tickCompleted ticks the subtasks of items the agent says are completed.
-// The CLIs have no tool to tick a subtask; they see the subtasks in the todo
-// context, and completing the item is their way of saying they did them.
-func tickCompleted(todos []todolist.Todo) {
-	for i := range todos {
-		if todos[i].Status == todolist.Completed {
-			todolist.OwnSubtasks(&todos[i]) // they may be the store's, shared (copy on write)
-			for j := range todos[i].Subtasks {
-				todos[i].Subtasks[j].Status = todolist.Completed
-			}
-		}
-	}
 }
 
 // ClaudeParser reads `claude -p --output-format stream-json --verbose`.
@@ -495,9 +481,28 @@ func (p *ClaudeParser) toolUse(b jsonObj, emit func(Update)) {
 			emit(p.calls.start(b.str("id"), name, "", toolLine("TaskUpdate", strings.TrimSpace("#"+call.taskID+" "+in.Status))))
 		}
 	default:
-		arg := toolArg(b["input"])
-		emit(p.calls.start(b.str("id"), name, arg, toolLine(name, arg)))
+		emit(p.calls.startInput(b.str("id"), name, b["input"]))
 	}
+}
+
+// exitPrefix reads an exit status from a tool result's text that starts
+// "Exit code N" (Claude Code's failed Bash call); nil when it does not.
+func exitPrefix(text string) *int {
+	const p = "Exit code "
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, p) {
+		return nil
+	}
+	t = t[len(p):]
+	end := 0
+	for end < len(t) && end < 4 && (t[end] >= '0' && t[end] <= '9' || end == 0 && t[end] == '-') {
+		end++
+	}
+	n, err := strconv.Atoi(t[:end])
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 // anyID reads a task id that may be written as a string or a number.
@@ -544,7 +549,7 @@ func (p *ClaudeParser) user(m jsonObj, emit func(Update)) {
 		failed := jsonTrue(b["is_error"])
 		var exit *int
 		if failed {
-			exit = agent.ExitPrefix(b.str("content"))
+			exit = exitPrefix(b.str("content"))
 		}
 		if u := p.calls.end(id, !failed, exit); u != nil {
 			emit(*u)

@@ -83,8 +83,7 @@ type geminiTodos struct {
 func (p *GeminiParser) toolUse(m jsonObj, emit func(Update)) {
 	name, params, id := m.str("tool_name"), m["parameters"], m.str("tool_id")
 	if name != "write_todos" {
-		arg := toolArg(params)
-		emit(p.calls.start(id, name, arg, toolLine(name, arg)))
+		emit(p.calls.startInput(id, name, params))
 		return
 	}
 	var in geminiTodos

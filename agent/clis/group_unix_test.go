@@ -6,10 +6,12 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/todosh/todosh/internal/procgroup"
 )
 
 func TestGroupAlive(t *testing.T) {
-	if groupAlive(os.Getpid()) != (syscall.Getpgrp() == os.Getpid()) {
-		t.Error("groupAlive wrong about the test's own group")
+	if procgroup.Alive(os.Getpid()) != (syscall.Getpgrp() == os.Getpid()) {
+		t.Error("procgroup.Alive wrong about the test's own group")
 	}
 }

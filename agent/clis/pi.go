@@ -67,8 +67,8 @@ func (p *PiParser) Line(line []byte, emit func(Update)) error {
 	case "message_end":
 		p.messageEnd(m, emit)
 	case "tool_execution_start":
-		n, arg := m.str("toolName"), toolArg(m["args"])
-		u := p.calls.start(m.str("toolCallId"), n, arg, toolLine(n, arg))
+		n := m.str("toolName")
+		u := p.calls.startInput(m.str("toolCallId"), n, m["args"])
 		if n == "todo" {
 			u.Text = "" // shown with its list at its end
 		}

@@ -90,7 +90,7 @@ func (a *cliAgent) run(ctx context.Context, args []string, stdin string, parser 
 	<-exited
 	close(finished)
 	killer.Wait()
-	if groupAlive(pgid) {
+	if procgroup.Alive(pgid) {
 		killGroup(pgid, a.cfg.KillGrace) // what the CLI forked and left behind
 	}
 	out.stderr = stderr.String()
@@ -184,16 +184,13 @@ func killGroup(pgid int, grace time.Duration) {
 	procgroup.Terminate(pgid)
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
-		if !groupAlive(pgid) {
+		if !procgroup.Alive(pgid) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	procgroup.Kill(pgid)
-	for i := 0; i < 500 && groupAlive(pgid); i++ {
+	for i := 0; i < 500 && procgroup.Alive(pgid); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// groupAlive reports whether a process of group pgid is still running.
-func groupAlive(pgid int) bool { return procgroup.Alive(pgid) }

@@ -94,6 +94,13 @@ func (c *toolCalls) start(id, name, target, line string) Update {
 	return Update{Kind: UpdateToolCall, Text: line, Tool: &call}
 }
 
+// startInput is start for a call whose input is a JSON object: its
+// target and its line are its most telling argument (toolArg).
+func (c *toolCalls) startInput(id, name string, input []byte) Update {
+	arg := toolArg(input)
+	return c.start(id, name, arg, toolLine(name, arg))
+}
+
 // end is the update for the end of the call with id, nil when its start
 // was not seen (a sub-agent's call, a result without its call).
 func (c toolCalls) end(id string, ok bool, exit *int) *Update {

@@ -102,7 +102,7 @@ func FuzzExitPrefix(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if n := agent.ExitPrefix(s); n != nil && (*n > 9999 || *n < -999) {
+		if n := exitPrefix(s); n != nil && (*n > 9999 || *n < -999) {
 			t.Fatalf("exit %d from %q", *n, s)
 		}
 	})

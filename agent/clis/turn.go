@@ -490,10 +490,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
 			return // the same list again: nothing to do
 		}
-		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), func(_ []todolist.Todo, m *agent.Merge) error {
-			tickCompleted(m.Todos)
-			return nil
-		})
+		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), agent.TickCompletedRule)
 		if err == nil {
 			st.applied = todolist.CloneTodos(u.Todos)
 		}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/todosh/todosh/agent"
 	"github.com/todosh/todosh/continuation"
+	"github.com/todosh/todosh/internal/procgroup"
 	"github.com/todosh/todosh/internal/testenv"
 	"github.com/todosh/todosh/todostore"
 )
@@ -524,7 +525,7 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 			if pid == 0 {
 				t.Fatal("the fake never started")
 			}
-			if groupAlive(pid) {
+			if procgroup.Alive(pid) {
 				t.Errorf("process group %d still running", pid)
 			}
 			// Dead members may wait a moment for init to reap them.
@@ -573,7 +574,7 @@ func TestStrayProcessHoldingOutput(t *testing.T) {
 		t.Fatal("the fake left no child")
 	}
 	// What the CLI left behind in its process group ended with the turn.
-	if groupAlive(pid) {
+	if procgroup.Alive(pid) {
 		_ = testenv.Kill(child, syscall.SIGKILL)
 		t.Errorf("the child %d outlived the turn", child)
 	}
@@ -1004,7 +1005,7 @@ func assertGroupGone(t *testing.T, pidFile string) {
 	if pid == 0 || child == 0 {
 		t.Fatalf("pid file %q", data)
 	}
-	if groupAlive(pid) {
+	if procgroup.Alive(pid) {
 		t.Errorf("process group %d still running", pid)
 	}
 }

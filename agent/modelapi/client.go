@@ -223,11 +223,11 @@ func statusError(code int, body []byte) error {
 	}
 	if json.Unmarshal(body, &o) == nil {
 		switch {
-		case hasError(o.Error):
+		case given(o.Error):
 			msg = errorText(o.Error)
 		case o.Message != "":
 			msg = o.Message
-		case hasError(o.Detail):
+		case given(o.Detail):
 			msg = errorText(o.Detail)
 		}
 	}

@@ -199,10 +199,10 @@ func decodeStream(r io.Reader, onText func(string)) (msg Message, usage json.Raw
 		if err := json.Unmarshal(data, &c); err != nil {
 			return Message{}, nil, fmt.Errorf("malformed stream chunk %s: %v", todolist.ShortLine(string(data), 80), strings.TrimPrefix(err.Error(), "json: "))
 		}
-		if hasError(c.Error) {
+		if given(c.Error) {
 			return Message{}, nil, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
 		}
-		if hasError(c.Usage) {
+		if given(c.Usage) {
 			usage = c.Usage
 		}
 		if err := a.add(&c, onText); err != nil {
@@ -224,7 +224,7 @@ func decodeCompletion(r io.Reader, onText func(string)) (Message, json.RawMessag
 	if err := json.NewDecoder(io.LimitReader(r, maxReplyBytes)).Decode(&c); err != nil {
 		return Message{}, nil, fmt.Errorf("malformed response: %v", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if hasError(c.Error) {
+	if given(c.Error) {
 		return Message{}, nil, fmt.Errorf("the server sent an error: %s", errorText(c.Error))
 	}
 	if len(c.Choices) == 0 {
@@ -250,13 +250,15 @@ func usageOf(raw json.RawMessage) (agent.Usage, bool) {
 		Prompt     json.RawMessage `json:"prompt_tokens"`
 		Completion json.RawMessage `json:"completion_tokens"`
 	}
-	if !hasError(raw) || json.Unmarshal(raw, &u) != nil {
+	if !given(raw) || json.Unmarshal(raw, &u) != nil {
 		return agent.Usage{}, false
 	}
 	return agent.Usage{Input: agent.UsageCount(u.Prompt), Output: agent.UsageCount(u.Completion)}, true
 }
 
-func hasError(raw json.RawMessage) bool {
+// given reports whether a member was sent with a value: neither missing
+// nor null (an error object, a usage object).
+func given(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && string(raw) != "null"
 }
@@ -277,9 +279,9 @@ func errorText(raw json.RawMessage) string {
 		switch {
 		case o.Message != "":
 			return todolist.ShortLine(o.Message, 300)
-		case hasError(o.Error):
+		case given(o.Error):
 			return errorText(o.Error)
-		case hasError(o.Detail):
+		case given(o.Detail):
 			return errorText(o.Detail)
 		}
 	}

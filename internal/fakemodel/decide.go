@@ -55,7 +55,12 @@ func ParseScenario(s string) (Scenario, error) {
 			return sc, nil
 		}
 	}
-	return "", fmt.Errorf("unknown scenario %q (want lazy, stuck, question, done, work, remark or onego)", s)
+	names := make([]string, len(Scenarios))
+	for i, sc := range Scenarios {
+		names[i] = string(sc)
+	}
+	last := len(names) - 1
+	return "", fmt.Errorf("unknown scenario %q (want %s or %s)", s, strings.Join(names[:last], ", "), names[last])
 }
 
 // Todos are the items every scenario plans, in order.
