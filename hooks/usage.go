@@ -314,15 +314,21 @@ func (h *hook) recordUsage(msgs []messageUsage) error {
 			seen[l.Msg] = true
 		}
 	}
-	hist, err := h.cfg.Store.History(h.id)
-	if err != nil {
-		return err
-	}
+	// The history is read whole, so only once there is a message to
+	// record: a stop whose messages an earlier stop recorded reads none.
+	var hist []todostore.HistoryLine
+	histRead := false
 	for _, m := range msgs {
 		if m.ID == "" || seen[m.ID] || (m.Input == 0 && m.Output == 0) {
 			continue
 		}
 		seen[m.ID] = true
+		if !histRead {
+			if hist, err = h.cfg.Store.History(h.id); err != nil {
+				return err
+			}
+			histRead = true
+		}
 		line := todostore.WorkLine{In: m.Input, Out: m.Output, Msg: m.ID, Sees: true}
 		at := m.At
 		if at.IsZero() {
