@@ -193,6 +193,20 @@ func match(before, after []string) []int {
 // (Turn.Known): case and runs of white space do not matter.
 func TextKey(s string) string { return matchKey(s) }
 
+// KnownFrom is a Turn.Known that calls texts, the caller's read of the
+// item texts of its history up to the person's prompt (by TextKey), once
+// and only when the policy asks: it asks only for an item written
+// completed, never seen open, without a receipt.
+func KnownFrom(texts func() map[string]bool) func(key string) bool {
+	var known map[string]bool
+	return func(key string) bool {
+		if known == nil {
+			known = texts()
+		}
+		return known[key]
+	}
+}
+
 // matchKey is the content compared across lists: case and runs of white
 // space do not matter, so "Write  tests" and "write tests" are one item.
 func matchKey(s string) string {

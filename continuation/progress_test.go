@@ -260,3 +260,19 @@ func TestWrittenDoneKeepsGoing(t *testing.T) {
 		t.Fatalf("re-sent list: %+v", d)
 	}
 }
+
+// TestKnownFrom: the texts are read once, at the first question, and
+// never when none is asked.
+func TestKnownFrom(t *testing.T) {
+	reads := 0
+	known := KnownFrom(func() map[string]bool {
+		reads++
+		return map[string]bool{TextKey("Write  Tests"): true}
+	})
+	if reads != 0 {
+		t.Fatalf("read %d times before a question", reads)
+	}
+	if !known(TextKey("write tests")) || known(TextKey("ship it")) || reads != 1 {
+		t.Fatalf("known: reads %d", reads)
+	}
+}

@@ -79,11 +79,10 @@ type continueOut struct {
 	// Out is the JSON object the hook writes.
 	Out map[string]any
 	// Sent is the text the agent's prompt hook will see if the agent runs
-	// it for the continuation (Gemini CLI, Qwen Code), "" when none.
+	// it for the continuation (Gemini CLI, Qwen Code), "" when none. When
+	// it is the line alone (byPromptHook), the continuation itself is
+	// still owed: the prompt hook gives it (hook.owed).
 	Sent string
-	// Owed is true when the continuation itself still has to reach the
-	// agent through its prompt hook (byPromptHook).
-	Owed bool
 }
 
 // continueAnswer is the answer that sends agent a on with prompt, showing
@@ -97,7 +96,7 @@ func (a Agent) continueAnswer(line, prompt string, getenv func(string) string) c
 	}
 	switch style {
 	case byPromptHook:
-		return continueOut{Out: map[string]any{"decision": a.Continue, "reason": line}, Sent: line, Owed: true}
+		return continueOut{Out: map[string]any{"decision": a.Continue, "reason": line}, Sent: line}
 	case byContext:
 		ev, _ := a.Event(KindStop)
 		return continueOut{Out: map[string]any{"systemMessage": line,

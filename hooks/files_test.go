@@ -65,19 +65,7 @@ func TestSettingsFilesGolden(t *testing.T) {
 					t.Fatalf("install: %v %v", changed, err)
 				}
 				after, _ := os.ReadFile(path)
-				golden := filepath.Join("testdata", "settings", tc.name+"."+name+".golden")
-				if *update {
-					if err := os.WriteFile(golden, after, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(after, want) {
-					t.Errorf("install: got\n%s\nwant\n%s", after, want)
-				}
+				checkGolden(t, filepath.Join("testdata", "settings", tc.name+"."+name+".golden"), after)
 				if bytes.Contains(before, []byte("\r\n")) && bytes.Count(after, []byte("\n")) != bytes.Count(after, []byte("\r\n")) {
 					t.Errorf("a CRLF file got LF lines:\n%q", after)
 				}

@@ -71,7 +71,7 @@ func Stop(in StopIn) StopOut {
 	}
 	p := continuation.Restore(continuation.State{NoProgress: st.NoProgress, PerPrompt: st.PerPrompt,
 		LastList: st.LastList, Level: st.Level, Paused: in.Paused, PauseReason: in.PauseReason,
-		Done: st.Done, Unverified: st.Unverified})
+		Done: st.Done, Unverified: st.Unverified, Mark: st.Mark})
 	// The restored policy has spent nothing: the turn's tokens are all
 	// the prompt spent.
 	p.SetBudget(continuation.Budget{Tokens: in.BudgetTokens})
@@ -80,7 +80,7 @@ func Stop(in StopIn) StopOut {
 	ps := p.State()
 	next := todostore.HookState{NoProgress: ps.NoProgress, PerPrompt: ps.PerPrompt, LastList: ps.LastList, Level: ps.Level,
 		Before: snapshot(in.Todos), Sent: st.Sent, Given: st.Given, Held: st.Held, Offered: st.Offered,
-		Done: ps.Done, Unverified: ps.Unverified, Mark: st.Mark}
+		Done: ps.Done, Unverified: ps.Unverified, Mark: ps.Mark}
 	out := StopOut{Continue: d.Continue, Prompt: d.Prompt, Reason: d.Reason, Line: d.Line, State: next}
 	if d.Continue {
 		out.State.Sent = digest(d.Prompt)

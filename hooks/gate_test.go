@@ -225,3 +225,14 @@ func TestStopFromFirstList(t *testing.T) {
 		}
 	}
 }
+
+// TestStopKeepsMark: the person's prompt's change (HookState.Mark) outlives
+// every stop, continued or not, until the next prompt of the person.
+func TestStopKeepsMark(t *testing.T) {
+	for _, now := range [][]todolist.Todo{list(P), list(C)} {
+		st := todostore.HookState{Mark: 7, Before: list(P)}
+		if out := Stop(StopIn{Todos: now, State: &st}); out.State.Mark != 7 {
+			t.Errorf("%v: mark %d after the stop, want 7", now, out.State.Mark)
+		}
+	}
+}

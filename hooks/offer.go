@@ -78,13 +78,22 @@ func waiting(todos []todolist.Todo, st *todostore.HookState) (n int, all bool) {
 		if t.IsOpen() {
 			open++
 		}
-	}
-	for _, i := range notHeld(todos, st) {
-		if !slices.Contains(st.Offered, itemKey(todos[i].Content)) {
+		if neverOffered(t, st) {
 			n++
 		}
 	}
 	return n, open > 0 && n == open
+}
+
+// neverOffered reports whether t is an open item the agent's tool does
+// not hold and was never offered; never while nothing is known of what
+// the tool holds (notHeld).
+func neverOffered(t todolist.Todo, st *todostore.HookState) bool {
+	if !t.IsOpen() || st == nil || st.Held == nil {
+		return false
+	}
+	k := itemKey(t.Content)
+	return !slices.Contains(st.Held, k) && !slices.Contains(st.Offered, k)
 }
 
 // offeredOnly is todos without the open items the agent was never
@@ -92,10 +101,9 @@ func waiting(todos []todolist.Todo, st *todostore.HookState) (n int, all bool) {
 func offeredOnly(todos []todolist.Todo, st *todostore.HookState) []todolist.Todo {
 	out := make([]todolist.Todo, 0, len(todos))
 	for _, t := range todos {
-		if k := itemKey(t.Content); t.IsOpen() && st != nil && st.Held != nil && !slices.Contains(st.Held, k) && !slices.Contains(st.Offered, k) {
-			continue
+		if !neverOffered(t, st) {
+			out = append(out, t)
 		}
-		out = append(out, t)
 	}
 	return out
 }

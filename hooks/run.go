@@ -327,8 +327,9 @@ func (h *hook) prompt() ([]byte, []string, error) {
 		if h.owed(prompt, s) {
 			// The continuation itself, which the stop's answer only named
 			// (byPromptHook).
-			add, _ := offer(s.Todos, s.Hooks, addTool(h.tools(s).Todo))
-			ctx = add + continuation.PromptUnverified(s.Todos, h.tools(s), s.Hooks.Level, s.Hooks.Unverified)
+			tools := h.tools(s)
+			add, _ := offer(s.Todos, s.Hooks, addTool(tools.Todo))
+			ctx = add + continuation.PromptUnverified(s.Todos, tools, s.Hooks.Level, s.Hooks.Unverified)
 			return nil
 		}
 		if !IsPersonPrompt(prompt, s.Hooks) {

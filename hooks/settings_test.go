@@ -14,6 +14,24 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 const testExe = "/opt/todosh bin/todosh"
 
+// checkGolden compares what install made with the golden file at path,
+// which -update rewrites first.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("install: got\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestSettingsGolden installs into settings that already hold other hooks,
 // keys and unknown fields, compares with the golden file, installs again
 // (no change) and uninstalls (the file as it was, byte for byte).
@@ -28,19 +46,7 @@ func TestSettingsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", a.Name+".installed.json")
-			if *update {
-				if err := os.WriteFile(golden, after, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(after, want) {
-				t.Errorf("install: got\n%s\nwant\n%s", after, want)
-			}
+			checkGolden(t, filepath.Join("testdata", a.Name+".installed.json"), after)
 			if !json.Valid(after) {
 				t.Fatalf("install wrote invalid JSON")
 			}

@@ -234,12 +234,15 @@ func (h *hook) promptUsage() (msgs []messageUsage, notices []string, ok bool) {
 		if err != nil {
 			return nil, []string{"token usage not read: " + err.Error()}, false
 		}
-		part, shown := promptPart(data, h.in.PromptID)
 		// Only a budget needs the last message now: without one the
 		// ledger takes what is there, and a stop never waits (the wait,
 		// up to transcriptWait at every stop whose reply the transcript
-		// does not spell as expected, cost a session 2 s a stop).
-		if shown && showsReply(part, h.in.Reply()) || h.cfg.BudgetTokens <= 0 {
+		// does not spell as expected, cost a session 2 s a stop), nor
+		// looks for the prompt's part twice.
+		if h.cfg.BudgetTokens <= 0 {
+			return h.a.usage(data, h.in.PromptID)
+		}
+		if part, shown := promptPart(data, h.in.PromptID); shown && showsReply(part, h.in.Reply()) {
 			return h.a.usage(data, h.in.PromptID)
 		}
 		if waited >= transcriptWait {
@@ -311,15 +314,21 @@ func (h *hook) recordUsage(msgs []messageUsage) error {
 			seen[l.Msg] = true
 		}
 	}
-	hist, err := h.cfg.Store.History(h.id)
-	if err != nil {
-		return err
-	}
+	// The history is read whole, so only once there is a message to
+	// record: a stop whose messages an earlier stop recorded reads none.
+	var hist []todostore.HistoryLine
+	histRead := false
 	for _, m := range msgs {
 		if m.ID == "" || seen[m.ID] || (m.Input == 0 && m.Output == 0) {
 			continue
 		}
 		seen[m.ID] = true
+		if !histRead {
+			if hist, err = h.cfg.Store.History(h.id); err != nil {
+				return err
+			}
+			histRead = true
+		}
 		line := todostore.WorkLine{In: m.Input, Out: m.Output, Msg: m.ID, Sees: true}
 		at := m.At
 		if at.IsZero() {

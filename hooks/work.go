@@ -38,17 +38,11 @@ func (h *hook) receipts() (func(string) bool, error) {
 }
 
 // known is continuation.Turn.Known for a stop: the item texts of the
-// session's history up to change mark, read once and only when the
-// policy asks (an item written completed, never seen open, without a
-// receipt).
+// session's history up to change mark (continuation.KnownFrom).
 func (h *hook) known(mark int) func(key string) bool {
-	var texts map[string]bool
-	return func(key string) bool {
-		if texts == nil {
-			texts = h.cfg.Store.ItemTexts(h.id, mark, continuation.TextKey)
-		}
-		return texts[key]
-	}
+	return continuation.KnownFrom(func() map[string]bool {
+		return h.cfg.Store.ItemTexts(h.id, mark, continuation.TextKey)
+	})
 }
 
 // keepFirst records in next the list the agent just wrote when it is its

@@ -277,13 +277,9 @@ func (s Step) known(receipts bool) func(key string) bool {
 		return nil
 	}
 	mark := s.Policy.Mark()
-	var texts map[string]bool
-	return func(key string) bool {
-		if texts == nil {
-			texts = s.Session.Store.ItemTexts(s.Session.ID, mark, continuation.TextKey)
-		}
-		return texts[key]
-	}
+	return continuation.KnownFrom(func() map[string]bool {
+		return s.Session.Store.ItemTexts(s.Session.ID, mark, continuation.TextKey)
+	})
 }
 
 // workRecorder returns what records each event of a turn that the work
