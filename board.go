@@ -69,11 +69,8 @@ func runBoard(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if err == nil {
 		return repl.ExitOK
 	}
-	cmd := "todosh board"
-	if len(args) > 0 {
-		cmd += " " + args[0]
-	}
-	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+	// args is not empty: without a command runBoard printed its usage.
+	fmt.Fprintf(stderr, "todosh board %s: %v\n", args[0], err)
 	var xe *boardcmd.ExitError
 	if errors.As(err, &xe) && xe.Code == 2 {
 		return repl.ExitUsage

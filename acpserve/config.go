@@ -304,20 +304,24 @@ func InnerOptions(c acpagent.SessionConfig) []acp.SessionConfigOption {
 		for _, x := range m.AvailableModes {
 			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(x.Id), Name: x.Name, Description: x.Description})
 		}
-		cat := acp.SessionConfigOptionCategory("mode")
-		out = append(out, acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optMode, Name: "Mode", Type: "select", Category: &cat,
-			CurrentValue: acp.SessionConfigValueId(m.CurrentModeId), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}})
+		out = append(out, madeSelect(optMode, "Mode", string(m.CurrentModeId), opts))
 	}
 	if m := c.Models; m != nil && len(m.AvailableModels) > 0 {
 		opts := acp.SessionConfigSelectOptionsUngrouped{}
 		for _, x := range m.AvailableModels {
 			opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(x.ModelId), Name: x.Name, Description: x.Description})
 		}
-		cat := acp.SessionConfigOptionCategory("model")
-		out = append(out, acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: optModel, Name: "Model", Type: "select", Category: &cat,
-			CurrentValue: acp.SessionConfigValueId(m.CurrentModelId), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}})
+		out = append(out, madeSelect(optModel, "Model", string(m.CurrentModelId), opts))
 	}
 	return out
+}
+
+// madeSelect is the select option todosh makes of the inner agent's modes
+// or models: its id is also its category.
+func madeSelect(id, name, current string, opts acp.SessionConfigSelectOptionsUngrouped) acp.SessionConfigOption {
+	cat := acp.SessionConfigOptionCategory(id)
+	return acp.SessionConfigOption{Select: &acp.SessionConfigOptionSelect{Id: acp.SessionConfigId(id), Name: name, Type: "select", Category: &cat,
+		CurrentValue: acp.SessionConfigValueId(current), Options: acp.SessionConfigSelectOptions{Ungrouped: &opts}}}
 }
 
 // madeOption reports whether option id is one todosh made of the inner

@@ -22,18 +22,10 @@ var editorKinds = [...]acp.ToolKind{agent.ToolOther: acp.ToolKindOther, agent.To
 func (ss *session) toolEvent(ev agent.Event) {
 	t := ev.Tool
 	switch {
-	case t == nil:
-		if ev.Text != "" {
-			ss.toolCall(ev.Text)
-		}
-	case t.State == agent.ToolStarted && t.ID != "":
+	case t != nil && t.ID != "" && t.State == agent.ToolStarted:
 		ss.send(acp.StartToolCall(editorCallID(t.ID), ev.Text, acp.WithStartKind(editorKinds[t.Kind]),
 			acp.WithStartStatus(acp.ToolCallStatusInProgress)))
-	case t.State == agent.ToolStarted:
-		if ev.Text != "" {
-			ss.toolCall(ev.Text)
-		}
-	case t.ID != "":
+	case t != nil && t.ID != "":
 		status := acp.ToolCallStatusCompleted
 		if t.State == agent.ToolFailed {
 			status = acp.ToolCallStatusFailed

@@ -199,11 +199,13 @@ type call struct {
 	// change: printList derives its one line from it.
 	before []todolist.Todo
 	// unseen: the list update last read was not the one the person last
-	// saw (another process changed it), so printList shows it whole.
-	unseen bool
-	args   *Args
-	cmd    *command
-	name   string
+	// saw (another process changed it), so printList shows it whole and
+	// positions resolve against seenList, the one they saw (seen.go).
+	unseen   bool
+	seenList []todolist.Todo
+	args     *Args
+	cmd      *command
+	name     string
 }
 
 // cmdError is a command's error as the person sees it: one line that names

@@ -29,13 +29,12 @@ type staleError struct {
 func (e *staleError) Error() string { return e.msg }
 func (e *staleError) Unwrap() error { return errSeenGone }
 
-// seen is the list positions resolve against: Env.Seen's, or now when the
-// person was shown none.
+// seen is the list positions resolve against: Env.Seen's when update
+// found it not the list now (call.unseen), else now, the list update
+// read, itself.
 func (x *call) seen(now []todolist.Todo) []todolist.Todo {
-	if x.env.Seen != nil {
-		if todos, ok := x.env.Seen(); ok && !sameLayout(todos, now) {
-			return todos
-		}
+	if x.unseen {
+		return x.seenList
 	}
 	return now
 }

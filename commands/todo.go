@@ -32,7 +32,7 @@ func (x *call) update(fn func(*todostore.Session) error) (*todostore.Session, er
 		x.before = before
 		if x.env.Seen != nil {
 			seen, ok := x.env.Seen()
-			x.unseen = ok && !sameLayout(seen, before)
+			x.unseen, x.seenList = ok && !sameLayout(seen, before), seen
 		}
 		if err := fn(s); err != nil {
 			return err

@@ -4,7 +4,6 @@ package repl
 
 import (
 	"os"
-	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -76,25 +75,11 @@ func noEchoMode(fd int) (restore func()) {
 // stop. Resumed in the background (bg), a change of the mode would only
 // stop it again (SIGTTOU); the fg that follows is another SIGCONT.
 func onContinue(fd int, f func()) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGCONT)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-ch:
-				if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg == unix.Getpgrp() {
-					f()
-				}
-			case <-done:
-				return
-			}
+	return onSignal(syscall.SIGCONT, func() {
+		if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg == unix.Getpgrp() {
+			f()
 		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
+	})
 }
 
 // onStop calls give before todosh stops on SIGTSTP (Ctrl-Z during a
@@ -108,23 +93,7 @@ func onContinue(fd int, f func()) (stop func()) {
 // pty a test opens) the stop is ignored, as the kernel ignores SIGTSTP
 // from the terminal there.
 func onStop(give func()) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTSTP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-ch:
-				stopSelf(give)
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
+	return onSignal(syscall.SIGTSTP, func() { stopSelf(give) })
 }
 
 // stopSelf calls give and stops todosh with SIGSTOP, returning once it

@@ -360,14 +360,19 @@ func askWith(rl *editor) func(string) (string, error) {
 // ignoreInterrupts keeps SIGINT from killing the shell outside readline
 // (during a slow command, between two reads); each agent turn still gets
 // its own SIGINT through signal.NotifyContext. The returned func undoes it.
-func ignoreInterrupts() (stop func()) {
+func ignoreInterrupts() (stop func()) { return onSignal(os.Interrupt, func() {}) }
+
+// onSignal calls f on every arrival of sig, one call at a time, until
+// stop; the signal's own action is replaced meanwhile.
+func onSignal(sig os.Signal, f func()) (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
+	signal.Notify(ch, sig)
 	done := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case <-ch:
+				f()
 			case <-done:
 				return
 			}

@@ -108,14 +108,7 @@ func (t *ttyTerminal) OnResize(f func()) {
 	t.onResize = append(t.onResize, f)
 }
 
-func (t *ttyTerminal) resized() {
-	t.mu.Lock()
-	fs := append([]func(){}, t.onResize...)
-	t.mu.Unlock()
-	for _, f := range fs {
-		f()
-	}
-}
+func (t *ttyTerminal) resized() { t.calls(&t.onResize) }
 
 // Input reads stdin only when asked, so the countdown can read the same
 // terminal between two lines.
