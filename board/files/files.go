@@ -244,10 +244,7 @@ func (b *Board) Add(_ context.Context, it board.Item) error {
 
 // Claim claims item id under the lock: read it, check, write it.
 func (b *Board) Claim(_ context.Context, id string, who board.Who, lease time.Duration) (board.Item, error) {
-	if err := board.CheckLease(lease); err != nil {
-		return board.Item{}, err
-	}
-	unlock, err := b.lock()
+	unlock, err := b.lockToClaim(lease)
 	if err != nil {
 		return board.Item{}, err
 	}
@@ -263,6 +260,14 @@ func (b *Board) Claim(_ context.Context, id string, who board.Who, lease time.Du
 	return it, b.claim(&it, who, now, lease)
 }
 
+// lockToClaim checks a claim's lease, then takes the lock.
+func (b *Board) lockToClaim(lease time.Duration) (unlock func(), err error) {
+	if err := board.CheckLease(lease); err != nil {
+		return nil, err
+	}
+	return b.lock()
+}
+
 func (b *Board) claim(it *board.Item, who board.Who, now time.Time, lease time.Duration) error {
 	it.Status = board.Claimed
 	it.Claim = &board.Claim{Who: who, At: now, Until: now.Add(lease)}
@@ -272,10 +277,7 @@ func (b *Board) claim(it *board.Item, who board.Who, now time.Time, lease time.D
 
 // ClaimNext claims the first ready item under the lock.
 func (b *Board) ClaimNext(ctx context.Context, who board.Who, lease time.Duration) (board.Item, error) {
-	if err := board.CheckLease(lease); err != nil {
-		return board.Item{}, err
-	}
-	unlock, err := b.lock()
+	unlock, err := b.lockToClaim(lease)
 	if err != nil {
 		return board.Item{}, err
 	}
