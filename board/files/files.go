@@ -361,7 +361,7 @@ func (b *Board) write(it *board.Item) error {
 }
 
 // writeDurable writes a file atomically and durably: a temp file in the
-// same directory, fsync, rename, fsync of the directory.
+// same directory, fsync, rename, fsync of the directory (syncDir).
 func writeDurable(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
@@ -386,12 +386,7 @@ func writeDurable(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync the directory: %w", path, err)
 	}
 	return nil
