@@ -448,6 +448,16 @@ func (tm *term) wait() int {
 	return tm.cmd.ProcessState.ExitCode()
 }
 
+// wantOutput reports each of wants that out lacks, with out.
+func wantOutput(t testing.TB, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // countLines is the number of non-empty lines of s.
 func countLines(s string) int {
 	n := 0
