@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -426,20 +425,4 @@ func (b *Board) Watch(ctx context.Context, changed func()) error {
 			changed()
 		}
 	}
-}
-
-// Items lists the ids of the item files in dir, for tests and tools.
-func Items(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, e := range ents {
-		if id, ok := itemID(e.Name()); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
 }
