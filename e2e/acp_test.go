@@ -74,11 +74,7 @@ func TestACPPlanContinuation(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	for _, want := range []string{"I'll break this work into a todo list first.", "continuing 1/3 — 2 open items", "all done", "3. ✓ Write unit tests for the parser"} {
-		if !strings.Contains(res.stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, res.stdout)
-		}
-	}
+	wantOutput(t, res.stdout, "I'll break this work into a todo list first.", "continuing 1/3 — 2 open items", "all done", "3. ✓ Write unit tests for the parser")
 	r.h.assertList(t, "a1", "Create project skeleton for csvkit-lite", "Implement CSV parser with quoted-field support", "Write unit tests for the parser")
 	got := r.received(t)
 	if n := strings.Count(got, `"method":"initialize"`); n != 1 {

@@ -37,6 +37,18 @@ func (e *editor) snapshot() []acp.SessionNotification {
 	return append([]acp.SessionNotification(nil), e.updates...)
 }
 
+// lastConfigOptions is the options of the last config_option_update so
+// far, nil before any.
+func (e *editor) lastConfigOptions() []acp.SessionConfigOption {
+	var opts []acp.SessionConfigOption
+	for _, n := range e.snapshot() {
+		if u := n.Update.ConfigOptionUpdate; u != nil {
+			opts = u.ConfigOptions
+		}
+	}
+	return opts
+}
+
 // speech is the text of the user and agent messages of updates, one line
 // each, "user: ..." or "agent: ...", consecutive chunks of one speaker
 // joined.
@@ -211,12 +223,7 @@ func TestACPServeSettings(t *testing.T) {
 	if !strings.Contains(e.text(), "mode=default model=fast") {
 		t.Errorf("the agent's settings: %q", e.text())
 	}
-	var opts []acp.SessionConfigOption
-	for _, n := range e.snapshot() {
-		if u := n.Update.ConfigOptionUpdate; u != nil {
-			opts = u.ConfigOptions
-		}
-	}
+	opts := e.lastConfigOptions()
 	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Errorf("config_option_update after the agent started: %s", ids)
 	}
@@ -590,12 +597,7 @@ func TestACPServeSettingsFromModes(t *testing.T) {
 			}
 		}
 	}
-	var opts []acp.SessionConfigOption
-	for _, n := range e.snapshot() {
-		if u := n.Update.ConfigOptionUpdate; u != nil {
-			opts = u.ConfigOptions
-		}
-	}
+	opts := e.lastConfigOptions()
 	if ids := optionIDs(opts); ids != "mode model todosh_continue todosh_attempts todosh_budget_time todosh_require_evidence" {
 		t.Fatalf("options after the agent started: %s", ids)
 	}

@@ -471,7 +471,7 @@ func concurrentPositions(t *testing.T, h home) {
 		}()
 	}
 	// The MCP client: read, then tick by the position the read showed.
-	ticked := map[string]string{} // stable id → the subtask's text when read
+	ticked := map[string]string{} // stable id → the position it was ticked by
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

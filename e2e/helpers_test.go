@@ -421,6 +421,21 @@ func (tm *term) run(line string) string {
 	return tm.expect("› ")
 }
 
+// openFromList picks session name in /todo list's picker, by its row's
+// number, and waits until the shell opens it.
+func (tm *term) openFromList(name string) {
+	tm.t.Helper()
+	tm.typ("/todo list" + enter)
+	tm.expect("/todo list\n")
+	listing := tm.expect("load which list?")
+	m := regexp.MustCompile(`(?m)^\s*(\d+)\s+` + regexp.QuoteMeta(name)).FindStringSubmatch(listing)
+	if m == nil {
+		tm.t.Fatalf("no row for %s in:\n%s", name, listing)
+	}
+	tm.typ(m[1] + enter)
+	tm.expect("Opening session " + name)
+}
+
 // quit types Ctrl-D and fails unless todosh exits with status 0.
 func (tm *term) quit() {
 	tm.t.Helper()
@@ -446,6 +461,16 @@ func (tm *term) wait() int {
 		tm.t.Fatalf("todosh exited but its terminal stayed open (a process left behind holds it); screen:\n%s", tm.screen())
 	}
 	return tm.cmd.ProcessState.ExitCode()
+}
+
+// wantOutput reports each of wants that out lacks, with out.
+func wantOutput(t testing.TB, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // countLines is the number of non-empty lines of s.

@@ -592,15 +592,7 @@ func TestTerminalListOpensAgentMirror(t *testing.T) {
 
 	tm := h.startTerm(t, "--session", "current")
 	tm.expect("todosh › ")
-	tm.typ("/todo list" + enter)
-	tm.expect("/todo list\n")
-	listing := tm.expect("load which list?")
-	m := regexp.MustCompile(`(?m)^\s*(\d+)\s+` + regexp.QuoteMeta(mirror)).FindStringSubmatch(listing)
-	if m == nil {
-		t.Fatalf("no row for %s in:\n%s", mirror, listing)
-	}
-	tm.typ(m[1] + enter)
-	tm.expect("Opening session " + mirror)
+	tm.openFromList(mirror)
 	tm.expect("todosh 0/1 › ")
 	tm.run("/todo add the person's item")
 	tm.expect("todosh 0/2 › ")

@@ -29,11 +29,7 @@ func TestReadmeScriptExample(t *testing.T) {
 	if r.code != 3 { // stopped without progress, as documented
 		t.Fatalf("exit %d, want 3; stderr %q", r.code, r.stderr)
 	}
-	for _, want := range []string{"⏺ todo_write 2 items", "continuing 1/3 — 1 open item", "stopped: 3 attempts without progress"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, r.stdout)
-		}
-	}
+	wantOutput(t, r.stdout, "⏺ todo_write 2 items", "continuing 1/3 — 1 open item", "stopped: 3 attempts without progress")
 	h.assertList(t, "readme", "write the parser", "write tests")
 	if sess, err := h.store().Load("readme"); err != nil || sess.Todos[0].Status != "completed" || sess.Todos[1].Status != "pending" {
 		t.Errorf("statuses on disk = %+v, %v; want completed, pending", sess, err)

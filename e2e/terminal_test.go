@@ -226,14 +226,7 @@ func TestTerminalTypeAheadAtSwitch(t *testing.T) {
 	tm.typ("hello there" + enter)
 	tm.expect("echo: hello there")
 	tm.expect("todosh › ")
-	tm.typ("/todo list" + enter)
-	listing := tm.expect("load which list?")
-	m := regexp.MustCompile(`(?m)^\s*(\d+)\s+` + regexp.QuoteMeta(mirror)).FindStringSubmatch(listing)
-	if m == nil {
-		t.Fatalf("no row for %s in:\n%s", mirror, listing)
-	}
-	tm.typ(m[1] + enter)
-	tm.expect("Opening session " + mirror)
+	tm.openFromList(mirror)
 	// todosh now waits for the agent to end (up to its kill grace, 2s,
 	// then SIGKILL): the keys are typed in that wait.
 	waitFor(t, "the agent to be asked to end", func() bool {

@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -244,10 +243,7 @@ func (b *Board) Add(_ context.Context, it board.Item) error {
 
 // Claim claims item id under the lock: read it, check, write it.
 func (b *Board) Claim(_ context.Context, id string, who board.Who, lease time.Duration) (board.Item, error) {
-	if err := board.CheckLease(lease); err != nil {
-		return board.Item{}, err
-	}
-	unlock, err := b.lock()
+	unlock, err := b.lockToClaim(lease)
 	if err != nil {
 		return board.Item{}, err
 	}
@@ -263,6 +259,14 @@ func (b *Board) Claim(_ context.Context, id string, who board.Who, lease time.Du
 	return it, b.claim(&it, who, now, lease)
 }
 
+// lockToClaim checks a claim's lease, then takes the lock.
+func (b *Board) lockToClaim(lease time.Duration) (unlock func(), err error) {
+	if err := board.CheckLease(lease); err != nil {
+		return nil, err
+	}
+	return b.lock()
+}
+
 func (b *Board) claim(it *board.Item, who board.Who, now time.Time, lease time.Duration) error {
 	it.Status = board.Claimed
 	it.Claim = &board.Claim{Who: who, At: now, Until: now.Add(lease)}
@@ -272,10 +276,7 @@ func (b *Board) claim(it *board.Item, who board.Who, now time.Time, lease time.D
 
 // ClaimNext claims the first ready item under the lock.
 func (b *Board) ClaimNext(ctx context.Context, who board.Who, lease time.Duration) (board.Item, error) {
-	if err := board.CheckLease(lease); err != nil {
-		return board.Item{}, err
-	}
-	unlock, err := b.lock()
+	unlock, err := b.lockToClaim(lease)
 	if err != nil {
 		return board.Item{}, err
 	}
@@ -359,7 +360,7 @@ func (b *Board) write(it *board.Item) error {
 }
 
 // writeDurable writes a file atomically and durably: a temp file in the
-// same directory, fsync, rename, fsync of the directory.
+// same directory, fsync, rename, fsync of the directory (syncDir).
 func writeDurable(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
@@ -384,12 +385,7 @@ func writeDurable(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync the directory: %w", path, err)
 	}
 	return nil
@@ -429,20 +425,4 @@ func (b *Board) Watch(ctx context.Context, changed func()) error {
 			changed()
 		}
 	}
-}
-
-// Items lists the ids of the item files in dir, for tests and tools.
-func Items(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, e := range ents {
-		if id, ok := itemID(e.Name()); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
 }

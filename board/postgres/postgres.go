@@ -190,6 +190,7 @@ func (b *Board) ClaimNext(ctx context.Context, who board.Who, lease time.Duratio
 		return board.Item{}, err
 	}
 	whoJSON, _ := json.Marshal(who)
+	wait := time.Millisecond
 	for {
 		row := b.pool.QueryRow(ctx, `UPDATE `+table+` AS i SET `+claimSet("$1", "$2")+`
 			FROM (SELECT i.id FROM `+table+` i WHERE `+ready+`
@@ -209,11 +210,21 @@ func (b *Board) ClaimNext(ctx context.Context, who board.Who, lease time.Duratio
 		if !any {
 			return board.Item{}, board.ErrNoneReady
 		}
-		if err := ctx.Err(); err != nil {
-			return board.Item{}, err
+		// The ready rows are locked by other claims or an Update's
+		// transaction: wait a little, longer each round, rather than
+		// send both statements again at once for as long as they hold.
+		select {
+		case <-ctx.Done():
+			return board.Item{}, ctx.Err()
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, maxClaimWait)
 	}
 }
+
+// maxClaimWait bounds ClaimNext's wait between rounds while every ready
+// row is locked by another claimer; the first wait is a millisecond.
+const maxClaimWait = 50 * time.Millisecond
 
 func scanItem(row pgx.Row) (board.Item, error) {
 	var raw []byte

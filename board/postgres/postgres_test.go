@@ -13,7 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	boardtest.Main(m, func(spec string) (board.Engine, error) { return Open(context.Background(), spec) })
+	boardtest.Main(m, openSpec)
 }
 
 func testURL(t *testing.T) string {
@@ -27,6 +27,18 @@ func testURL(t *testing.T) string {
 func newBoard(t *testing.T) string { return boardtest.PostgresURL(t) }
 
 func openSpec(spec string) (board.Engine, error) { return Open(context.Background(), spec) }
+
+// openNew opens a new, empty board on the test server, closed when t
+// ends; spec opens it again.
+func openNew(t *testing.T) (b *Board, spec string) {
+	spec = newBoard(t)
+	b, err := Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b, spec
+}
 
 // TestEngine is the engines' one suite on PostgreSQL.
 func TestEngine(t *testing.T) {
@@ -62,13 +74,8 @@ func TestUnreachable(t *testing.T) {
 // TestSchemaVersioned: a database whose schema is newer than this todosh
 // is refused, not written.
 func TestSchemaVersioned(t *testing.T) {
-	spec := newBoard(t)
+	b, spec := openNew(t)
 	ctx := context.Background()
-	b, err := Open(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	if _, err := b.pool.Exec(ctx, `INSERT INTO todosh_board_schema (version) VALUES ($1)`, Version+1); err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +87,8 @@ func TestSchemaVersioned(t *testing.T) {
 // TestBrokenRowSkipped: a row whose item is not valid (edited by hand) is
 // named and skipped; the rest of the board works.
 func TestBrokenRowSkipped(t *testing.T) {
-	spec := newBoard(t)
+	b, _ := openNew(t)
 	ctx := context.Background()
-	b, err := Open(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	good, _ := board.New("good", nil, time.Now())
 	if err := b.Add(ctx, good); err != nil {
 		t.Fatal(err)
