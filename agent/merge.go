@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/todosh/todosh/todolist"
 
@@ -460,8 +459,8 @@ var ErrStalePositions = errors.New("the list changed since your last read, so po
 // list on disk. Every backend whose agent sends its whole list goes
 // through here. The agent is not shown the merged list, so this is not a
 // read (ApplyAgentListShown is).
-func ApplyAgentList(sess Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error) (Applied, error) {
-	return applyAgentList(sess, list, now, rules, false)
+func ApplyAgentList(sess Session, list []todolist.Todo, rules func(current []todolist.Todo, m *Merge) error) (Applied, error) {
+	return applyAgentList(sess, list, rules, false)
 }
 
 // TickCompleted ticks the subtasks of the items in todos that are
@@ -490,15 +489,15 @@ func TickCompletedRule(_ []todolist.Todo, m *Merge) error {
 // the list afterwards (todo_write's reply): the write is also the agent's
 // read (todostore.Session.MarkAgentRead). An item id that is a position is
 // refused with ErrStalePositions when the list changed since that read.
-func ApplyAgentListShown(sess Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error) (Applied, error) {
-	return applyAgentList(sess, list, now, rules, true)
+func ApplyAgentListShown(sess Session, list []todolist.Todo, rules func(current []todolist.Todo, m *Merge) error) (Applied, error) {
+	return applyAgentList(sess, list, rules, true)
 }
 
-func applyAgentList(sess Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error, shown bool) (Applied, error) {
+func applyAgentList(sess Session, list []todolist.Todo, rules func(current []todolist.Todo, m *Merge) error, shown bool) (Applied, error) {
 	var res Applied
 	s, _, err := UpdateIfChanged(sess, func(s *todostore.Session) (bool, error) {
 		var err error
-		res.Merge, res.Changed, err = mergeInto(s, list, now, rules, shown)
+		res.Merge, res.Changed, err = mergeInto(s, list, rules, shown)
 		return res.Changed, err
 	})
 	if err != nil {
@@ -513,8 +512,8 @@ func applyAgentList(sess Session, list []todolist.Todo, now time.Time, rules fun
 // agent hooks): it merges list into s.Todos, archives what the merge
 // dropped and returns the merge; s is left as it was when rules or
 // validation refuse the list.
-func MergeInto(s *todostore.Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error) (Merge, error) {
-	m, _, err := mergeInto(s, list, now, rules, false)
+func MergeInto(s *todostore.Session, list []todolist.Todo, rules func(current []todolist.Todo, m *Merge) error) (Merge, error) {
+	m, _, err := mergeInto(s, list, rules, false)
 	return m, err
 }
 
@@ -522,7 +521,7 @@ func MergeInto(s *todostore.Session, list []todolist.Todo, now time.Time, rules 
 // and MergeInto, and says whether the list changed. shown: the agent sees
 // the result, so the change is also its read, and positions are refused on
 // a list that changed since its last one.
-func mergeInto(s *todostore.Session, list []todolist.Todo, now time.Time, rules func(current []todolist.Todo, m *Merge) error, shown bool) (Merge, bool, error) {
+func mergeInto(s *todostore.Session, list []todolist.Todo, rules func(current []todolist.Todo, m *Merge) error, shown bool) (Merge, bool, error) {
 	view := ViewOf(s)
 	if shown && view.Stale() {
 		for _, t := range list {
@@ -549,7 +548,7 @@ func mergeInto(s *todostore.Session, list []todolist.Todo, now time.Time, rules 
 	if SameList(before, m.Todos) && sameUIDs(before, m.Todos) {
 		return m, false, nil
 	}
-	s.AppendArchive(DroppedReason, m.Archived(), now)
+	s.AppendArchive(DroppedReason, m.Archived())
 	s.Todos = m.Todos
 	return m, true, nil
 }

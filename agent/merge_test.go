@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/todosh/todosh/todolist"
 	"github.com/todosh/todosh/todoview"
@@ -243,7 +242,6 @@ func TestMergeRenameByID(t *testing.T) {
 // TestApplyAgentList checks the shared write path: unchanged lists are not
 // written, changes are, and what was dropped is archived in one entry.
 func TestApplyAgentList(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	st := todostore.Open(t.TempDir())
 	sess := Session{Store: st, ID: "s1"}
 	start := []todolist.Todo{
@@ -253,11 +251,11 @@ func TestApplyAgentList(t *testing.T) {
 	if _, err := sess.Update(func(s *todostore.Session) error { s.Todos = todolist.CloneTodos(start); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ApplyAgentList(sess, []todolist.Todo{{Content: "a", Status: todolist.Pending}, {Content: "b", Status: todolist.Pending}}, now, nil)
+	res, err := ApplyAgentList(sess, []todolist.Todo{{Content: "a", Status: todolist.Pending}, {Content: "b", Status: todolist.Pending}}, nil)
 	if err != nil || res.Changed || len(res.Todos) != 2 {
 		t.Fatalf("same list: %+v %v", res, err)
 	}
-	res, err = ApplyAgentList(sess, []todolist.Todo{{Content: "a", Status: todolist.InProgress, Subtasks: []todolist.Subtask{{Content: "y", Status: todolist.Pending}}}}, now, nil)
+	res, err = ApplyAgentList(sess, []todolist.Todo{{Content: "a", Status: todolist.InProgress, Subtasks: []todolist.Subtask{{Content: "y", Status: todolist.Pending}}}}, nil)
 	if err != nil || !res.Changed {
 		t.Fatalf("change: %+v %v", res, err)
 	}
@@ -271,7 +269,7 @@ func TestApplyAgentList(t *testing.T) {
 		t.Errorf("last change %+v", last)
 	}
 	// A rule's error changes nothing.
-	_, err = ApplyAgentList(sess, nil, now, func([]todolist.Todo, *Merge) error { return errors.New("refused") })
+	_, err = ApplyAgentList(sess, nil, func([]todolist.Todo, *Merge) error { return errors.New("refused") })
 	if after, _ := sess.Load(); err == nil || len(after.Todos) != 1 {
 		t.Errorf("refused apply: %v, list %v", err, after.Todos)
 	}

@@ -347,13 +347,12 @@ func runClear(x *call) error {
 	if err := x.noMoreArgs(); err != nil {
 		return err
 	}
-	now := x.env.now()
 	var n int
 	sess, err := x.update(func(s *todostore.Session) error {
 		if n = len(s.Todos); n == 0 {
 			return errNothingToClear
 		}
-		s.ArchiveTodos("cleared", now)
+		s.ArchiveTodos("cleared")
 		return nil
 	})
 	if errors.Is(err, errNothingToClear) {

@@ -433,11 +433,10 @@ func (r *Registry) loadRow(x *call, rows []listRow, n int) error {
 	if len(src.Todos) == 0 {
 		return fmt.Errorf("list %d is empty: nothing to load (this session's list is unchanged)", n)
 	}
-	now := x.env.now()
 	var replaced int
 	sess, err := x.update(func(s *todostore.Session) error {
 		replaced = len(s.Todos)
-		s.ArchiveTodos("replaced by load", now)
+		s.ArchiveTodos("replaced by load")
 		s.Todos = todolist.CloneTodos(src.Todos)
 		if !row.Current {
 			todolist.ClearUIDs(s.Todos) // another session's ids mean nothing here

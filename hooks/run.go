@@ -282,7 +282,7 @@ func (h *hook) tool() ([]byte, []string, error) {
 		var next todostore.HookState
 		var texts []string // what the agent's tool holds after the call
 		if res.HasList {
-			if _, err := agent.MergeInto(s, res.Todos, h.cfg.Now(), nil); err != nil {
+			if _, err := agent.MergeInto(s, res.Todos, nil); err != nil {
 				return err
 			}
 			next = Given(res.Todos, s.Hooks)
@@ -295,7 +295,7 @@ func (h *hook) tool() ([]byte, []string, error) {
 			if err != nil {
 				return err
 			}
-			s.AppendArchive(agent.DroppedReason, archived, h.cfg.Now())
+			s.AppendArchive(agent.DroppedReason, archived)
 			s.Todos, ref.Tasks = out, ct.Tasks
 			next = Given(out, s.Hooks)
 			for _, t := range ct.Tasks {

@@ -422,7 +422,7 @@ func TestPersonItemReachesAgent(t *testing.T) {
 			// re-sends its finished items (Claude Code's TodoWrite does):
 			// finished work the session had, not counted.
 			if _, err := h.store.Update(a.Name+"-sess-1", func(s *todostore.Session) error {
-				s.ArchiveTodos("cleared", time.Now())
+				s.ArchiveTodos("cleared")
 				return nil
 			}); err != nil {
 				t.Fatal(err)

@@ -93,7 +93,6 @@ func New(cfg Config, sessionID string) *mcp.Server {
 		// reloads the session to see whether it is recorded.
 		Session:         agent.Session{Store: cfg.Store, ID: sessionID, Cwd: cfg.Cwd},
 		RequireEvidence: cfg.RequireEvidence,
-		Now:             cfg.Now,
 		Board:           cfg.Board,
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: agent.MCPName, Title: "todosh todo list", Version: cfg.Version},

@@ -2,7 +2,6 @@ package todostore
 
 import (
 	"testing"
-	"time"
 
 	"github.com/todosh/todosh/todolist/todolisttest"
 
@@ -10,9 +9,8 @@ import (
 )
 
 func TestArchive(t *testing.T) {
-	now := time.Date(2026, 11, 21, 22, 0, 0, 0, time.FixedZone("x", 3600))
 	s := &Session{Todos: todolisttest.Items("a", "b")}
-	s.ArchiveTodos("cleared", now)
+	s.ArchiveTodos("cleared")
 	if len(s.Todos) != 0 || s.Todos == nil {
 		t.Fatalf("todos after archive = %#v, want empty non-nil", s.Todos)
 	}
@@ -20,11 +18,11 @@ func TestArchive(t *testing.T) {
 		t.Fatalf("note = %q, archive = %+v; want the change named and no archive in the file", s.note, s.Archive)
 	}
 	s.note = ""
-	s.ArchiveTodos("empty list is not archived", now)
+	s.ArchiveTodos("empty list is not archived")
 	if s.note != "" {
 		t.Fatalf("archiving an empty list named a change: %q", s.note)
 	}
-	s.AppendArchive("dropped by agent", todolisttest.Items("x", "y"), now)
+	s.AppendArchive("dropped by agent", todolisttest.Items("x", "y"))
 	if want := `dropped by agent: "x", "y"`; len(s.notes) != 1 || s.notes[0] != want {
 		t.Errorf("notes = %q, want %q", s.notes, want)
 	}

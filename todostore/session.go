@@ -140,7 +140,7 @@ type Session struct {
 // before this change), with a reason such as "cleared" or "all done" that
 // becomes the words of the change. now is kept for callers' sake: the
 // change's time is the write's.
-func (s *Session) ArchiveTodos(reason string, now time.Time) {
+func (s *Session) ArchiveTodos(reason string) {
 	if len(s.Todos) == 0 {
 		return
 	}
@@ -158,7 +158,7 @@ func (s *Session) ArchiveTodos(reason string, now time.Time) {
 // AppendArchive names, in the words of the change being made, items taken
 // off the list (an agent's dropped items); the list before the change, in
 // the history, keeps them.
-func (s *Session) AppendArchive(reason string, todos []todolist.Todo, now time.Time) {
+func (s *Session) AppendArchive(reason string, todos []todolist.Todo) {
 	if len(todos) == 0 {
 		return
 	}

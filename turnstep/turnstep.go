@@ -36,7 +36,7 @@ func Begin(s agent.Session, p *continuation.Policy) (sess *todostore.Session, ar
 		archived = 0 // fn may run twice
 		if todolist.AllDone(cur.Todos) {
 			archived = len(cur.Todos)
-			cur.ArchiveTodos("all done", s.Store.Now())
+			cur.ArchiveTodos("all done")
 		}
 		cur.Paused, cur.PauseReason = false, ""
 		return nil

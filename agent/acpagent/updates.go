@@ -6,7 +6,6 @@ package acpagent
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/todosh/todosh/todolist"
 
@@ -166,7 +165,7 @@ func (a *Agent) plan(entries []acp.PlanEntry, emit func(agent.Event)) {
 	if cut {
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: the plan was over the list's limits and was cut", a.cfg.Name)})
 	}
-	res, err := agent.ApplyAgentList(a.sess, todos, time.Now(), agent.TickCompletedRule)
+	res, err := agent.ApplyAgentList(a.sess, todos, agent.TickCompletedRule)
 	switch {
 	case err != nil:
 		emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("%s: todo list not saved: %v", a.cfg.Name, err)})

@@ -490,7 +490,7 @@ func (a *cliAgent) handle(u Update, st *turnState, emit func(agent.Event)) {
 		if st.applied != nil && agent.SameList(st.applied, u.Todos) {
 			return // the same list again: nothing to do
 		}
-		res, err := agent.ApplyAgentList(a.sess, u.Todos, time.Now(), agent.TickCompletedRule)
+		res, err := agent.ApplyAgentList(a.sess, u.Todos, agent.TickCompletedRule)
 		if err == nil {
 			st.applied = todolist.CloneTodos(u.Todos)
 		}
@@ -542,7 +542,7 @@ func (a *cliAgent) applyTask(op TaskOp, st *turnState, emit func(agent.Event)) {
 		if next.Session != "" && st.pendingSession == "" {
 			s.Agent = &todostore.AgentRef{Kind: a.kind, Session: next.Session, Tasks: next.Tasks}
 		}
-		s.AppendArchive(agent.DroppedReason, archived, time.Now())
+		s.AppendArchive(agent.DroppedReason, archived)
 		s.Todos = out
 		return true, nil
 	})

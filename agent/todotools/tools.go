@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/todosh/todosh/todolist"
@@ -121,8 +120,6 @@ type Tools struct {
 	// RequireEvidence refuses completing an item or ticking a subtask
 	// without evidence (--require-evidence).
 	RequireEvidence bool
-	// Now stamps archive entries; nil means time.Now.
-	Now func() time.Time
 
 	// shown is the list these tools last showed the agent (a todo_read
 	// or todo_write reply), against which its positions resolve: the
@@ -334,13 +331,6 @@ func (t *Tools) Call(name string, args []byte) Outcome {
 		return Outcome{Result: name + ": " + err.Error() + " (the list is unchanged)", IsError: true}
 	}
 	return out
-}
-
-func (t *Tools) now() time.Time {
-	if t.Now != nil {
-		return t.Now()
-	}
-	return time.Now()
 }
 
 // toolDecode parses the arguments of a call into v: one JSON object, empty
@@ -733,7 +723,7 @@ func (t *Tools) write(args []byte) (Outcome, error) {
 	}
 	require := t.requireEvidence() // read once: a file of the session
 	rc := t.receipts(require)
-	res, err := agent.ApplyAgentListShown(t.Session, agentList, t.now(), func(current []todolist.Todo, m *agent.Merge) error {
+	res, err := agent.ApplyAgentListShown(t.Session, agentList, func(current []todolist.Todo, m *agent.Merge) error {
 		return toolCheckMerge(current, agentList, m, require, rc)
 	})
 	if errors.Is(err, agent.ErrStalePositions) {

@@ -32,7 +32,7 @@ func toolTestTools(t testing.TB, todos []todolist.Todo) *Tools {
 			t.Fatal(err)
 		}
 	}
-	return &Tools{Session: sess, Now: func() time.Time { return toolTestNow }}
+	return &Tools{Session: sess}
 }
 
 func toolTestLoad(t testing.TB, tools *Tools) *todostore.Session {
