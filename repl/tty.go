@@ -61,6 +61,8 @@ type ttyTerminal struct {
 	modeMu sync.Mutex
 	raw    *readline.State
 	quiet  bool
+	// polling is set while the countdown's raw mode is on (PollMode).
+	polling bool
 	// before puts back the mode NoEcho found, for a stop (onStop).
 	before func()
 	// onStop and onCont are OnStop's: called as todosh stops and after
@@ -149,7 +151,24 @@ func (t *ttyTerminal) ExitRaw() error {
 	return err
 }
 
-func (t *ttyTerminal) PollMode() (func(), error) { return pollingRawMode(int(t.in.Fd())) }
+// PollMode is taken under the mode's lock and marked, so a resume
+// (SIGCONT, on its own goroutine) does not write the line mode it read
+// over the countdown's raw mode.
+func (t *ttyTerminal) PollMode() (func(), error) {
+	t.modeMu.Lock()
+	defer t.modeMu.Unlock()
+	restore, err := pollingRawMode(int(t.in.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	t.polling = true
+	return func() {
+		t.modeMu.Lock()
+		defer t.modeMu.Unlock()
+		t.polling = false
+		restore()
+	}, nil
+}
 
 func (t *ttyTerminal) ReadKey(buf []byte) (int, error) { return readKey(t.in, buf) }
 
@@ -219,7 +238,7 @@ func (t *ttyTerminal) stopping() {
 // back the mode without echo.
 func (t *ttyTerminal) resumed() {
 	t.modeMu.Lock()
-	if t.quiet && t.raw == nil {
+	if t.quiet && t.raw == nil && !t.polling {
 		noEchoMode(int(t.in.Fd()))
 	}
 	t.modeMu.Unlock()
