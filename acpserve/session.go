@@ -281,7 +281,7 @@ func (ss *session) prompt(ctx context.Context, text string, leftOut []string) (a
 		return ss.todo(ctx, strings.TrimSpace(text))
 	}
 	if len(leftOut) > 0 {
-		ss.say("todosh: " + andWords(leftOut) + " left out: todosh passes text only to the agent, and told it so\n\n")
+		ss.say("todosh: " + todolist.AndList(leftOut) + " left out: todosh passes text only to the agent, and told it so\n\n")
 	}
 	if ctx.Err() != nil {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
@@ -500,14 +500,6 @@ func (ss *session) notePrompt(text string) {
 			ss.sendTitle(sess.Todos)
 		}
 	}
-}
-
-// andWords joins words as a sentence does: "a, b and c".
-func andWords(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // afterOpen sends what an opened session shows besides its answer: the

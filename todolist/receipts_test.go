@@ -17,3 +17,15 @@ func TestReceiptWordsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestAndList: words joined as a sentence.
+func TestAndList(t *testing.T) {
+	for _, tt := range []struct {
+		words []string
+		want  string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
+		if got := AndList(tt.words); got != tt.want {
+			t.Errorf("AndList(%q) = %q, want %q", tt.words, got, tt.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ package acpagent
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/todosh/todosh/todolist"
 
@@ -113,7 +112,7 @@ func MCPTransports(caps acp.McpCapabilities) string {
 			names = append(names, t.name)
 		}
 	}
-	return andList(names)
+	return todolist.AndList(names)
 }
 
 // MCPNames names MCP servers for a notice: `server "docs" (http)`,
@@ -130,13 +129,5 @@ func MCPNames(servers []acp.McpServer) string {
 	if len(parts) == 1 {
 		return "server " + parts[0]
 	}
-	return "servers " + andList(parts)
-}
-
-// andList joins words as a sentence does: "a, b and c".
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+	return "servers " + todolist.AndList(parts)
 }
