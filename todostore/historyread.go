@@ -399,11 +399,16 @@ func (s *Store) LastList(id string) (HistoryLine, bool) {
 // (continuation.Turn.Known). Lines read despite damage still count. The
 // history is read whole: its cost grows with it (BenchmarkItemTexts).
 func (s *Store) ItemTexts(id string, upto int, key func(string) string) map[string]bool {
-	texts := map[string]bool{}
 	if upto <= 0 {
-		return texts
+		return map[string]bool{}
 	}
 	lines, _ := s.History(id)
+	return ItemTextsIn(lines, upto, key)
+}
+
+// ItemTextsIn is ItemTexts of history lines already read.
+func ItemTextsIn(lines []HistoryLine, upto int, key func(string) string) map[string]bool {
+	texts := map[string]bool{}
 	for _, l := range lines {
 		if l.N > upto {
 			break

@@ -182,8 +182,9 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 		return out, &StoreError{"todo list unreadable after the turn", err}
 	}
 	out.After, out.Listed = sess.Todos, true
+	hist := s.history()
 	if first == nil && !todolist.SameTodos(before, out.After) {
-		first = s.firstWritten(beforeN, before)
+		first = firstWritten(hist(), beforeN, before)
 	}
 
 	if !res.Paused && sess.Paused && !wasPaused {
@@ -213,7 +214,7 @@ func (s Step) Run(ctx context.Context, turn agent.Turn, emit func(agent.Event)) 
 	}
 	dec := s.Policy.Decide(continuation.Turn{
 		Receipt:     receipt,
-		Known:       s.known(receipt != nil),
+		Known:       s.known(receipt != nil, hist),
 		Aborted:     out.Aborted,
 		Err:         turnErr,
 		Paused:      paused,
@@ -242,18 +243,16 @@ func changeN(sess *todostore.Session) int {
 
 // firstWritten is the first list other than before that the agent wrote
 // after change since (a change of its record alone, such as its session
-// id, keeps the list), read from the session's history, for a turn whose
-// agent wrote its list where
-// no event of the turn shows it: through todosh's MCP server, another
+// id, keeps the list), found in the session's history lines, for a turn
+// whose agent wrote its list where no event of the turn shows it: through todosh's MCP server, another
 // process (an ACP agent such as Gemini CLI, a CLI told to use it). Without
 // it the policy would see only the list after the turn, where an item
 // created and completed in the turn is new, and would not count it done
 // without a receipt although every list shows it so. nil when the
 // history has no such line or cannot be read: the policy then has Before
-// and After, as before. The history is read whole, once, only in such a
-// turn.
-func (s Step) firstWritten(since int, before []todolist.Todo) []todolist.Todo {
-	lines, _ := s.Session.Store.History(s.Session.ID) // lines read despite damage are still the agent's
+// and After, as before. The history is read (Step.history) only in such
+// a turn, and once for this and Known.
+func firstWritten(lines []todostore.HistoryLine, since int, before []todolist.Todo) []todolist.Todo {
 	for _, l := range lines {
 		if l.N > since && l.By == todolist.ByAgent && !todolist.SameTodos(l.Todos, before) {
 			todos := todolist.CloneTodos(l.Todos)
@@ -272,14 +271,29 @@ func (s Step) firstWritten(since int, before []todolist.Todo) []todolist.Todo {
 // once, and only when the policy asks, which it does only for an item
 // the agent wrote completed, never seen open, without a receipt. nil
 // when receipts are not kept (the policy then counts no such item).
-func (s Step) known(receipts bool) func(key string) bool {
+func (s Step) known(receipts bool, hist func() []todostore.HistoryLine) func(key string) bool {
 	if !receipts {
 		return nil
 	}
 	mark := s.Policy.Mark()
 	return continuation.KnownFrom(func() map[string]bool {
-		return s.Session.Store.ItemTexts(s.Session.ID, mark, continuation.TextKey)
+		return todostore.ItemTextsIn(hist(), mark, continuation.TextKey)
 	})
+}
+
+// history is the session's history for the questions asked after a turn
+// (firstWritten, known): read once, when first asked, and lines read
+// despite damage still count.
+func (s Step) history() func() []todostore.HistoryLine {
+	var lines []todostore.HistoryLine
+	read := false
+	return func() []todostore.HistoryLine {
+		if !read {
+			lines, _ = s.Session.Store.History(s.Session.ID)
+			read = true
+		}
+		return lines
+	}
 }
 
 // workRecorder returns what records each event of a turn that the work

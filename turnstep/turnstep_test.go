@@ -380,7 +380,8 @@ func BenchmarkFirstWritten(b *testing.B) {
 	step := Step{Session: sess}
 	since := cur.Change.N - 2
 	for b.Loop() {
-		if step.firstWritten(since, nil) == nil {
+		lines, _ := step.Session.Store.History(step.Session.ID)
+		if firstWritten(lines, since, nil) == nil {
 			b.Fatal("no list found")
 		}
 	}
