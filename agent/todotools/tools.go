@@ -322,8 +322,14 @@ func (t *Tools) Call(name string, args []byte) Outcome {
 		}
 		out, err = t.board(name, args)
 	default:
+		// The tools these offer, from their specs: the board's only where
+		// there is a board (the four written out here left them out).
+		var names []string
+		for _, s := range t.Specs() {
+			names = append(names, s.Name)
+		}
 		return Outcome{
-			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s, %s, %s and %s", todolist.ShortLine(name, 60), Write, Read, Tick, Pause),
+			Result:  fmt.Sprintf("unknown tool %q: the todo tools are %s", todolist.ShortLine(name, 60), todolist.AndList(names)),
 			IsError: true,
 		}
 	}

@@ -738,3 +738,18 @@ func TestToolTickAfterAnotherAgentsRead(t *testing.T) {
 		t.Errorf("tick 2.1 of the list read (CRLF) landed elsewhere: %s", got)
 	}
 }
+
+// TestUnknownToolNamesEveryTool: an unknown tool's error names every tool
+// these offer, the board's with a board and not without.
+func TestUnknownToolNamesEveryTool(t *testing.T) {
+	without := (&Tools{}).Call("todo_frobnicate", []byte(`{}`))
+	if !without.IsError || !strings.Contains(without.Result, "todo_write, todo_read, todo_tick and todo_pause") {
+		t.Errorf("without a board: %q", without.Result)
+	}
+	with := (&Tools{Board: noBoard{}}).Call("todo_frobnicate", []byte(`{}`))
+	for _, n := range Names() {
+		if !strings.Contains(with.Result, n) {
+			t.Errorf("with a board, %s not named: %q", n, with.Result)
+		}
+	}
+}
