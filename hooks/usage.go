@@ -324,7 +324,10 @@ func (h *hook) recordUsage(msgs []messageUsage) error {
 		}
 		seen[m.ID] = true
 		if !histRead {
-			if hist, err = h.cfg.Store.History(h.id); err != nil {
+			// A damaged history still gives the lines it could read, which
+			// attribute the tokens as the ledger and turnstep do.
+			var damaged *todostore.HistoryError
+			if hist, err = h.cfg.Store.History(h.id); err != nil && !errors.As(err, &damaged) {
 				return err
 			}
 			histRead = true

@@ -264,3 +264,34 @@ func BenchmarkHookStopTranscript(b *testing.B) {
 		h.run("claude", KindStop, stop)
 	}
 }
+
+// TestStopUsageWithDamagedHistory: a history with an unreadable line still
+// gives the lines it could read, so a stop records the transcript's tokens
+// against them instead of refusing at every stop.
+func TestStopUsageWithDamagedHistory(t *testing.T) {
+	claude, _ := Lookup("claude")
+	h := newHarness(t)
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	transcript := `{"type":"user","promptId":"p1","message":{"role":"user","content":"go"}}` + "\n" +
+		`{"type":"assistant","promptId":"p1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":100,"output_tokens":20}}}` + "\n"
+	if err := os.WriteFile(path, []byte(transcript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.tool(claude, [2]string{"one", "in_progress"})
+	id := "claude-sess-1"
+	f, err := os.OpenFile(h.store.SessionHistoryPath(id), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not a history line\n")
+	f.Close()
+	h.run("claude", KindStop, hookInput(claude, KindStop, map[string]any{
+		"last_assistant_message": "Done.", "stop_hook_active": false, "transcript_path": path, "prompt_id": "p1"}))
+	l, err := h.store.Ledger(id, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Total.In != 100 || l.Total.Out != 20 {
+		t.Errorf("tokens recorded %d in, %d out; want 100, 20", l.Total.In, l.Total.Out)
+	}
+}
