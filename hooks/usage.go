@@ -115,7 +115,7 @@ func claudeTranscriptUsage(transcript []byte, promptID string) ([]messageUsage, 
 		case clis.UpdateUsage:
 			p.add(*up.Usage)
 		case clis.UpdateNotice:
-			if bytes.Contains([]byte(up.Text), []byte("ignored")) {
+			if up.Meter {
 				notices = append(notices, up.Text)
 			}
 		}

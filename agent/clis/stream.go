@@ -74,6 +74,9 @@ type Update struct {
 	// AtEnd is set on an UpdateUsage the CLI gives only when the turn
 	// ends (agent.Event.AtEnd).
 	AtEnd bool
+	// Meter is set on an UpdateNotice of the usage meter: a report it
+	// kept out (agent.UsageMeter), which a reader of usage alone keeps.
+	Meter bool
 }
 
 // toolCalls are the calls a parser saw start and not yet end, by the

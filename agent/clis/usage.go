@@ -26,7 +26,7 @@ func (u *usageMeter) send(ev agent.Event, ok, atEnd bool, emit func(Update)) {
 	case ev.Kind == agent.EventUsage:
 		emit(Update{Kind: UpdateUsage, Usage: ev.Usage, AtEnd: atEnd})
 	case ev.Kind == agent.EventNotice:
-		emit(Update{Kind: UpdateNotice, Text: ev.Text})
+		emit(Update{Kind: UpdateNotice, Text: ev.Text, Meter: true})
 	}
 }
 
